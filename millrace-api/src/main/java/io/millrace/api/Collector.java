@@ -1,0 +1,47 @@
+package io.millrace.api;
+
+/**
+ * Sends a task's output messages. Messages are buffered by the output system and are durable once
+ * the next commit has completed; a commit waits for every message sent before it.
+ *
+ * <p>Streams are named by their id in the job's properties ({@code streams.<id>.*}) and must be
+ * listed in {@code task.outputs}. The {@link OutputStream} overloads skip the name lookup.
+ */
+public interface Collector {
+  /**
+   * Sends a message; the output system chooses the partition from the key (a {@code null} key
+   * goes round-robin).
+   *
+   * @param stream the id of an output stream listed in {@code task.outputs}
+   * @param key the message key, or {@code null}
+   * @param value the message value
+   * @throws IllegalArgumentException if the stream is not one of the task's outputs
+   */
+  void send(String stream, Object key, Object value);
+
+  /**
+   * Sends a message to a given partition.
+   *
+   * @param stream the id of an output stream listed in {@code task.outputs}
+   * @param partition the partition, from 0 to the stream's partition count - 1
+   * @param key the message key, or {@code null}
+   * @param value the message value
+   * @throws IllegalArgumentException if the stream or the partition does not exist
+   */
+  void send(String stream, int partition, Object key, Object value);
+
+  /**
+   * Sends a message to an output resolved once with {@link TaskContext#output(String)}.
+   *
+   * @param stream the output
+   * @param key the message key, or {@code null}
+   * @param value the message value
+   */
+  void send(OutputStream stream, Object key, Object value);
+
+  /**
+   * Sends a message to a given partition of an output resolved with
+   * {@link TaskContext#output(String)}.
+   */
+  void send(OutputStream stream, int partition, Object key, Object value);
+}

@@ -1,0 +1,31 @@
+package io.millrace.api;
+
+import io.millrace.api.metrics.MetricsRegistry;
+import java.util.List;
+import java.util.Map;
+
+/** What a task knows about itself, handed to {@link InitableTask#init}. */
+public interface TaskContext {
+  /** The task's name, e.g. {@code Partition 3}; stable across restarts. */
+  String taskName();
+
+  /** The partition number this task serves in every input stream. */
+  int partitionNumber();
+
+  /** The input partitions this task reads. */
+  List<StreamPartition> inputs();
+
+  /** The job's configuration, as validated at start (read-only). */
+  Map<String, String> config();
+
+  /** The container's metrics registry, for the task's own metrics. */
+  MetricsRegistry metrics();
+
+  /**
+   * Resolves an output stream once, for {@link Collector#send(OutputStream, Object, Object)}.
+   *
+   * @param streamId an id listed in {@code task.outputs}
+   * @throws IllegalArgumentException if it is not one of the task's outputs
+   */
+  OutputStream output(String streamId);
+}

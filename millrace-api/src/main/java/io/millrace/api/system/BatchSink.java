@@ -1,0 +1,32 @@
+package io.millrace.api.system;
+
+import io.millrace.api.Envelope;
+
+/**
+ * Where a consumer puts what it read, during {@link SystemConsumer#poll}. Owned by the loop
+ * thread: call it only from inside {@code poll}.
+ *
+ * <p>Partitions are named by the dense index the runtime gave them at
+ * {@link SystemConsumer#register}; nothing here looks up a partition by a composite key.
+ */
+public interface BatchSink {
+  /**
+   * Hands over messages of one partition, in offset order. The sink copies the references, so the
+   * consumer may reuse {@code messages} as soon as this returns.
+   *
+   * @param index the partition's index
+   * @param messages the messages
+   * @param from the first message in {@code messages}
+   * @param count how many messages
+   */
+  void accept(int index, Envelope[] messages, int from, int count);
+
+  /** Tells the loop that a bounded partition has no more messages after those handed over. */
+  void endOfStream(int index);
+
+  /**
+   * Tells the loop the partition's upcoming offset (the head), for lag. Only systems whose offsets
+   * count messages (offset + 1 is the next message) call it.
+   */
+  void head(int index, long upcomingOffset);
+}

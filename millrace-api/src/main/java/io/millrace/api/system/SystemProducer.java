@@ -1,0 +1,41 @@
+package io.millrace.api.system;
+
+/**
+ * Writes output streams of a system for one container.
+ *
+ * <p>Threading contract: {@link #register}, {@link #start}, {@link #send}, {@link #flush} and
+ * {@link #stop} are called by the container's loop thread only.
+ */
+public interface SystemProducer {
+  /**
+   * Adds an output stream.
+   *
+   * @param index the dense index the runtime gave the output; {@link #send} uses it
+   * @param stream the stream, with its serdes
+   * @param partitionCount the stream's partition count
+   */
+  void register(int index, StreamSpec stream, int partitionCount);
+
+  /** Opens what the producer needs. */
+  void start();
+
+  /**
+   * Sends one message. It may be buffered; it must be durable once {@link #flush} returns.
+   *
+   * @param index the output's index
+   * @param partition the partition, or -1 to let the producer choose from the key
+   * @param key the key object (the producer serializes it with the stream's key serde)
+   * @param value the value object
+   * @param timestamp milliseconds since the epoch, or -1
+   */
+  void send(int index, int partition, Object key, Object value, long timestamp);
+
+  /**
+   * Makes every message sent so far durable (written, acknowledged), or throws. A commit calls
+   * this before it writes a checkpoint.
+   */
+  void flush();
+
+  /** Flushes and releases resources. */
+  void stop();
+}
