@@ -1,0 +1,34 @@
+package io.millrace.core.checkpoint;
+
+import io.millrace.api.StreamPartition;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a job keeps the offsets it has processed. A checkpoint records, per input partition, the
+ * offset of the last message whose processing (and output) is committed; a restart resumes after
+ * it.
+ */
+public interface CheckpointStore extends AutoCloseable {
+  /** Marks a partition without a checkpointed offset in {@link CheckpointWriter#write}. */
+  long NONE = Long.MIN_VALUE;
+
+  /**
+   * Reads the last checkpoint of every partition.
+   *
+   * @throws CheckpointException if a checkpoint exists but cannot be read: never a silent restart
+   *     from the beginning
+   */
+  Map<StreamPartition, Long> read();
+
+  /**
+   * A writer for one container's partitions, in the order of its dense indices.
+   *
+   * @param containerId the container
+   * @param partitions the container's partitions, by index
+   */
+  CheckpointWriter writer(int containerId, List<StreamPartition> partitions);
+
+  @Override
+  default void close() {}
+}

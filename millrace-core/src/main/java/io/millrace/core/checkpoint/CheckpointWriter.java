@@ -1,0 +1,13 @@
+package io.millrace.core.checkpoint;
+
+/** Writes one container's checkpoints. Loop thread only. */
+public interface CheckpointWriter {
+  /**
+   * Durably records the offsets; returns once they would survive a crash.
+   *
+   * @param offsets the last committed offset of each partition by index, or
+   *     {@link CheckpointStore#NONE}
+   * @throws CheckpointException if the checkpoint could not be written
+   */
+  void write(long[] offsets);
+}

@@ -1,0 +1,75 @@
+package io.millrace.core.config;
+
+import java.util.List;
+
+/** Every key the core runtime itself understands, with its default and meaning. */
+public final class CoreKeys {
+  public static final String JOB_NAME = "job.name";
+  public static final String CONTAINER_COUNT = "job.container.count";
+  public static final String STATE_DIR = "job.state.dir";
+  public static final String TASK_CLASS = "task.class";
+  public static final String TASK_INPUTS = "task.inputs";
+  public static final String TASK_OUTPUTS = "task.outputs";
+  public static final String COMMIT_MS = "task.commit.ms";
+  public static final String WINDOW_MS = "task.window.ms";
+  public static final String POLL_INTERVAL_MS = "task.poll.interval.ms";
+  public static final String BATCH_SIZE = "task.consumer.batch.size";
+  public static final String BUFFER_MAX_MESSAGES = "task.buffer.max.messages";
+  public static final String BUFFER_MAX_BYTES = "task.buffer.max.bytes";
+  public static final String ERROR_POLICY = "task.error.policy";
+  public static final String DEAD_LETTER_STREAM = "task.dead.letter.stream";
+  public static final String CHECKPOINT_SYSTEM = "task.checkpoint.system";
+  public static final String CHECKPOINT_DIR = "task.checkpoint.dir";
+  public static final String SHUTDOWN_MS = "task.shutdown.ms";
+  public static final String TIMERS_ENABLED = "metrics.timers.enabled";
+  public static final String REPORTERS = "metrics.reporters";
+  public static final String REPORTER_INTERVAL_MS = "metrics.reporter.interval.ms";
+
+  // Stream keys, after "streams.<id>."
+  public static final String S_SYSTEM = "system";
+  public static final String S_PHYSICAL_NAME = "physical.name";
+  public static final String S_KEY_SERDE = "key.serde";
+  public static final String S_VALUE_SERDE = "value.serde";
+  public static final String S_PRIORITY = "priority";
+  public static final String S_BOOTSTRAP = "bootstrap";
+  public static final String S_OFFSET_DEFAULT = "offset.default";
+  public static final String S_OFFSET_RESET = "offset.reset";
+  public static final String S_POLL_INTERVAL_MS = "poll.interval.ms";
+  public static final String S_PARTITIONS = "partitions";
+
+  /** The documented core keys, in the order docs/configuration.md lists them. */
+  public static final List<ConfigKey> ALL = List.of(
+      new ConfigKey(JOB_NAME, null, "The job's name (required); names its checkpoints and metrics."),
+      new ConfigKey(CONTAINER_COUNT, "1", "Containers (loop threads) in the process; tasks are spread over them."),
+      new ConfigKey(STATE_DIR, "state/<job.name>", "Where the job keeps local state (checkpoints by default)."),
+      new ConfigKey(TASK_CLASS, null, "The task's class (required): a StreamTask with a public no-argument constructor."),
+      new ConfigKey(TASK_INPUTS, null, "Comma-separated input stream ids (required)."),
+      new ConfigKey(TASK_OUTPUTS, "", "Comma-separated output stream ids the task may send to."),
+      new ConfigKey(COMMIT_MS, "60000", "Commit (flush outputs, write the checkpoint) this often, in ms; 0 or less: only on request and at stop."),
+      new ConfigKey(WINDOW_MS, "-1", "Call WindowableTask.window this often, in ms; -1 disables it."),
+      new ConfigKey(POLL_INTERVAL_MS, "50", "While other partitions still have data, poll an empty partition at most this often, in ms."),
+      new ConfigKey(BATCH_SIZE, "1", "Messages a partition gets per turn of the chooser (1 = strict round-robin)."),
+      new ConfigKey(BUFFER_MAX_MESSAGES, "4096", "The most messages handed over per poll of a partition, and its buffer's cap."),
+      new ConfigKey(BUFFER_MAX_BYTES, "1048576", "A partition's buffer cap in bytes: a fuller buffer pauses fetching for it."),
+      new ConfigKey(ERROR_POLICY, "fail", "What a message that fails to deserialize or makes the task throw does: fail | skip | dead-letter."),
+      new ConfigKey(DEAD_LETTER_STREAM, null, "The stream id failed messages go to under task.error.policy=dead-letter."),
+      new ConfigKey(CHECKPOINT_SYSTEM, "file", "Where checkpoints are kept: file."),
+      new ConfigKey(CHECKPOINT_DIR, "<job.state.dir>/checkpoints", "The directory of file checkpoints."),
+      new ConfigKey(SHUTDOWN_MS, "30000", "How long a stop waits for containers to commit and close, in ms."),
+      new ConfigKey(TIMERS_ENABLED, "false", "Record per-batch processing timers (two clock reads per batch)."),
+      new ConfigKey(REPORTERS, "", "Comma-separated metrics reporters: log, jmx."),
+      new ConfigKey(REPORTER_INTERVAL_MS, "60000", "How often the log reporter writes, in ms."),
+      new ConfigKey("systems.<name>.factory", "the built-in system named <name>", "The system's factory: memory, file, or a SystemFactory class name."),
+      new ConfigKey("streams.<id>.system", null, "The system the stream lives on (required for every stream used)."),
+      new ConfigKey("streams.<id>.physical.name", "<id>", "The stream's name in its system (a topic, a path)."),
+      new ConfigKey("streams.<id>.key.serde", "string", "Key serde: bytes, string, long, integer, json, json:<class>, or a Serde class name."),
+      new ConfigKey("streams.<id>.value.serde", "string", "Value serde, as for key.serde."),
+      new ConfigKey("streams.<id>.priority", "0", "Chooser tier: partitions of higher-priority streams go first."),
+      new ConfigKey("streams.<id>.bootstrap", "false", "Read this stream to its head as of start before any other input."),
+      new ConfigKey("streams.<id>.offset.default", "oldest", "Where to start without a checkpoint: oldest | upcoming."),
+      new ConfigKey("streams.<id>.offset.reset", "false", "Ignore the checkpoint of this stream and start at offset.default."),
+      new ConfigKey("streams.<id>.poll.interval.ms", "task.poll.interval.ms", "Overrides the poll interval for this stream's partitions."),
+      new ConfigKey("streams.<id>.partitions", "the job's task count", "Partitions of an output stream the system creates."));
+
+  private CoreKeys() {}
+}

@@ -1,0 +1,187 @@
+package io.millrace.core.handoff;
+
+import io.millrace.api.Envelope;
+import io.millrace.api.system.BatchSink;
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import org.jctools.queues.SpscArrayQueue;
+
+/**
+ * Hands messages from one fetch thread to one loop thread in batches, QBit-style: a partition's
+ * batch leaves when it is full or when it has waited {@code lingerNanos} since its first message,
+ * and the producer flushes everything when it goes idle.
+ *
+ * <p>Threading contract: {@link #offer}, {@link #endOfStream}, {@link #flushLingering} and
+ * {@link #flush} are called by one producer thread; {@link #drain} by one consumer thread. Batches
+ * travel through a bounded SPSC queue and come back through a second one to be reused, so the
+ * steady state allocates nothing: the cost per message is one array store on each side, and the
+ * queue's memory barriers are paid once per batch instead of once per message.
+ *
+ * <p>Back pressure: when the queue is full the producer waits (spin, yield, then park), so memory
+ * stays bounded by {@code queueBatches x batchSize} messages plus one open batch per partition.
+ */
+public final class BatchedHandoff {
+  private final int batchSize;
+  private final long lingerNanos;
+  private final LongSupplier clock;
+  private final SpscArrayQueue<Batch> full;
+  private final SpscArrayQueue<Batch> free;
+  /** Producer side: the open batch of each partition index, or null. */
+  private final Batch[] open;
+  private volatile boolean closed;
+
+  /**
+   * Creates a hand-off.
+   *
+   * @param partitions how many partition indices (0 .. partitions - 1) may be offered
+   * @param batchSize the messages a batch holds before it leaves
+   * @param queueBatches the most batches waiting for the consumer
+   * @param lingerNanos how long a batch may wait for more messages
+   * @param clock the producer's clock ({@link System#nanoTime} outside tests)
+   */
+  public BatchedHandoff(
+      int partitions, int batchSize, int queueBatches, long lingerNanos, LongSupplier clock) {
+    this.batchSize = batchSize;
+    this.lingerNanos = lingerNanos;
+    this.clock = clock;
+    this.full = new SpscArrayQueue<>(Math.max(2, queueBatches));
+    this.free = new SpscArrayQueue<>(Math.max(2, queueBatches + partitions));
+    this.open = new Batch[partitions];
+  }
+
+  /**
+   * Adds a message to its partition's open batch; the batch leaves when full. Producer thread.
+   *
+   * @return false if the hand-off was closed while waiting for room
+   */
+  public boolean offer(int index, Envelope message) {
+    Batch batch = open[index];
+    if (batch == null) {
+      batch = openBatch(index);
+    }
+    batch.items[batch.size++] = message;
+    if (batch.size == batchSize) {
+      open[index] = null;
+      return publish(batch);
+    }
+    return true;
+  }
+
+  /** Marks the end of a partition: its open batch leaves with an end flag. Producer thread. */
+  public boolean endOfStream(int index) {
+    Batch batch = open[index];
+    if (batch == null) {
+      batch = openBatch(index);
+    }
+    open[index] = null;
+    batch.end = true;
+    return publish(batch);
+  }
+
+  /** Sends every open batch that has lingered long enough. Producer thread. */
+  public boolean flushLingering() {
+    long now = clock.getAsLong();
+    for (int i = 0; i < open.length; i++) {
+      Batch batch = open[i];
+      if (batch != null && now - batch.firstNanos >= lingerNanos) {
+        open[i] = null;
+        if (!publish(batch)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Sends every open batch now: the producer has nothing more for the moment. Producer thread. */
+  public boolean flush() {
+    for (int i = 0; i < open.length; i++) {
+      Batch batch = open[i];
+      if (batch != null) {
+        open[i] = null;
+        if (!publish(batch)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Hands every waiting batch to the sink, in the order they left. Consumer thread.
+   *
+   * @return how many messages were handed over
+   */
+  public int drain(BatchSink sink) {
+    int messages = 0;
+    Batch batch;
+    while ((batch = full.relaxedPoll()) != null) {
+      if (batch.size > 0) {
+        sink.accept(batch.index, batch.items, 0, batch.size);
+        messages += batch.size;
+        // The sink copied the references: clear ours so the pool retains no messages.
+        Arrays.fill(batch.items, 0, batch.size, null);
+      }
+      if (batch.end) {
+        sink.endOfStream(batch.index);
+      }
+      batch.size = 0;
+      batch.end = false;
+      free.relaxedOffer(batch); // a full pool drops the batch: only possible after growth
+    }
+    return messages;
+  }
+
+  /** Whether batches are waiting for the consumer. */
+  public boolean hasBatches() {
+    return !full.isEmpty();
+  }
+
+  /** Stops a waiting producer; later offers return false. Any thread. */
+  public void close() {
+    closed = true;
+  }
+
+  private Batch openBatch(int index) {
+    Batch batch = free.relaxedPoll();
+    if (batch == null) {
+      batch = new Batch(batchSize); // warm-up only: batches come back through the free queue
+    }
+    batch.index = index;
+    batch.firstNanos = clock.getAsLong();
+    open[index] = batch;
+    return batch;
+  }
+
+  private boolean publish(Batch batch) {
+    int idle = 0;
+    while (!full.relaxedOffer(batch)) {
+      if (closed) {
+        return false;
+      }
+      // Back pressure: the consumer is behind. Spin briefly, then yield, then park.
+      if (++idle < 100) {
+        Thread.onSpinWait();
+      } else if (idle < 200) {
+        Thread.yield();
+      } else {
+        LockSupport.parkNanos(50_000);
+      }
+    }
+    return true;
+  }
+
+  /** A batch of one partition's messages; owned by one side at a time. */
+  private static final class Batch {
+    final Envelope[] items;
+    int index;
+    int size;
+    boolean end;
+    long firstNanos;
+
+    Batch(int capacity) {
+      items = new Envelope[capacity];
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package io.millrace.core.loop;
+
+import io.millrace.api.DeadLetter;
+import io.millrace.api.Envelope;
+import io.millrace.api.metrics.Counter;
+import io.millrace.core.output.OutputRoute;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies {@code task.error.policy} to a message that could not be read or made its task throw.
+ * Called only when something went wrong, so it may allocate and log.
+ */
+final class ErrorHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(ErrorHandler.class);
+  /** Log the first failures in full, then every 1000th, so a flood of bad input does not flood the log. */
+  private static final int LOG_FIRST = 10;
+
+  private final ErrorPolicy policy;
+  private final OutputRoute deadLetters;
+  private final Counter skipped;
+  private final Counter deadLettered;
+  private long failures;
+
+  ErrorHandler(ErrorPolicy policy, OutputRoute deadLetters, Counter skipped, Counter deadLettered) {
+    this.policy = policy;
+    this.deadLetters = deadLetters;
+    this.skipped = skipped;
+    this.deadLettered = deadLettered;
+  }
+
+  /** A message could not be deserialized. */
+  void unreadable(TaskInstance task, Envelope envelope) {
+    handle(task, envelope, envelope.readError(), "read");
+  }
+
+  /** The task threw while processing a message. */
+  void failed(TaskInstance task, Envelope envelope, Throwable error) {
+    handle(task, envelope, error, "process");
+  }
+
+  private void handle(TaskInstance task, Envelope envelope, Throwable error, String stage) {
+    String where = "task " + task.name + ", " + envelope.stream() + "/" + envelope.partition()
+        + " offset " + envelope.offset();
+    String what = "read".equals(stage) ? "cannot deserialize message" : "task threw on message";
+    if (policy == ErrorPolicy.FAIL) {
+      throw new TaskFailedException(what + " at " + where + ": " + error
+          + " (task.error.policy=fail; nothing after the previous message is committed)", error);
+    }
+    failures++;
+    if (failures <= LOG_FIRST || failures % 1000 == 0) {
+      LOG.warn("{} at {} ({} so far), policy {}: {}", what, where, failures, policy, error.toString());
+    }
+    if (policy == ErrorPolicy.SKIP) {
+      skipped.inc();
+    } else {
+      deadLetters.send(-1, envelope.key(), new DeadLetter(envelope.stream(), envelope.partition(),
+          envelope.offset(), envelope.key(), envelope.value(), error.toString(), stage));
+      deadLettered.inc();
+    }
+  }
+}

@@ -1,0 +1,15 @@
+package io.millrace.core.loop;
+
+/**
+ * The loop's timing and batching settings, read from the job's properties once.
+ *
+ * @param commitNanos commit this often; 0 or less: only on request and at stop
+ * @param windowNanos call window() this often; 0 or less: never
+ * @param batchSize messages a partition gets per turn of the chooser
+ * @param maxMessages messages handed over per poll of a partition
+ * @param maxBytes a partition buffer's byte cap
+ * @param idleTimeoutMillis how long a lone consumer may block when nothing is buffered
+ */
+public record LoopSettings(
+    long commitNanos, long windowNanos, int batchSize, int maxMessages, long maxBytes,
+    long idleTimeoutMillis) {}

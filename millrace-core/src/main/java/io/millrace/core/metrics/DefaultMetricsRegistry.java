@@ -1,0 +1,65 @@
+package io.millrace.core.metrics;
+
+import io.millrace.api.metrics.Counter;
+import io.millrace.api.metrics.Gauge;
+import io.millrace.api.metrics.MetricsRegistry;
+import io.millrace.api.metrics.Timer;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The job's metrics, by group and name. Registration takes a map lookup and happens at start;
+ * updates go straight to the metric objects, never through the registry.
+ */
+public final class DefaultMetricsRegistry implements MetricsRegistry {
+  private final boolean timersEnabled;
+  private final ConcurrentMap<String, ConcurrentMap<String, Object>> groups =
+      new ConcurrentHashMap<>();
+
+  /** A registry whose timers record only if {@code timersEnabled}. */
+  public DefaultMetricsRegistry(boolean timersEnabled) {
+    this.timersEnabled = timersEnabled;
+  }
+
+  private ConcurrentMap<String, Object> group(String group) {
+    return groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>());
+  }
+
+  @Override
+  public Counter counter(String group, String name) {
+    return (Counter) group(group).computeIfAbsent(name, n -> new SingleWriterCounter());
+  }
+
+  @Override
+  public void gauge(String group, String name, Gauge gauge) {
+    group(group).put(name, gauge);
+  }
+
+  @Override
+  public Timer timer(String group, String name) {
+    return (Timer) group(group).computeIfAbsent(name, n -> new SingleWriterTimer(timersEnabled));
+  }
+
+  /** A sorted copy of every metric's current value, for reporters: group -> name -> value. */
+  public Map<String, Map<String, Long>> snapshot() {
+    Map<String, Map<String, Long>> result = new TreeMap<>();
+    groups.forEach((group, metrics) -> {
+      Map<String, Long> values = new TreeMap<>();
+      metrics.forEach((name, metric) -> {
+        if (metric instanceof Counter counter) {
+          values.put(name, counter.count());
+        } else if (metric instanceof Gauge gauge) {
+          values.put(name, gauge.value());
+        } else if (metric instanceof Timer timer && timer.enabled()) {
+          values.put(name + ".count", timer.count());
+          values.put(name + ".total-ns", timer.totalNanos());
+          values.put(name + ".max-ns", timer.maxNanos());
+        }
+      });
+      result.put(group, values);
+    });
+    return result;
+  }
+}
