@@ -10,6 +10,7 @@ final class Progress {
   private final long target;
   private long processed;
   private volatile long firstNanos;
+  private volatile long halfNanos;
   private volatile long targetNanos;
 
   Progress(long target) {
@@ -20,6 +21,9 @@ final class Progress {
     long n = ++processed;
     if (n == 1) {
       firstNanos = System.nanoTime();
+    }
+    if (n == target / 2) {
+      halfNanos = System.nanoTime(); // the second half shows the rate once the JIT has warmed up
     }
     if (n == target) {
       targetNanos = System.nanoTime();
@@ -36,6 +40,10 @@ final class Progress {
 
   long firstNanos() {
     return firstNanos;
+  }
+
+  long halfNanos() {
+    return halfNanos;
   }
 
   long targetNanos() {

@@ -1,0 +1,116 @@
+package io.millrace.core.cli;
+
+import io.millrace.core.config.ConfigException;
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.job.JobPlan;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.loop.Clock;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code millrace run job.properties [--set key=value ...]} and
+ * {@code millrace config check job.properties [--set key=value ...]}.
+ *
+ * <p>Exit codes: 0 success, 1 the job failed, 2 bad usage or configuration, 130 stopped by Ctrl-C
+ * (after a clean commit).
+ */
+public final class Main {
+  static final String USAGE = String.join("\n",
+      "usage: millrace run <job.properties> [--set key=value ...]",
+      "       millrace config check <job.properties> [--set key=value ...]",
+      "       millrace bench <name> [options]   (see millrace bench --help)");
+
+  private Main() {}
+
+  /** Entry point. */
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  /** Runs the command line and returns the exit code. */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    try {
+      if (args.length >= 2 && args[0].equals("run")) {
+        return runJob(load(args, 1), out, err);
+      }
+      if (args.length >= 3 && args[0].equals("config") && args[1].equals("check")) {
+        JobConfig config = load(args, 2);
+        JobPlanner.check(config);
+        out.println("config OK: " + config.source());
+        return 0;
+      }
+      err.println(USAGE);
+      return 2;
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return 2;
+    }
+  }
+
+  private static JobConfig load(String[] args, int fileArg) {
+    List<String> overrides = new ArrayList<>();
+    for (int i = fileArg + 1; i < args.length; i++) {
+      if (args[i].equals("--set") && i + 1 < args.length) {
+        overrides.add(args[++i]);
+      } else if (args[i].startsWith("--set=")) {
+        overrides.add(args[i].substring(6));
+      } else {
+        throw new ConfigException("unexpected argument '" + args[i] + "'\n" + USAGE);
+      }
+    }
+    return JobConfig.load(Path.of(args[fileArg]), overrides);
+  }
+
+  private static int runJob(JobConfig config, PrintStream out, PrintStream err) {
+    JobPlan plan = JobPlanner.plan(config);
+    LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+    boolean[] interrupted = {false};
+    Thread hook = new Thread(() -> {
+      interrupted[0] = true;
+      err.println("\nstopping: committing and closing (Ctrl-C again to kill)");
+      runner.requestStop();
+      try {
+        runner.await(plan.shutdownMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException ignored) {
+        Thread.currentThread().interrupt();
+      }
+    }, "millrace-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    Progress progress = new Progress(runner, out, System.console() != null);
+    Thread progressThread = new Thread(progress, "millrace-progress");
+    progressThread.setDaemon(true);
+    out.println("running job " + plan.jobName() + ": " + plan.taskCount() + " tasks in "
+        + plan.containerCount() + " container(s), inputs " + plan.inputs() + ", outputs "
+        + plan.outputs());
+    runner.start();
+    progressThread.start();
+    try {
+      runner.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    } finally {
+      progress.stop();
+    }
+    progress.print(true);
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // Already shutting down (Ctrl-C): the hook is running.
+    }
+    if (runner.failure() != null) {
+      err.println("job " + plan.jobName() + " failed: " + runner.failure().getMessage());
+      return 1;
+    }
+    if (interrupted[0]) {
+      return 130;
+    }
+    out.println("job " + plan.jobName() + " done");
+    return 0;
+  }
+}

@@ -1,0 +1,127 @@
+package io.millrace.core.job;
+
+import io.millrace.api.StreamPartition;
+import io.millrace.api.StreamTask;
+import io.millrace.api.system.StartPosition;
+import io.millrace.api.system.StreamMetadata;
+import io.millrace.api.system.SystemConsumer;
+import io.millrace.api.system.SystemProducer;
+import io.millrace.core.checkpoint.CheckpointStore;
+import io.millrace.core.config.ConfigException;
+import io.millrace.core.loop.Clock;
+import io.millrace.core.loop.RunLoop;
+import io.millrace.core.loop.TaskInstance;
+import io.millrace.core.output.OutputRoute;
+import io.millrace.core.output.TaskCollector;
+import java.lang.reflect.InvocationTargetException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds one container from a plan: gives each of its input partitions a dense index, creates its
+ * consumers, producers, output routes and tasks, and resolves where each partition starts.
+ */
+public final class ContainerFactory {
+  private ContainerFactory() {}
+
+  /** Builds container {@code id} of the plan. */
+  public static Container build(JobPlan plan, int id, Clock clock) {
+    Map<String, SystemConsumer> consumers = new LinkedHashMap<>();
+    Map<String, SystemProducer> producers = new LinkedHashMap<>();
+    Map<SystemProducer, int[]> producerIndices = new HashMap<>();
+    Map<String, OutputRoute> routes = new HashMap<>();
+    for (String output : plan.outputs()) {
+      StreamInfo info = plan.streams().get(output);
+      SystemProducer producer = producers.computeIfAbsent(info.system(), s -> plan.factories()
+          .get(s).producer(context(plan, s, id)));
+      int index = producerIndices.computeIfAbsent(producer, p -> new int[1])[0]++;
+      int count = plan.partitionCounts().get(output);
+      producer.register(index, info.spec(), count);
+      routes.put(output, new OutputRoute(output, producer, index, count));
+    }
+
+    int[] taskNumbers = plan.tasksOf(id);
+    List<StreamPartition> partitions = new ArrayList<>();
+    List<Integer> taskIndexOf = new ArrayList<>();
+    List<StreamInfo> infoOf = new ArrayList<>();
+    TaskInstance[] tasks = new TaskInstance[taskNumbers.length];
+    for (int t = 0; t < taskNumbers.length; t++) {
+      int number = taskNumbers[t];
+      List<StreamPartition> mine = new ArrayList<>();
+      for (String input : plan.inputs()) {
+        if (plan.partitionCounts().get(input) > number) {
+          StreamInfo info = plan.streams().get(input);
+          StreamPartition sp = new StreamPartition(info.system(), input, number);
+          mine.add(sp);
+          partitions.add(sp);
+          taskIndexOf.add(t);
+          infoOf.add(info);
+        }
+      }
+      String name = "Partition " + number;
+      TaskCollector collector = new TaskCollector(routes, name);
+      TaskContextImpl context = new TaskContextImpl(name, number, List.copyOf(mine),
+          plan.config().asMap(), plan.metrics(), collector);
+      tasks[t] = new TaskInstance(name, newTask(plan), collector, context, mine.size());
+    }
+
+    int n = partitions.size();
+    SystemConsumer[] consumerOf = new SystemConsumer[n];
+    int[] taskIndex = new int[n];
+    int[] priorities = new int[n];
+    boolean[] bootstrap = new boolean[n];
+    long[] newest = new long[n];
+    long[] checkpointed = new long[n];
+    long[] pollInterval = new long[n];
+    long[] progressStart = new long[n];
+    long[] progressEnd = new long[n];
+    for (int p = 0; p < n; p++) {
+      StreamPartition sp = partitions.get(p);
+      StreamInfo info = infoOf.get(p);
+      consumerOf[p] = consumers.computeIfAbsent(info.system(), s -> plan.factories().get(s)
+          .consumer(context(plan, s, id)));
+      taskIndex[p] = taskIndexOf.get(p);
+      priorities[p] = info.priority();
+      bootstrap[p] = info.bootstrap();
+      pollInterval[p] = info.pollIntervalNanos();
+      StreamMetadata meta = plan.admins().get(info.system()).metadata(info.spec(), sp.partition());
+      newest[p] = meta.newest();
+      Long saved = info.reset() ? null : plan.checkpoint().get(sp);
+      StartPosition start = saved == null ? info.offsetDefault() : StartPosition.after(saved);
+      checkpointed[p] = saved == null ? CheckpointStore.NONE : saved;
+      progressStart[p] = switch (start.kind()) {
+        case AFTER -> saved + 1;
+        case OLDEST -> Math.max(0, meta.oldest());
+        case UPCOMING -> meta.upcoming();
+      };
+      progressEnd[p] = meta.bounded() ? meta.upcoming() : -1;
+      consumerOf[p].register(p, info.spec(), sp.partition(), start);
+    }
+    OutputRoute deadLetters = plan.deadLetterStream() == null ? null
+        : routes.get(plan.deadLetterStream());
+    RunLoop loop = new RunLoop(id, plan.settings(), consumerOf, taskIndex, tasks, priorities,
+        bootstrap, newest, checkpointed, pollInterval, new ArrayList<>(consumers.values()),
+        new ArrayList<>(producers.values()), plan.checkpointStore().writer(id, partitions),
+        plan.errorPolicy(), deadLetters, plan.metrics(), clock);
+    return new Container(id, loop, progressStart, progressEnd);
+  }
+
+  private static DefaultSystemContext context(JobPlan plan, String system, int id) {
+    return new DefaultSystemContext(system, plan.jobName(), id, plan.config(), plan.metrics());
+  }
+
+  private static StreamTask newTask(JobPlan plan) {
+    try {
+      return plan.taskConstructor().newInstance();
+    } catch (InvocationTargetException e) {
+      throw new ConfigException("task.class " + plan.taskConstructor().getDeclaringClass()
+          .getName() + " threw in its constructor: " + e.getCause());
+    } catch (InstantiationException | IllegalAccessException e) {
+      throw new ConfigException("cannot create task.class " + plan.taskConstructor()
+          .getDeclaringClass().getName() + ": " + e);
+    }
+  }
+}

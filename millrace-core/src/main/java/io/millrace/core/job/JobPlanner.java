@@ -1,0 +1,268 @@
+package io.millrace.core.job;
+
+import static io.millrace.core.config.CoreKeys.*;
+
+import io.millrace.api.StreamPartition;
+import io.millrace.api.StreamTask;
+import io.millrace.api.system.StartPosition;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemAdmin;
+import io.millrace.api.system.SystemFactory;
+import io.millrace.core.checkpoint.FileCheckpointStore;
+import io.millrace.core.config.ConfigException;
+import io.millrace.core.config.ConfigKey;
+import io.millrace.core.config.CoreKeys;
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.config.KeyValidator;
+import io.millrace.core.loop.ErrorPolicy;
+import io.millrace.core.loop.LoopSettings;
+import io.millrace.core.metrics.DefaultMetricsRegistry;
+import io.millrace.core.serde.Serdes;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Modifier;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Validates a job's configuration and plans it: every key known, every value well-formed, every
+ * stream on a system, partition counts known, checkpoints read. Anything wrong stops here, before
+ * a message is read, with a message naming the key, the value and what is allowed.
+ */
+public final class JobPlanner {
+  private static final Set<String> CORE_KEYS = new TreeSet<>();
+  private static final Set<String> STREAM_KEYS = Set.of(S_SYSTEM, S_PHYSICAL_NAME, S_KEY_SERDE,
+      S_VALUE_SERDE, S_PRIORITY, S_BOOTSTRAP, S_OFFSET_DEFAULT, S_OFFSET_RESET,
+      S_POLL_INTERVAL_MS, S_PARTITIONS);
+
+  static {
+    for (ConfigKey key : CoreKeys.ALL) {
+      if (!key.pattern().contains("<")) {
+        CORE_KEYS.add(key.pattern());
+      }
+    }
+  }
+
+  private JobPlanner() {}
+
+  /**
+   * Checks a configuration without touching any stream: keys, values, classes, systems.
+   *
+   * @throws ConfigException describing the first problem found
+   */
+  public static void check(JobConfig config) {
+    validate(config);
+  }
+
+  /**
+   * Validates and plans a job: also asks the systems for partition counts, creates missing outputs
+   * and reads the checkpoints.
+   */
+  public static JobPlan plan(JobConfig config) {
+    Validated v = validate(config);
+    String jobName = v.jobName;
+    DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(config.getBoolean(TIMERS_ENABLED, false));
+    Map<String, SystemAdmin> admins = new LinkedHashMap<>();
+    v.factories.forEach((name, factory) -> admins.put(name,
+        factory.admin(new DefaultSystemContext(name, jobName, -1, config, metrics))));
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    int taskCount = 0;
+    for (String input : v.inputs) {
+      StreamInfo info = v.streams.get(input);
+      int count = admins.get(info.system()).partitionCount(info.spec());
+      counts.put(input, count);
+      taskCount = Math.max(taskCount, count);
+    }
+    for (String output : v.outputs) {
+      StreamInfo info = v.streams.get(output);
+      int wanted = info.outputPartitions() > 0 ? info.outputPartitions() : taskCount;
+      counts.put(output, admins.get(info.system()).ensureOutput(info.spec(), wanted));
+    }
+    String stateDir = config.get(STATE_DIR, "state/" + jobName);
+    FileCheckpointStore store = new FileCheckpointStore(
+        Path.of(config.get(CHECKPOINT_DIR, stateDir + "/checkpoints")));
+    Map<StreamPartition, Long> checkpoint = store.read();
+    int containers = Math.min(config.getInt(CONTAINER_COUNT, 1, 1), Math.max(1, taskCount));
+    return new JobPlan(config, jobName, v.taskConstructor, v.streams, v.inputs, v.outputs, counts,
+        taskCount, containers, v.factories, admins, store, checkpoint, v.settings, v.policy,
+        v.deadLetter, metrics, config.getLong(SHUTDOWN_MS, 30_000, 0));
+  }
+
+  private record Validated(String jobName, Constructor<? extends StreamTask> taskConstructor,
+      Map<String, StreamInfo> streams, List<String> inputs, List<String> outputs,
+      Map<String, SystemFactory> factories, LoopSettings settings, ErrorPolicy policy,
+      String deadLetter) {}
+
+  private static Validated validate(JobConfig config) {
+    String jobName = config.required(JOB_NAME);
+    Constructor<? extends StreamTask> task = taskConstructor(config);
+    List<String> inputs = config.getList(TASK_INPUTS);
+    if (inputs.isEmpty()) {
+      throw new ConfigException("missing required key " + TASK_INPUTS + " in " + config.source()
+          + ": list the input stream ids, comma-separated");
+    }
+    List<String> outputs = new ArrayList<>(config.getList(TASK_OUTPUTS));
+    ErrorPolicy policy = ErrorPolicy.of(
+        config.getChoice(ERROR_POLICY, "fail", "fail", "skip", "dead-letter"));
+    String deadLetter = config.get(DEAD_LETTER_STREAM);
+    if (policy == ErrorPolicy.DEAD_LETTER) {
+      if (deadLetter == null) {
+        throw new ConfigException("task.error.policy=dead-letter needs " + DEAD_LETTER_STREAM
+            + " (the id of the stream failed messages go to) in " + config.source());
+      }
+      if (!outputs.contains(deadLetter)) {
+        outputs.add(deadLetter);
+      }
+    }
+    Set<String> used = new LinkedHashSet<>(inputs);
+    used.addAll(outputs);
+    for (String id : inputs) {
+      if (outputs.contains(id)) {
+        throw new ConfigException("stream " + id + " is both in task.inputs and task.outputs");
+      }
+    }
+    // Systems: those named by streams, plus those configured.
+    Map<String, SystemFactory> factories = new LinkedHashMap<>();
+    Set<String> streamIds = new TreeSet<>(config.idsUnder("streams"));
+    streamIds.addAll(used);
+    for (String id : streamIds) {
+      String system = config.get("streams." + id + "." + S_SYSTEM);
+      if (system == null) {
+        throw new ConfigException("missing required key streams." + id + ".system in "
+            + config.source() + ": name the system stream " + id + " lives on (memory, file, ...)");
+      }
+      factories.computeIfAbsent(system, s -> Systems.factory(config, s));
+    }
+    for (String system : config.idsUnder("systems")) {
+      factories.computeIfAbsent(system, s -> Systems.factory(config, s));
+    }
+    checkKeys(config, factories);
+    long pollDefault = config.getLong(POLL_INTERVAL_MS, 50, 0);
+    Map<String, StreamInfo> streams = new LinkedHashMap<>();
+    for (String id : used) {
+      streams.put(id, stream(config, id, pollDefault));
+    }
+    for (String id : streamIds) {
+      if (!used.contains(id)) {
+        stream(config, id, pollDefault); // still validate its values
+      }
+    }
+    LoopSettings settings = new LoopSettings(
+        TimeUnit.MILLISECONDS.toNanos(config.getLong(COMMIT_MS, 60_000, Long.MIN_VALUE)),
+        TimeUnit.MILLISECONDS.toNanos(config.getLong(WINDOW_MS, -1, Long.MIN_VALUE)),
+        config.getInt(BATCH_SIZE, 1, 1),
+        config.getInt(BUFFER_MAX_MESSAGES, 4096, 1),
+        config.getLong(BUFFER_MAX_BYTES, 1 << 20, 1),
+        10);
+    config.getInt(CONTAINER_COUNT, 1, 1);
+    config.getChoice(CHECKPOINT_SYSTEM, "file", "file");
+    config.getLong(SHUTDOWN_MS, 30_000, 0);
+    config.getBoolean(TIMERS_ENABLED, false);
+    config.getLong(REPORTER_INTERVAL_MS, 60_000, 1);
+    for (String reporter : config.getList(REPORTERS)) {
+      if (!reporter.equals("log") && !reporter.equals("jmx")) {
+        throw config.bad(REPORTERS, config.get(REPORTERS), "a comma-separated list of log, jmx");
+      }
+    }
+    factories.forEach((name, factory) ->
+        factory.validate(new DefaultSystemContext(name, jobName, -1, config, null)));
+    return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
+        deadLetter);
+  }
+
+  private static StreamInfo stream(JobConfig config, String id, long pollDefault) {
+    String p = "streams." + id + ".";
+    String system = config.required(p + S_SYSTEM);
+    StreamSpec spec = new StreamSpec(id, config.get(p + S_PHYSICAL_NAME, id),
+        Serdes.byName(p + S_KEY_SERDE, config.get(p + S_KEY_SERDE, "string")),
+        Serdes.byName(p + S_VALUE_SERDE, config.get(p + S_VALUE_SERDE, "string")));
+    String offsetDefault = config.getChoice(p + S_OFFSET_DEFAULT, "oldest", "oldest", "upcoming");
+    return new StreamInfo(spec, system,
+        config.getInt(p + S_PRIORITY, 0, Integer.MIN_VALUE),
+        config.getBoolean(p + S_BOOTSTRAP, false),
+        offsetDefault.equals("oldest") ? StartPosition.oldest() : StartPosition.upcoming(),
+        config.getBoolean(p + S_OFFSET_RESET, false),
+        TimeUnit.MILLISECONDS.toNanos(config.getLong(p + S_POLL_INTERVAL_MS, pollDefault, 0)),
+        config.getInt(p + S_PARTITIONS, -1, 1));
+  }
+
+  private static void checkKeys(JobConfig config, Map<String, SystemFactory> factories) {
+    List<String> known = new ArrayList<>(CORE_KEYS);
+    for (String key : config.asMap().keySet()) {
+      if (CORE_KEYS.contains(key)) {
+        continue;
+      }
+      if (key.startsWith("systems.")) {
+        String rest = key.substring("systems.".length());
+        int dot = rest.indexOf('.');
+        String system = dot < 0 ? rest : rest.substring(0, dot);
+        String suffix = dot < 0 ? "" : rest.substring(dot + 1);
+        SystemFactory factory = factories.get(system);
+        if (suffix.equals("factory")) {
+          continue;
+        }
+        Set<String> allowed = factory == null ? Set.of() : factory.systemKeys();
+        if (KeyValidator.allowed(suffix, allowed)) {
+          continue;
+        }
+        List<String> candidates = KeyValidator.expand("systems." + system + ".", allowed);
+        candidates.add("systems." + system + ".factory");
+        throw KeyValidator.unknown(key, config.source(), candidates);
+      }
+      if (key.startsWith("streams.")) {
+        String rest = key.substring("streams.".length());
+        int dot = rest.indexOf('.');
+        if (dot > 0) {
+          String id = rest.substring(0, dot);
+          String suffix = rest.substring(dot + 1);
+          if (STREAM_KEYS.contains(suffix)) {
+            continue;
+          }
+          SystemFactory factory = factories.get(config.get("streams." + id + "." + S_SYSTEM));
+          Set<String> allowed = factory == null ? Set.of() : factory.streamKeys();
+          if (KeyValidator.allowed(suffix, allowed)) {
+            continue;
+          }
+          List<String> candidates = KeyValidator.expand("streams." + id + ".", STREAM_KEYS);
+          candidates.addAll(KeyValidator.expand("streams." + id + ".", allowed));
+          throw KeyValidator.unknown(key, config.source(), candidates);
+        }
+      }
+      throw KeyValidator.unknown(key, config.source(), known);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Constructor<? extends StreamTask> taskConstructor(JobConfig config) {
+    String name = config.required(TASK_CLASS);
+    Class<?> type;
+    try {
+      type = Class.forName(name, true, Thread.currentThread().getContextClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
+          + ": no such class on the classpath");
+    }
+    if (!StreamTask.class.isAssignableFrom(type)) {
+      throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
+          + ": it does not implement io.millrace.api.StreamTask");
+    }
+    if (Modifier.isAbstract(type.getModifiers())) {
+      throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS + ": it is abstract");
+    }
+    try {
+      Constructor<? extends StreamTask> constructor =
+          (Constructor<? extends StreamTask>) type.getDeclaredConstructor();
+      constructor.setAccessible(true);
+      return constructor;
+    } catch (NoSuchMethodException e) {
+      throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
+          + ": it needs a no-argument constructor");
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package io.millrace.core.job;
+
+import io.millrace.core.config.CoreKeys;
+import io.millrace.core.loop.Clock;
+import io.millrace.core.metrics.JmxReporter;
+import io.millrace.core.metrics.LogReporter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a job in this process: {@code job.container.count} containers, each on its own thread.
+ * When one container fails, the others are asked to commit and stop.
+ */
+public final class LocalRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalRunner.class);
+  private final JobPlan plan;
+  private final List<Container> containers = new ArrayList<>();
+  private final CountDownLatch done;
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final List<AutoCloseable> reporters = new ArrayList<>();
+  private volatile long startNanos;
+
+  /** Builds the containers of a planned job. */
+  public LocalRunner(JobPlan plan, Clock clock) {
+    this.plan = plan;
+    for (int id = 0; id < plan.containerCount(); id++) {
+      containers.add(ContainerFactory.build(plan, id, clock));
+    }
+    done = new CountDownLatch(containers.size());
+  }
+
+  /** The job's plan. */
+  public JobPlan plan() {
+    return plan;
+  }
+
+  /** The containers. */
+  public List<Container> containers() {
+    return containers;
+  }
+
+  /** Starts every container thread and the configured reporters. */
+  public void start() {
+    List<String> names = plan.config().getList(CoreKeys.REPORTERS);
+    if (names.contains("log")) {
+      reporters.add(new LogReporter(plan.metrics(),
+          plan.config().getLong(CoreKeys.REPORTER_INTERVAL_MS, 60_000, 1)));
+    }
+    if (names.contains("jmx")) {
+      reporters.add(new JmxReporter(plan.metrics(), plan.jobName()));
+    }
+    startNanos = System.nanoTime();
+    for (Container container : containers) {
+      Thread thread = new Thread(() -> runContainer(container),
+          "millrace-" + plan.jobName() + "-container-" + container.id());
+      thread.start();
+    }
+  }
+
+  private void runContainer(Container container) {
+    try {
+      container.loop().run();
+    } catch (Throwable e) {
+      if (failure.compareAndSet(null, e)) {
+        LOG.error("container {} failed: {}", container.id(), e.getMessage());
+      }
+      requestStop();
+    } finally {
+      done.countDown();
+    }
+  }
+
+  /** Asks every container to commit and stop. Any thread. */
+  public void requestStop() {
+    for (Container container : containers) {
+      container.loop().requestStop();
+    }
+  }
+
+  /** Waits for every container to stop; true if they did within the time. */
+  public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+    boolean stopped = done.await(timeout, unit);
+    if (stopped) {
+      for (AutoCloseable reporter : reporters) {
+        try {
+          reporter.close();
+        } catch (Exception e) {
+          LOG.warn("metrics reporter failed to close", e);
+        }
+      }
+      reporters.clear();
+      plan.close();
+    }
+    return stopped;
+  }
+
+  /** Waits for every container to stop. */
+  public void await() throws InterruptedException {
+    await(Long.MAX_VALUE, TimeUnit.DAYS);
+  }
+
+  /** The first failure of a container, or null. */
+  public Throwable failure() {
+    return failure.get();
+  }
+
+  /** Messages processed by all containers so far. */
+  public long processed() {
+    long sum = 0;
+    for (Container container : containers) {
+      sum += container.loop().processedCount();
+    }
+    return sum;
+  }
+
+  /** When {@link #start} was called. */
+  public long startNanos() {
+    return startNanos;
+  }
+
+  /**
+   * The fraction of bounded input done, from offsets (messages or bytes), or -1 if any input is
+   * unbounded.
+   */
+  public double fractionDone() {
+    double total = 0;
+    double done = 0;
+    for (Container container : containers) {
+      long[] offsets = container.loop().offsets();
+      for (int p = 0; p < offsets.length; p++) {
+        long start = container.startOffsets()[p];
+        long end = container.endOffsets()[p];
+        if (end < 0) {
+          return -1;
+        }
+        total += Math.max(0, end - start);
+        long at = offsets[p] == Long.MIN_VALUE ? start : offsets[p] + 1;
+        done += Math.max(0, Math.min(end, at) - start);
+      }
+    }
+    return total == 0 ? 1 : done / total;
+  }
+
+  /** Runs a job to the end in this thread; throws its failure if it failed. */
+  public static long runToEnd(JobPlan plan) throws Throwable {
+    LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+    runner.start();
+    runner.await();
+    if (runner.failure() != null) {
+      throw runner.failure();
+    }
+    return runner.processed();
+  }
+}

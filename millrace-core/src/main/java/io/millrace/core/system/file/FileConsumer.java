@@ -1,0 +1,122 @@
+package io.millrace.core.system.file;
+
+import io.millrace.api.Envelope;
+import io.millrace.api.Serde;
+import io.millrace.api.system.BatchSink;
+import io.millrace.api.system.StartPosition;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemConsumer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/**
+ * Reads files as bounded streams on the loop thread: each poll reads up to the asked number of
+ * lines per partition and deserializes each with the stream's value serde. A line that does not
+ * deserialize becomes an unreadable envelope, so the error policy applies at its offset.
+ */
+final class FileConsumer implements SystemConsumer {
+  private Reader[] readers = new Reader[0];
+  private Envelope[] scratch = new Envelope[0];
+
+  private record Reader(StreamSpec stream, int partition, Path file, StartPosition start,
+      LineReader[] open) {}
+
+  @Override
+  public void register(int index, StreamSpec stream, int partition, StartPosition start) {
+    if (readers.length <= index) {
+      readers = Arrays.copyOf(readers, index + 1);
+    }
+    Path file = FileStreams.inputFiles(stream.id(), Path.of(stream.physicalName())).get(partition);
+    readers[index] = new Reader(stream, partition, file, start, new LineReader[1]);
+  }
+
+  @Override
+  public void start() {
+    for (Reader r : readers) {
+      if (r == null) {
+        continue;
+      }
+      try {
+        StartPosition start = r.start();
+        long position = switch (start.kind()) {
+          case AFTER -> start.offset();
+          case OLDEST -> 0;
+          case UPCOMING -> Files.size(r.file());
+        };
+        LineReader reader = new LineReader(r.file(), position);
+        if (start.kind() == StartPosition.Kind.AFTER) {
+          reader.next(); // skip the line at the checkpointed offset: it was processed
+        }
+        r.open()[0] = reader;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot open input file " + r.file() + " of stream "
+            + r.stream().id(), e);
+      }
+    }
+  }
+
+  @Override
+  public int poll(int[] indices, int count, int maxMessages, BatchSink sink, long timeoutMillis) {
+    if (scratch.length < maxMessages) {
+      scratch = new Envelope[maxMessages];
+    }
+    int handed = 0;
+    for (int i = 0; i < count; i++) {
+      int index = indices[i];
+      Reader r = readers[index];
+      if (r == null || r.open()[0] == null) {
+        continue;
+      }
+      LineReader reader = r.open()[0];
+      @SuppressWarnings("unchecked")
+      Serde<Object> serde = (Serde<Object>) r.stream().valueSerde();
+      int n = 0;
+      try {
+        boolean more;
+        while ((more = n < maxMessages) && reader.next()) {
+          byte[] bytes = reader.lineBytes();
+          long offset = reader.lineStart();
+          Envelope e;
+          try {
+            e = new Envelope(r.stream().id(), r.partition(), offset, null, serde.fromBytes(bytes),
+                -1, bytes.length);
+          } catch (RuntimeException bad) {
+            e = Envelope.unreadable(r.stream().id(), r.partition(), offset, null, bytes, -1,
+                bytes.length, new IllegalArgumentException("file " + reader.file() + " byte "
+                    + offset + ": " + bad.getMessage(), bad));
+          }
+          scratch[n++] = e;
+        }
+        if (n > 0) {
+          sink.accept(index, scratch, 0, n);
+          Arrays.fill(scratch, 0, n, null);
+          handed += n;
+        }
+        if (more) {
+          reader.close();
+          r.open()[0] = null;
+          sink.endOfStream(index);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read input file " + reader.file(), e);
+      }
+    }
+    return handed;
+  }
+
+  @Override
+  public void stop() {
+    for (Reader r : readers) {
+      if (r != null && r.open()[0] != null) {
+        try {
+          r.open()[0].close();
+        } catch (IOException ignored) {
+          // Read-only file: nothing is lost by a failed close.
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package io.millrace.core.system.memory;
+
+import io.millrace.api.Envelope;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An in-process stream: partitions of messages held in memory, written by producers, tests or the
+ * generator, read by memory consumers. A sealed stream is bounded: its readers reach end of
+ * stream once they have read everything.
+ */
+public final class MemoryStream {
+  private final String name;
+  private final MemoryPartition[] partitions;
+  private int roundRobin;
+
+  MemoryStream(String name, int partitionCount) {
+    this.name = name;
+    this.partitions = new MemoryPartition[partitionCount];
+    for (int i = 0; i < partitionCount; i++) {
+      partitions[i] = new MemoryPartition();
+    }
+  }
+
+  /** The stream's name. */
+  public String name() {
+    return name;
+  }
+
+  /** The number of partitions. */
+  public int partitionCount() {
+    return partitions.length;
+  }
+
+  /**
+   * Appends a message; its offset is the partition's size before the append.
+   *
+   * @param partition the partition, or -1 to choose from the key's hash (round-robin if null)
+   */
+  public void append(int partition, Object key, Object value) {
+    int p = partition >= 0 ? partition : choose(key);
+    MemoryPartition target = partitions[p];
+    synchronized (target) {
+      target.append(new Envelope(name, p, target.size(), key, value, -1, sizeOf(key) + sizeOf(value)));
+    }
+  }
+
+  /** Appends a prebuilt envelope (the generator's fast path); its offset must be the next one. */
+  void appendEnvelope(Envelope envelope) {
+    partitions[envelope.partition()].append(envelope);
+  }
+
+  private synchronized int choose(Object key) {
+    if (key == null) {
+      roundRobin = (roundRobin + 1) % partitions.length;
+      return roundRobin;
+    }
+    return Math.floorMod(key.hashCode(), partitions.length);
+  }
+
+  /** Ends the stream: readers see end of stream after the last message. */
+  public void seal() {
+    for (MemoryPartition p : partitions) {
+      p.seal();
+    }
+  }
+
+  /** Whether the stream is sealed. */
+  public boolean sealed() {
+    return partitions[0].sealed();
+  }
+
+  /** The number of messages in a partition. */
+  public int size(int partition) {
+    return partitions[partition].size();
+  }
+
+  /** A copy of a partition's messages, for tests and examples. */
+  public List<Envelope> messages(int partition) {
+    MemoryPartition p = partitions[partition];
+    int size = p.size();
+    List<Envelope> result = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      result.add(p.get(i));
+    }
+    return result;
+  }
+
+  /** A copy of every message, partition by partition. */
+  public List<Envelope> messages() {
+    List<Envelope> result = new ArrayList<>();
+    for (int p = 0; p < partitions.length; p++) {
+      result.addAll(messages(p));
+    }
+    return result;
+  }
+
+  MemoryPartition partition(int p) {
+    return partitions[p];
+  }
+
+  static int sizeOf(Object o) {
+    if (o == null) {
+      return 0;
+    }
+    if (o instanceof byte[] bytes) {
+      return bytes.length;
+    }
+    if (o instanceof CharSequence chars) {
+      return chars.length();
+    }
+    return 16;
+  }
+}

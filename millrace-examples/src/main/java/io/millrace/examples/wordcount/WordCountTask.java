@@ -1,0 +1,58 @@
+package io.millrace.examples.wordcount;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.EndOfStreamListener;
+import io.millrace.api.Envelope;
+import io.millrace.api.InitableTask;
+import io.millrace.api.OutputStream;
+import io.millrace.api.StreamTask;
+import io.millrace.api.TaskContext;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Counts the words of its input lines and, when the input ends, writes one line per word,
+ * {@code word TAB count}, most frequent first. Words are runs of letters and apostrophes,
+ * lower-cased.
+ */
+public final class WordCountTask implements StreamTask, InitableTask, EndOfStreamListener {
+  private final Map<String, long[]> counts = new HashMap<>();
+  private OutputStream output;
+
+  @Override
+  public void init(TaskContext context) {
+    output = context.output("counts");
+  }
+
+  @Override
+  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    String line = (String) envelope.value();
+    int start = -1;
+    for (int i = 0; i <= line.length(); i++) {
+      boolean wordChar = i < line.length()
+          && (Character.isLetter(line.charAt(i)) || (start >= 0 && line.charAt(i) == '\''));
+      if (wordChar && start < 0) {
+        start = i;
+      } else if (!wordChar && start >= 0) {
+        String word = line.substring(start, i).toLowerCase(Locale.ROOT);
+        counts.computeIfAbsent(word, w -> new long[1])[0]++;
+        start = -1;
+      }
+    }
+  }
+
+  @Override
+  public void onEndOfStream(Collector collector, Coordinator coordinator) {
+    List<Map.Entry<String, long[]>> sorted = new ArrayList<>(counts.entrySet());
+    sorted.sort((a, b) -> a.getValue()[0] != b.getValue()[0]
+        ? Long.compare(b.getValue()[0], a.getValue()[0])
+        : a.getKey().compareTo(b.getKey()));
+    for (Map.Entry<String, long[]> entry : sorted) {
+      collector.send(output, 0, entry.getKey(), entry.getValue()[0]);
+    }
+  }
+}
