@@ -5,10 +5,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.apache.samza.Partition;
 import org.apache.samza.application.TaskApplication;
-import org.apache.samza.system.SystemStreamPartition;
-import org.apache.samza.operators.KV;
 import org.apache.samza.serializers.NoOpSerde;
 import org.apache.samza.task.StreamTaskFactory;
 import org.apache.samza.test.framework.TestRunner;
@@ -25,6 +22,8 @@ import org.apache.samza.test.framework.system.descriptors.InMemorySystemDescript
  * generation, container start-up and shutdown (those are reported on stderr).
  */
 public final class SamzaContainerBench {
+  private static final String SYSTEM = "bench";
+  private static final String STREAM = "input";
   private static final Duration TIMEOUT = Duration.ofHours(1);
 
   private SamzaContainerBench() {
@@ -49,16 +48,16 @@ public final class SamzaContainerBench {
   /** Runs the job once and returns the seconds from the first message processed to the last. */
   static double run(long messages, int partitions, boolean timers) {
     Progress progress = new Progress(messages);
-    InMemorySystemDescriptor system = new InMemorySystemDescriptor("bench");
-    // No serde: the in-memory system hands the task the very key and value objects it was given.
-    InMemoryInputDescriptor<KV<String, byte[]>> input = system.getInputDescriptor("input", new NoOpSerde<>());
+    // No serde: the task gets the very key and value objects that were loaded.
+    InMemoryInputDescriptor<byte[]> input =
+        new InMemorySystemDescriptor(SYSTEM).getInputDescriptor(STREAM, new NoOpSerde<>());
     TaskApplication app = descriptor -> {
       descriptor.withInputStream(input);
       descriptor.withTaskFactory((StreamTaskFactory) () -> new CountingTask(progress));
     };
     Map<Integer, InputPartition> data = new HashMap<>();
     for (int p = 0; p < partitions; p++) {
-      data.put(p, InputPartition.of(new SystemStreamPartition("bench", "input", new Partition(p)), messages, partitions));
+      data.put(p, InputPartition.of(SYSTEM, STREAM, messages, partitions, p));
     }
 
     long start = System.nanoTime();
@@ -66,7 +65,8 @@ public final class SamzaContainerBench {
         .addConfig("metrics.timer.enabled", Boolean.toString(timers))
         // Tasks run on the container's run-loop thread: one thread, as in Millrace's benchmark.
         .addConfig("job.container.thread.pool.size", "0")
-        .addInputStream(input, data); // generates the input and copies it into the in-memory system
+        .addConfig("job.jmx.enabled", "false") // it prints its URL to stdout and is not needed
+        .addInputStream(input, data); // generates the input and stores it in the in-memory system
     long loaded = System.nanoTime();
     runner.run(TIMEOUT); // returns once every partition has reached end-of-stream
     long finished = System.nanoTime();

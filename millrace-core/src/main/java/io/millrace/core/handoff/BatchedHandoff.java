@@ -51,19 +51,44 @@ public final class BatchedHandoff {
   }
 
   /**
-   * Adds a message to its partition's open batch; the batch leaves when full. Producer thread.
+   * Adds a message to its partition's open batch; the batch leaves when full. Waits while the
+   * queue is full. Producer thread.
    *
    * @return false if the hand-off was closed while waiting for room
    */
   public boolean offer(int index, Envelope message) {
+    int idle = 0;
+    while (!tryOffer(index, message)) {
+      if (closed) {
+        return false;
+      }
+      backOff(++idle);
+    }
+    return true;
+  }
+
+  /**
+   * Adds a message unless its partition's batch is full and the queue has no room for it.
+   * Producer thread.
+   *
+   * @return false if the message was not taken (the queue is full): try again later
+   */
+  public boolean tryOffer(int index, Envelope message) {
     Batch batch = open[index];
+    if (batch != null && batch.size == batchSize) {
+      // A full batch that found the queue full last time: send it first.
+      if (!full.relaxedOffer(batch)) {
+        return false;
+      }
+      open[index] = null;
+      batch = null;
+    }
     if (batch == null) {
       batch = openBatch(index);
     }
     batch.items[batch.size++] = message;
-    if (batch.size == batchSize) {
+    if (batch.size == batchSize && full.relaxedOffer(batch)) {
       open[index] = null;
-      return publish(batch);
     }
     return true;
   }
@@ -160,16 +185,20 @@ public final class BatchedHandoff {
       if (closed) {
         return false;
       }
-      // Back pressure: the consumer is behind. Spin briefly, then yield, then park.
-      if (++idle < 100) {
-        Thread.onSpinWait();
-      } else if (idle < 200) {
-        Thread.yield();
-      } else {
-        LockSupport.parkNanos(50_000);
-      }
+      backOff(++idle);
     }
     return true;
+  }
+
+  /** Back pressure: the consumer is behind. Spin briefly, then yield, then park. */
+  private static void backOff(int idle) {
+    if (idle < 100) {
+      Thread.onSpinWait();
+    } else if (idle < 200) {
+      Thread.yield();
+    } else {
+      LockSupport.parkNanos(50_000);
+    }
   }
 
   /** A batch of one partition's messages; owned by one side at a time. */

@@ -62,6 +62,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private int stoppedTasks;
   private boolean stopAfterCycle;
   private boolean commitAfterCycle;
+  private int idleCycles;
 
   /**
    * Creates the loop; {@link #run} starts it.
@@ -159,27 +160,11 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    *     before the failed message are committed)
    */
   public void run() throws Exception {
-    running = true;
     boolean committedOk = false;
     try {
-      for (SystemProducer producer : producers) {
-        producer.start();
-      }
-      for (SystemConsumer consumer : consumers) {
-        consumer.start();
-      }
-      for (TaskInstance task : tasks) {
-        task.init();
-      }
-      long now = clock.nanoTime();
-      if (settings.commitNanos() > 0) {
-        nextCommitNanos = now + settings.commitNanos();
-      }
-      if (settings.windowNanos() > 0) {
-        nextWindowNanos = now + settings.windowNanos();
-      }
-      if (tasks.length > 0) {
-        loop();
+      start();
+      while (cycle() >= 0) {
+        // cycle() does the work; it returns -1 when the container is done or asked to stop.
       }
       commit();
       committedOk = true;
@@ -193,47 +178,75 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
   }
 
-  private void loop() throws Exception {
-    int idleCycles = 0;
-    while (!stopRequested) {
-      long now = clock.nanoTime();
-      long timeout = Math.max(0, Math.min(settings.idleTimeoutMillis(),
-          (Math.min(nextCommitNanos, nextWindowNanos) - now) / 1_000_000));
-      mux.refill(now, timeout);
-      int delivered = 0;
-      while (delivered < MESSAGES_PER_CYCLE) {
-        int p = chooser.next();
-        if (p < 0) {
-          break;
-        }
-        delivered += deliver(p, settings.batchSize());
-        if (stopAfterCycle || commitAfterCycle) {
-          break;
-        }
+  /** Starts producers and consumers and initialises the tasks. Part of {@link #run}. */
+  public void start() throws Exception {
+    running = true;
+    for (SystemProducer producer : producers) {
+      producer.start();
+    }
+    for (SystemConsumer consumer : consumers) {
+      consumer.start();
+    }
+    for (TaskInstance task : tasks) {
+      task.init();
+    }
+    long now = clock.nanoTime();
+    if (settings.commitNanos() > 0) {
+      nextCommitNanos = now + settings.commitNanos();
+    }
+    if (settings.windowNanos() > 0) {
+      nextWindowNanos = now + settings.windowNanos();
+    }
+  }
+
+  /**
+   * One cycle of the loop: refill, deliver up to {@link #MESSAGES_PER_CYCLE} messages, timers.
+   * Public so that benchmarks can drive the loop step by step; {@link #run} calls it.
+   *
+   * @return messages delivered, or -1 when the container is done or asked to stop
+   */
+  public int cycle() throws Exception {
+    if (stopRequested || tasks.length == 0) {
+      return -1;
+    }
+    long now = clock.nanoTime();
+    long timeout = Math.max(0, Math.min(settings.idleTimeoutMillis(),
+        (Math.min(nextCommitNanos, nextWindowNanos) - now) / 1_000_000));
+    mux.refill(now, timeout);
+    int delivered = 0;
+    while (delivered < MESSAGES_PER_CYCLE) {
+      int p = chooser.next();
+      if (p < 0) {
+        break;
       }
-      if (delivered > 0) {
-        processed.inc(delivered); // published once per cycle, not per message
-        idleCycles = 0;
-      }
-      if (commitAfterCycle) {
-        commitAfterCycle = false;
-        commit();
-      }
-      if (stopAfterCycle || mux.activeCount() == 0) {
-        return;
-      }
-      if (now >= nextCommitNanos) {
-        commit();
-        nextCommitNanos = now + settings.commitNanos();
-      }
-      if (now >= nextWindowNanos) {
-        window();
-        nextWindowNanos = now + settings.windowNanos();
-      }
-      if (delivered == 0 && !mux.anyBuffered()) {
-        idle(++idleCycles);
+      delivered += deliver(p, settings.batchSize());
+      if (stopAfterCycle || commitAfterCycle) {
+        break;
       }
     }
+    if (delivered > 0) {
+      processed.inc(delivered); // published once per cycle, not per message
+      idleCycles = 0;
+    }
+    if (commitAfterCycle) {
+      commitAfterCycle = false;
+      commit();
+    }
+    if (stopAfterCycle || mux.activeCount() == 0) {
+      return -1;
+    }
+    if (now >= nextCommitNanos) {
+      commit();
+      nextCommitNanos = now + settings.commitNanos();
+    }
+    if (now >= nextWindowNanos) {
+      window();
+      nextWindowNanos = now + settings.windowNanos();
+    }
+    if (delivered == 0 && !mux.anyBuffered()) {
+      idle(++idleCycles);
+    }
+    return delivered;
   }
 
   /**

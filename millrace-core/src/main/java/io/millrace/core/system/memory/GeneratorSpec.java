@@ -85,20 +85,23 @@ public record GeneratorSpec(
     return key.getBytes(StandardCharsets.UTF_8).length;
   }
 
-  /** Fills a new sealed stream with every message. */
-  MemoryStream fill(String name) {
+  /**
+   * Fills a new sealed stream with every message. Envelopes carry the job's stream id, so the
+   * consumer hands them over without copying.
+   */
+  MemoryStream fill(String name, String streamId) {
     if (messages > (long) Integer.MAX_VALUE * partitions) {
       throw new ConfigException("generator.messages " + messages + " is too many for " + partitions
           + " partitions of a memory stream");
     }
-    MemoryStream stream = MemoryStreams.create(name, partitions);
+    MemoryStream stream = MemoryStreams.create(name, partitions, streamId);
     String[] keyPool = keyPool();
     byte[][] payloads = payloadPool();
     long[] next = new long[partitions];
     for (long i = 0; i < messages; i++) {
       int p = (int) (i % partitions);
       String key = keyPool[(int) (i % keys)];
-      stream.appendEnvelope(new io.millrace.api.Envelope(name, p, next[p]++, key,
+      stream.appendEnvelope(new io.millrace.api.Envelope(streamId, p, next[p]++, key,
           payloads[(int) (i & (PAYLOAD_POOL - 1))], -1, payloadBytes + key.length()));
     }
     stream.seal();

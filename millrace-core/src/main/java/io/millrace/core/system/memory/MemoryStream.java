@@ -11,11 +11,17 @@ import java.util.List;
  */
 public final class MemoryStream {
   private final String name;
+  private final String envelopeStream;
   private final MemoryPartition[] partitions;
   private int roundRobin;
 
   MemoryStream(String name, int partitionCount) {
+    this(name, partitionCount, name);
+  }
+
+  MemoryStream(String name, int partitionCount, String envelopeStream) {
     this.name = name;
+    this.envelopeStream = envelopeStream;
     this.partitions = new MemoryPartition[partitionCount];
     for (int i = 0; i < partitionCount; i++) {
       partitions[i] = new MemoryPartition();
@@ -25,6 +31,11 @@ public final class MemoryStream {
   /** The stream's name. */
   public String name() {
     return name;
+  }
+
+  /** The stream name its envelopes carry (the physical name, or the job's id if generated). */
+  String envelopeStream() {
+    return envelopeStream;
   }
 
   /** The number of partitions. */
@@ -41,7 +52,7 @@ public final class MemoryStream {
     int p = partition >= 0 ? partition : choose(key);
     MemoryPartition target = partitions[p];
     synchronized (target) {
-      target.append(new Envelope(name, p, target.size(), key, value, -1, sizeOf(key) + sizeOf(value)));
+      target.append(new Envelope(envelopeStream, p, target.size(), key, value, -1, sizeOf(key) + sizeOf(value)));
     }
   }
 

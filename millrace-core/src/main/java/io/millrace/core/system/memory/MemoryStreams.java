@@ -22,6 +22,13 @@ public final class MemoryStreams {
     return stream;
   }
 
+  /** Creates a stream whose envelopes carry {@code envelopeStream} as their stream name. */
+  static MemoryStream create(String name, int partitions, String envelopeStream) {
+    MemoryStream stream = new MemoryStream(name, partitions, envelopeStream);
+    STREAMS.put(name, stream);
+    return stream;
+  }
+
   /** The stream of that name, or null. */
   public static MemoryStream get(String name) {
     return STREAMS.get(name);

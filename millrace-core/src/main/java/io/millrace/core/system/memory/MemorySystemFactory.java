@@ -56,7 +56,7 @@ public final class MemorySystemFactory implements SystemFactory {
       }
       MemoryStream existing = MemoryStreams.get(stream.physicalName());
       if (existing == null && generator != null) {
-        existing = generator.fill(stream.physicalName());
+        existing = generator.fill(stream.physicalName(), stream.id());
       }
       if (existing == null) {
         throw new ConfigException("input stream " + stream.id() + ": memory stream '"

@@ -1,0 +1,57 @@
+package io.millrace.bench;
+
+import io.millrace.bench.e2e.ContainerBench;
+import io.millrace.bench.jmh.JmhBenchmarks;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+
+/**
+ * {@code millrace bench <name> [options]}: runs one benchmark. Every benchmark ends with one line
+ * per figure, {@code RESULT <name> <key>=<value> ...}, for scripts.
+ */
+public final class BenchMain {
+  static final String USAGE = String.join("\n",
+      "usage: millrace bench <name> [options]",
+      "  container  [--mode preloaded|live] [--messages 10000000] [--partitions 8] [--runs 5]",
+      "             [--batch-size 1]     whole container, counting task (end-to-end)",
+      "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
+      "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
+      "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
+      "  peers-container [--runs 5]      the container job on Millrace and Apache Samza 1.8, same run",
+      "                                  (needs: mvn -Ppeers -pl millrace-bench -am package -DskipTests)",
+      "JMH options: -f forks -wi warmups -i iterations -r seconds -w seconds (defaults: 1 3 5 2 1)");
+
+  private BenchMain() {}
+
+  /** Entry point. */
+  public static void main(String[] args) throws Throwable {
+    if (args.length == 0 || args[0].equals("--help")) {
+      System.out.println(USAGE);
+      System.exit(args.length == 0 ? 2 : 0);
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    switch (args[0]) {
+      case "container" -> ContainerBench.main(rest);
+      case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(args[0], rest);
+      case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
+      default -> {
+        System.err.println("unknown benchmark '" + args[0] + "'\n" + USAGE);
+        System.exit(2);
+      }
+    }
+  }
+
+  private static void peers(String className, String[] args) throws Throwable {
+    Class<?> type;
+    try {
+      type = Class.forName(className);
+    } catch (ClassNotFoundException e) {
+      System.err.println("the peers benchmarks are not built: run\n"
+          + "  mvn -B -q -Ppeers -pl millrace-bench -am package -DskipTests\nfirst");
+      System.exit(2);
+      return;
+    }
+    Method main = type.getMethod("main", String[].class);
+    main.invoke(null, (Object) args);
+  }
+}

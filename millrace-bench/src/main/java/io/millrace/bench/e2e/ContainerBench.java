@@ -1,0 +1,100 @@
+package io.millrace.bench.e2e;
+
+import io.millrace.bench.Args;
+import io.millrace.bench.Stats;
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.job.JobPlan;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.loop.Clock;
+import io.millrace.core.system.memory.MemoryStreams;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The container benchmark, in the spirit of Samza's TestSamzaContainerPerformance: a task that
+ * only counts, P partitions, N messages with 100-byte values, one container thread.
+ *
+ * <ul>
+ *   <li>{@code --mode preloaded}: the messages sit in a memory stream before the clock starts;
+ *   <li>{@code --mode live}: a feed thread creates them while the loop consumes, handing them over
+ *       in micro-batches (the cross-thread path a network consumer takes).
+ * </ul>
+ *
+ * <p>The timed interval is from starting the container to its end of stream (every message
+ * processed and the final commit written). The run checks that exactly N messages were processed.
+ */
+public final class ContainerBench {
+  private ContainerBench() {}
+
+  /** Runs the benchmark; prints one line per run and a RESULT line with the median. */
+  public static void main(String[] argv) throws Throwable {
+    Args args = new Args(argv, 0);
+    String mode = args.get("mode", "preloaded");
+    long messages = args.getLong("messages", 10_000_000);
+    int partitions = (int) args.getLong("partitions", 8);
+    int runs = (int) args.getLong("runs", 5);
+    int batch = (int) args.getLong("batch-size", 1);
+    int payload = (int) args.getLong("payload", 100);
+    double[] rates = new double[runs];
+    for (int run = 0; run < runs; run++) {
+      rates[run] = runOnce(mode, messages, partitions, batch, payload);
+      System.out.printf(Locale.ROOT, "run %d: %,.0f msg/s%n", run + 1, rates[run]);
+    }
+    System.out.printf(Locale.ROOT,
+        "RESULT container mode=%s msgs_per_sec=%.0f min=%.0f max=%.0f runs=%d messages=%d "
+            + "partitions=%d batch_size=%d%n",
+        mode, Stats.median(rates), Stats.min(rates), Stats.max(rates), runs, messages, partitions,
+        batch);
+  }
+
+  static double runOnce(String mode, long messages, int partitions, int batch, int payload)
+      throws Throwable {
+    Path state = Files.createTempDirectory("millrace-bench");
+    try {
+      Map<String, String> config = new HashMap<>();
+      config.put("job.name", "bench-container");
+      config.put("task.class", CountingTask.class.getName());
+      config.put("task.inputs", "events");
+      config.put("task.consumer.batch.size", Integer.toString(batch));
+      config.put("job.state.dir", state.toString());
+      config.put("systems.mem.factory", "memory");
+      config.put("streams.events.system", "mem");
+      config.put("streams.events.physical.name", "bench-events");
+      config.put("streams.events.value.serde", "bytes");
+      config.put("streams.events.generator.messages", Long.toString(messages));
+      config.put("streams.events.generator.partitions", Integer.toString(partitions));
+      config.put("streams.events.generator.payload.bytes", Integer.toString(payload));
+      config.put("streams.events.generator.keys", "1000");
+      config.put("streams.events.generator.mode", mode);
+      MemoryStreams.drop("bench-events");
+      System.gc();
+      JobPlan plan = JobPlanner.plan(JobConfig.of(config)); // preloaded: fills the stream here
+      LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+      long start = System.nanoTime();
+      runner.start();
+      runner.await();
+      long elapsed = System.nanoTime() - start;
+      if (runner.failure() != null) {
+        throw runner.failure();
+      }
+      if (runner.processed() != messages) {
+        throw new IllegalStateException("processed " + runner.processed() + " of " + messages);
+      }
+      MemoryStreams.drop("bench-events");
+      return messages / (elapsed / 1e9);
+    } finally {
+      deleteRecursively(state);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}

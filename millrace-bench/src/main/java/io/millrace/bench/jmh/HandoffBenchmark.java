@@ -1,0 +1,93 @@
+package io.millrace.bench.jmh;
+
+import io.millrace.api.Envelope;
+import io.millrace.api.system.BatchSink;
+import io.millrace.core.handoff.BatchedHandoff;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Group;
+import org.openjdk.jmh.annotations.GroupThreads;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.infra.Control;
+
+/**
+ * The micro-batched hand-off alone, across two threads: a producer offers messages round the
+ * partitions, a consumer drains batches into a buffer as the loop does (copying the references).
+ * The {@code offer} score is messages per second handed over.
+ */
+@State(Scope.Group)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class HandoffBenchmark {
+  static final int PARTITIONS = 8;
+
+  /** Messages per batch. */
+  @Param({"1024"})
+  public int batchSize;
+
+  private BatchedHandoff handoff;
+  private Envelope message;
+  private int next;
+  private CopyingSink sink;
+
+  @Setup(Level.Iteration)
+  public void setUp() {
+    handoff = new BatchedHandoff(PARTITIONS, batchSize, 64, 1_000_000, System::nanoTime);
+    message = new Envelope("events", 0, 0, null, new byte[100], -1, 100);
+    sink = new CopyingSink(batchSize * 64);
+  }
+
+  @Benchmark
+  @Group("handoff")
+  @GroupThreads(1)
+  public void offer(Control control) {
+    int index = next++ & (PARTITIONS - 1);
+    while (!handoff.tryOffer(index, message)) {
+      if (control.stopMeasurement) {
+        return; // the consumer may have stopped: don't wait for room that never comes
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  @Benchmark
+  @Group("handoff")
+  @GroupThreads(1)
+  public int drain() {
+    return handoff.drain(sink);
+  }
+
+  /** Copies the references as a partition buffer would, into a ring it reuses. */
+  static final class CopyingSink implements BatchSink {
+    private final Envelope[] ring;
+    private int position;
+    long received;
+
+    CopyingSink(int capacity) {
+      ring = new Envelope[capacity];
+    }
+
+    @Override
+    public void accept(int index, Envelope[] messages, int from, int count) {
+      if (position + count > ring.length) {
+        position = 0;
+      }
+      System.arraycopy(messages, from, ring, position, count);
+      position += count;
+      received += count;
+    }
+
+    @Override
+    public void endOfStream(int index) {}
+
+    @Override
+    public void head(int index, long upcomingOffset) {}
+  }
+}
