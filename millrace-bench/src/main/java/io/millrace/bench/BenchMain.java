@@ -19,7 +19,8 @@ public final class BenchMain {
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
       "  peers-container [--runs 5]      the container job on Millrace and Apache Samza 1.8, same run",
       "                                  (needs: mvn -Ppeers -pl millrace-bench -am package -DskipTests)",
-      "JMH options: -f forks -wi warmups -i iterations -r seconds -w seconds (defaults: 1 3 5 2 1)");
+      "JMH options: -f forks -wi warmups -i iterations -r seconds -w seconds (defaults: 1 3 5 2 1),",
+      "             -gc Parallel|G1 (the collector of the forked JVM; default G1)");
 
   private BenchMain() {}
 

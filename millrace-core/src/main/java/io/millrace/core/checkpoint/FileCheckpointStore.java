@@ -81,7 +81,10 @@ public final class FileCheckpointStore implements CheckpointStore {
     }
     String[] end = text.substring(endLine + 1, text.length() - 1).split(" ");
     CRC32 crc = new CRC32();
-    crc.update(bytes, 0, endLine + 1);
+    // The CRC covers the bytes before the end line; endLine counts chars, which differ from bytes
+    // once a stream or system name is not ASCII.
+    int endLineBytes = text.substring(endLine + 1).getBytes(StandardCharsets.UTF_8).length;
+    crc.update(bytes, 0, Math.max(0, bytes.length - endLineBytes));
     if (end.length != 3 || !end[2].equals(Long.toHexString(crc.getValue()))) {
       throw corrupt(file, "its checksum does not match its content");
     }

@@ -93,6 +93,38 @@ public final class BatchedHandoff {
     return true;
   }
 
+  /**
+   * Adds a run of one partition's messages (what a network fetch returns), copying them into
+   * batches with {@link System#arraycopy}. One bulk copy instead of a store per message also
+   * saves G1's per-store card-marking barrier. Producer thread.
+   *
+   * @return how many messages were taken; fewer than {@code count} when the queue is full
+   */
+  public int tryOfferAll(int index, Envelope[] messages, int from, int count) {
+    int taken = 0;
+    while (taken < count) {
+      Batch batch = open[index];
+      if (batch != null && batch.size == batchSize) {
+        if (!full.relaxedOffer(batch)) {
+          return taken;
+        }
+        open[index] = null;
+        batch = null;
+      }
+      if (batch == null) {
+        batch = openBatch(index);
+      }
+      int n = Math.min(count - taken, batchSize - batch.size);
+      System.arraycopy(messages, from + taken, batch.items, batch.size, n);
+      batch.size += n;
+      taken += n;
+      if (batch.size == batchSize && full.relaxedOffer(batch)) {
+        open[index] = null;
+      }
+    }
+    return taken;
+  }
+
   /** Marks the end of a partition: its open batch leaves with an end flag. Producer thread. */
   public boolean endOfStream(int index) {
     Batch batch = open[index];
