@@ -31,7 +31,8 @@ public final class KeyValidator {
   }
 
   /** The error for an unknown key, with the nearest candidate if one is close. */
-  public static ConfigException unknown(String key, String source, Collection<String> candidates) {
+  public static ConfigException unknown(
+      String key, String value, String source, Collection<String> candidates) {
     String nearest = null;
     int best = Integer.MAX_VALUE;
     for (String candidate : candidates) {
@@ -44,7 +45,8 @@ public final class KeyValidator {
     String hint = nearest != null && best <= Math.max(2, key.length() / 5)
         ? " (did you mean " + nearest + "?)"
         : "";
-    return new ConfigException("unknown key " + key + " in " + source + hint);
+    return new ConfigException("unknown key " + key + " (value '" + value + "') in " + source + hint
+        + "; every key is listed in docs/configuration.md");
   }
 
   /** Candidate full keys from a prefix and suffix patterns, for suggestions. */

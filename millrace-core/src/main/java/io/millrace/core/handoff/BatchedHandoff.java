@@ -19,7 +19,8 @@ import org.jctools.queues.SpscArrayQueue;
  * queue's memory barriers are paid once per batch instead of once per message.
  *
  * <p>Back pressure: when the queue is full the producer waits (spin, yield, then park), so memory
- * stays bounded by {@code queueBatches x batchSize} messages plus one open batch per partition.
+ * stays bounded: the queue holds {@code queueBatches} batches rounded up to a power of two (at
+ * least 4, JCTools' sizing), plus one open batch per partition (which may be full and waiting).
  */
 public final class BatchedHandoff {
   private final int batchSize;

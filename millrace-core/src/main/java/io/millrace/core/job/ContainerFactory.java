@@ -85,12 +85,14 @@ public final class ContainerFactory {
           .consumer(context(plan, s, id)));
       taskIndex[p] = taskIndexOf.get(p);
       priorities[p] = info.priority();
-      bootstrap[p] = info.bootstrap();
       pollInterval[p] = info.pollIntervalNanos();
       StreamMetadata meta = plan.admins().get(info.system()).metadata(info.spec(), sp.partition());
       newest[p] = meta.newest();
       Long saved = info.reset() ? null : plan.checkpoint().get(sp);
       StartPosition start = saved == null ? info.offsetDefault() : StartPosition.after(saved);
+      // A bootstrap partition read from "upcoming" has nothing before its head to read first;
+      // waiting for it would hold back every other input for good.
+      bootstrap[p] = info.bootstrap() && start.kind() != StartPosition.Kind.UPCOMING;
       checkpointed[p] = saved == null ? CheckpointStore.NONE : saved;
       progressStart[p] = switch (start.kind()) {
         case AFTER -> saved + 1;

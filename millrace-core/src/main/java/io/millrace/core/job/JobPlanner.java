@@ -213,7 +213,7 @@ public final class JobPlanner {
         }
         List<String> candidates = KeyValidator.expand("systems." + system + ".", allowed);
         candidates.add("systems." + system + ".factory");
-        throw KeyValidator.unknown(key, config.source(), candidates);
+        throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), candidates);
       }
       if (key.startsWith("streams.")) {
         String rest = key.substring("streams.".length());
@@ -231,10 +231,10 @@ public final class JobPlanner {
           }
           List<String> candidates = KeyValidator.expand("streams." + id + ".", STREAM_KEYS);
           candidates.addAll(KeyValidator.expand("streams." + id + ".", allowed));
-          throw KeyValidator.unknown(key, config.source(), candidates);
+          throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), candidates);
         }
       }
-      throw KeyValidator.unknown(key, config.source(), known);
+      throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), known);
     }
   }
 

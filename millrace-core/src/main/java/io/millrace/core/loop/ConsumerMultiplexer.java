@@ -179,6 +179,9 @@ public final class ConsumerMultiplexer implements BatchSink {
     buffer.bytesSinceEmpty = 0;
     chooser.unavailable(index);
     emptyCount++;
+    // Due on its own interval, which may come before what the last refill computed from the
+    // partitions that were empty then (a real-time partition next to bulk ones).
+    nextDueNanos = Math.min(nextDueNanos, lastPollNanos[index] + pollIntervalNanos[index]);
     if (paused[index]) {
       paused[index] = false;
       consumerOf[index].resume(index);

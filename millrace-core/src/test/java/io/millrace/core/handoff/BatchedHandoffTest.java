@@ -165,13 +165,39 @@ class BatchedHandoffTest {
   }
 
   @Test
-  void closeReleasesAProducerWaitingForRoom() {
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void fullQueueMakesTheProducerWaitAndCloseReleasesIt() throws Exception {
     AtomicLong clock = new AtomicLong();
-    BatchedHandoff handoff = new BatchedHandoff(1, 1, 2, 10 * MS, clock::get);
-    assertThat(handoff.offer(0, message(0, 0))).isTrue();
-    assertThat(handoff.offer(0, message(0, 1))).isTrue(); // the queue (2 batches) is now full
+    int queueBatches = 2;
+    BatchedHandoff handoff = new BatchedHandoff(1, 1, queueBatches, 10 * MS, clock::get);
+    AtomicLong accepted = new AtomicLong();
+    AtomicReference<Boolean> lastOffer = new AtomicReference<>();
+    Thread producer = new Thread(() -> {
+      for (int i = 0; i < 1_000; i++) {
+        boolean ok = handoff.offer(0, message(0, i)); // batch size 1: every offer publishes
+        if (!ok) {
+          lastOffer.set(false);
+          return;
+        }
+        accepted.incrementAndGet();
+      }
+      lastOffer.set(true);
+    }, "handoff-producer");
+    producer.start();
+    // Nobody drains: the producer fills the queue, then backs off into parking.
+    while (producer.getState() != Thread.State.TIMED_WAITING && producer.isAlive()) {
+      Thread.onSpinWait();
+    }
+    assertThat(producer.isAlive()).as("a producer facing a full queue waits").isTrue();
+    long waitingAt = accepted.get();
+    // JCTools rounds the queue up to a power of two of at least 4 batches, and one full batch
+    // may wait in its partition's open slot: the bound is the queue plus one batch per partition.
+    assertThat(waitingAt).isBetween((long) queueBatches, 4L + 1);
     handoff.close();
-    assertThat(handoff.offer(0, message(0, 2))).isFalse();
+    producer.join();
+    assertThat(lastOffer.get()).as("the waiting offer gives up once closed").isFalse();
+    assertThat(accepted.get()).isEqualTo(waitingAt);
+    assertThat(handoff.offer(0, message(0, 999))).isFalse();
   }
 
   @Test
@@ -252,9 +278,16 @@ class BatchedHandoffTest {
     };
 
     producer.start();
+    int drains = 0;
     while (counts[1] < partitions && producerFailure.get() == null) {
       if (handoff.drain(sink) == 0) {
         Thread.onSpinWait();
+      }
+      if ((++drains & 4095) == 0) {
+        // Now and then the consumer falls behind, so the producer meets a full queue.
+        for (int k = 0; k < 2_000; k++) {
+          Thread.onSpinWait();
+        }
       }
     }
     producer.join();

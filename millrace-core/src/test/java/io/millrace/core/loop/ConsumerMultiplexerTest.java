@@ -263,6 +263,29 @@ class ConsumerMultiplexerTest {
   }
 
   @Test
+  void realTimePartitionThatEmptiesBetweenPollsIsPolledOnItsOwnInterval() throws Exception {
+    FakeConsumer consumer = new FakeConsumer(3, 10);
+    consumer.add(1, 5);  // the real-time partition: a little data now and then
+    consumer.add(2, 10); // a bulk partition that stays buffered
+    ConsumerMultiplexer mux = mux(consumer, new long[] {50 * MS, MS, 50 * MS}, 100, 1 << 20);
+
+    refill(mux); // all empty: all polled
+    clock.advance(MS);
+    refill(mux); // partition 0 is the only empty one: next due in 50 ms
+    assertThat(consumer.polls).hasSize(1);
+
+    // The real-time partition is delivered and becomes empty; it has new data.
+    drain(mux, 1);
+    consumer.add(1, 1);
+    clock.advance(MS);
+    refill(mux);
+    // Its interval is 1 ms and its last poll was 2 ms ago: it is due now, not when the
+    // bulk partition's 50 ms are up.
+    assertThat(consumer.lastPoll()).containsExactly(1);
+    assertThat(mux.buffered(1)).isEqualTo(1);
+  }
+
+  @Test
   void batchPastMaxBytesPausesThePartitionAndDrainingResumesIt() throws Exception {
     FakeConsumer consumer = new FakeConsumer(2, 40);
     consumer.add(0, 3); // 120 bytes > 100

@@ -1,0 +1,140 @@
+package io.millrace.core.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.StreamTask;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+  @TempDir Path tmp;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  /** Upper-cases each line to output "out". */
+  public static class UpperCaseTask implements StreamTask {
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      collector.send("out", 0, null, ((String) envelope.value()).toUpperCase());
+    }
+  }
+
+  /** Throws on the line "boom". */
+  public static class ExplodingTask implements StreamTask {
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      if (envelope.value().equals("boom")) {
+        throw new IllegalStateException("exploded");
+      }
+    }
+  }
+
+  private int main(String... args) {
+    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  private Path job(Class<? extends StreamTask> task, String... extraLines) throws Exception {
+    Path input = tmp.resolve("in.txt");
+    Files.writeString(input, "one\ntwo\nboom\nthree\n");
+    StringBuilder text = new StringBuilder()
+        .append("job.name=cli-test\n")
+        .append("task.class=").append(task.getName()).append('\n')
+        .append("task.inputs=lines\n")
+        .append("task.outputs=out\n")
+        .append("streams.lines.system=file\n")
+        .append("streams.lines.physical.name=").append(input).append('\n')
+        .append("streams.out.system=file\n")
+        .append("streams.out.physical.name=").append(tmp.resolve("out")).append('\n')
+        .append("job.state.dir=").append(tmp.resolve("state")).append('\n');
+    for (String line : extraLines) {
+      text.append(line).append('\n');
+    }
+    Path file = tmp.resolve("job.properties");
+    Files.writeString(file, text);
+    return file;
+  }
+
+  @Test
+  void configCheckOfAGoodFileExitsZero() throws Exception {
+    Path file = job(UpperCaseTask.class);
+    assertThat(main("config", "check", file.toString())).isZero();
+    assertThat(out()).contains("config OK").contains(file.toString());
+    assertThat(err()).isEmpty();
+  }
+
+  @Test
+  void configCheckOfABadFileExitsTwoWithTheProblemOnStderr() throws Exception {
+    Path file = job(UpperCaseTask.class, "task.error.policy=explode");
+    assertThat(main("config", "check", file.toString())).isEqualTo(2);
+    assertThat(err()).startsWith("error: ")
+        .contains("task.error.policy")
+        .contains("'explode'")
+        .contains(file.toString());
+    assertThat(out()).doesNotContain("config OK");
+  }
+
+  @Test
+  void setOverridesApplyToConfigCheck() throws Exception {
+    Path file = job(UpperCaseTask.class);
+    assertThat(main("config", "check", file.toString(), "--set", "task.comit.ms=5")).isEqualTo(2);
+    assertThat(err()).contains("unknown key task.comit.ms").contains("did you mean task.commit.ms?");
+  }
+
+  @Test
+  void missingJobFileExitsTwo() {
+    Path missing = tmp.resolve("nope.properties");
+    assertThat(main("config", "check", missing.toString())).isEqualTo(2);
+    assertThat(err()).contains(missing.toString()).contains("does not exist");
+  }
+
+  @Test
+  void badUsageExitsTwoWithTheUsage() {
+    assertThat(main()).isEqualTo(2);
+    assertThat(err()).contains("usage: millrace run");
+    err.reset();
+    assertThat(main("frobnicate", "x")).isEqualTo(2);
+    assertThat(err()).contains("usage:");
+  }
+
+  @Test
+  void runOfASuccessfulJobExitsZeroAndWritesItsOutput() throws Exception {
+    Path file = job(UpperCaseTask.class);
+    assertThat(main("run", file.toString(), "--set", "streams.out.file.truncate=true")).isZero();
+    assertThat(out()).contains("running job cli-test").contains("job cli-test done");
+    assertThat(Files.readAllLines(tmp.resolve("out/part-00000")))
+        .containsExactly("ONE", "TWO", "BOOM", "THREE");
+  }
+
+  @Test
+  void runOfAFailingJobExitsOneWithTheFailureOnStderr() throws Exception {
+    Path file = job(ExplodingTask.class);
+    assertThat(main("run", file.toString())).isEqualTo(1);
+    assertThat(err()).contains("job cli-test failed")
+        .contains("lines/0 offset 8")
+        .contains("exploded");
+  }
+
+  @Test
+  void runWithABadConfigurationExitsTwo() throws Exception {
+    Path file = job(UpperCaseTask.class);
+    assertThat(main("run", file.toString(), "--set=job.container.count=zero")).isEqualTo(2);
+    assertThat(err()).contains("job.container.count").contains("'zero'");
+  }
+}

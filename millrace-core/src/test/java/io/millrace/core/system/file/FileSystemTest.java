@@ -1,0 +1,142 @@
+package io.millrace.core.system.file;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.metrics.MetricsRegistry;
+import io.millrace.api.system.StreamMetadata;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemAdmin;
+import io.millrace.api.system.SystemContext;
+import io.millrace.core.serde.StringSerde;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Line offsets and the admin's view of a file, which bootstrap and progress rely on. */
+class FileSystemTest {
+  @TempDir Path tmp;
+
+  private static final SystemContext CONTEXT = new SystemContext() {
+    @Override
+    public String systemName() {
+      return "file";
+    }
+
+    @Override
+    public String jobName() {
+      return "test";
+    }
+
+    @Override
+    public int containerId() {
+      return -1;
+    }
+
+    @Override
+    public Map<String, String> systemConfig() {
+      return Map.of();
+    }
+
+    @Override
+    public Map<String, String> streamConfig(String streamId) {
+      return Map.of();
+    }
+
+    @Override
+    public Map<String, String> jobConfig() {
+      return Map.of();
+    }
+
+    @Override
+    public MetricsRegistry metrics() {
+      return null;
+    }
+  };
+
+  /** Every line start and content as the reader sees them. */
+  private static List<Object[]> read(Path file, long from) throws Exception {
+    List<Object[]> lines = new ArrayList<>();
+    try (LineReader reader = new LineReader(file, from)) {
+      while (reader.next()) {
+        lines.add(new Object[] {reader.lineStart(),
+            new String(reader.lineBytes(), StandardCharsets.UTF_8)});
+      }
+    }
+    return lines;
+  }
+
+  private StreamMetadata metadata(Path file) {
+    try (SystemAdmin admin = new FileSystemFactory().admin(CONTEXT)) {
+      StreamSpec spec = new StreamSpec("s", file.toString(), new StringSerde(), new StringSerde());
+      assertThat(admin.partitionCount(spec)).isEqualTo(1);
+      return admin.metadata(spec, 0);
+    }
+  }
+
+  private void assertNewestIsTheLastLineTheReaderReturns(String content) throws Exception {
+    Path file = tmp.resolve("f-" + Integer.toHexString(content.hashCode()));
+    Files.writeString(file, content, StandardCharsets.UTF_8);
+    List<Object[]> lines = read(file, 0);
+    StreamMetadata meta = metadata(file);
+    long expectedNewest = lines.isEmpty() ? -1 : (long) lines.get(lines.size() - 1)[0];
+    assertThat(meta.newest()).as("newest of %s", content.length() > 40 ? "a long file" : content)
+        .isEqualTo(expectedNewest);
+    assertThat(meta.upcoming()).isEqualTo(Files.size(file));
+    assertThat(meta.bounded()).isTrue();
+  }
+
+  @Test
+  void lineReaderGivesEachLineWithItsByteOffset() throws Exception {
+    Path file = tmp.resolve("in.txt");
+    Files.writeString(file, "alpha\r\nbé\n\nlast", StandardCharsets.UTF_8);
+    List<Object[]> lines = read(file, 0);
+    assertThat(lines).hasSize(4);
+    assertThat(lines.get(0)).containsExactly(0L, "alpha");
+    assertThat(lines.get(1)).containsExactly(7L, "bé");
+    assertThat(lines.get(2)).containsExactly(11L, "");
+    assertThat(lines.get(3)).containsExactly(12L, "last");
+    // Starting in the middle, at a line start, as a restart does.
+    assertThat(read(file, 7)).extracting(l -> l[0]).containsExactly(7L, 11L, 12L);
+  }
+
+  @Test
+  void lineReaderHandlesLinesLongerThanItsBuffer() throws Exception {
+    Path file = tmp.resolve("long.txt");
+    String big = "x".repeat(200_000);
+    Files.writeString(file, "a\n" + big + "\nb\n");
+    List<Object[]> lines = read(file, 0);
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(1)[1]).isEqualTo(big);
+    assertThat(lines.get(2)).containsExactly(200_003L, "b");
+  }
+
+  @Test
+  void newestOffsetIsTheStartOfTheLastLine() throws Exception {
+    assertNewestIsTheLastLineTheReaderReturns("a\nb\n");
+    assertNewestIsTheLastLineTheReaderReturns("a\nb");
+    assertNewestIsTheLastLineTheReaderReturns("a\n\n");
+    assertNewestIsTheLastLineTheReaderReturns("\n");
+    assertNewestIsTheLastLineTheReaderReturns("only");
+    assertNewestIsTheLastLineTheReaderReturns("");
+    assertNewestIsTheLastLineTheReaderReturns("a\r\nb\r\n");
+    assertNewestIsTheLastLineTheReaderReturns("a\n" + "y".repeat(20_000) + "\n");
+    assertNewestIsTheLastLineTheReaderReturns("z".repeat(8_192) + "\n" + "w".repeat(8_191) + "\n");
+    assertNewestIsTheLastLineTheReaderReturns("q".repeat(8_193));
+  }
+
+  @Test
+  void directoryIsAStreamWithOnePartitionPerVisibleFileInNameOrder() throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("dir"));
+    Files.writeString(dir.resolve("b.txt"), "b\n");
+    Files.writeString(dir.resolve("a.txt"), "a\n");
+    Files.writeString(dir.resolve(".crc"), "hidden\n");
+    Files.createDirectories(dir.resolve("sub"));
+    assertThat(FileStreams.inputFiles("s", dir)).containsExactly(dir.resolve("a.txt"),
+        dir.resolve("b.txt"));
+  }
+}
