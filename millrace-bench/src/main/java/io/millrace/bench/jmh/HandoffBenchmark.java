@@ -36,7 +36,6 @@ public class HandoffBenchmark {
 
   private BatchedHandoff handoff;
   private Envelope message;
-  private int next;
   private CopyingSink sink;
   private Envelope[] run;
 
@@ -57,9 +56,9 @@ public class HandoffBenchmark {
   @Group("handoff")
   @GroupThreads(1)
   @OperationsPerInvocation(OFFERS)
-  public void offer(Control control) {
+  public void offer(Control control, ProducerCursor cursor) {
     for (int i = 0; i < OFFERS; i++) {
-      int index = next++ & (PARTITIONS - 1);
+      int index = cursor.next++ & (PARTITIONS - 1);
       while (!handoff.tryOffer(index, message)) {
         if (control.stopMeasurement) {
           return; // the consumer may have stopped: don't wait for room that never comes
@@ -84,8 +83,8 @@ public class HandoffBenchmark {
   @Group("handoffRuns")
   @GroupThreads(1)
   @OperationsPerInvocation(OFFERS)
-  public void offerRun(Control control) {
-    int index = next++ & (PARTITIONS - 1);
+  public void offerRun(Control control, ProducerCursor cursor) {
+    int index = cursor.next++ & (PARTITIONS - 1);
     int taken = 0;
     while ((taken += handoff.tryOfferAll(index, run, taken, OFFERS - taken)) < OFFERS) {
       if (control.stopMeasurement) {
@@ -100,6 +99,15 @@ public class HandoffBenchmark {
   @GroupThreads(1)
   public int drainRuns() {
     return handoff.drain(sink);
+  }
+
+  /**
+   * The producer's partition cursor, in its own thread-scoped state: kept in the shared group
+   * state it would sit on a cache line the consumer reads, and every offer would bounce it.
+   */
+  @State(Scope.Thread)
+  public static class ProducerCursor {
+    int next;
   }
 
   /** Copies the references as a partition buffer would, into a ring it reuses. */

@@ -24,9 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Real process stops: a job runs in a child JVM and is killed mid-file, after some commits. After
- * SIGKILL
- * a restart must process every line and repeat only lines after the last checkpoint; SIGTERM
- * (what Ctrl-C does too) must commit what was processed before the process exits.
+ * SIGKILL a restart must process every line and repeat only lines after the last checkpoint;
+ * SIGTERM (what Ctrl-C does too) must commit what was processed before the process exits.
  */
 class ProcessKillTest {
   private static final int LINES = 20_000;
