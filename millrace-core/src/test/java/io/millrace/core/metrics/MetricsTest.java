@@ -1,0 +1,87 @@
+package io.millrace.core.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.metrics.Counter;
+import io.millrace.api.metrics.Timer;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.junit.jupiter.api.Test;
+
+class MetricsTest {
+  @Test
+  void sameGroupAndNameGiveTheSameCounter() {
+    DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
+    Counter a = registry.counter("container-0", "messages");
+    a.inc(5);
+    registry.counter("container-0", "messages").inc();
+    assertThat(a.count()).isEqualTo(6);
+    assertThat(registry.snapshot().get("container-0")).containsEntry("messages", 6L);
+  }
+
+  @Test
+  void timersAreOffByDefaultAndRecordWhenEnabled() {
+    Timer off = new DefaultMetricsRegistry(false).timer("g", "t");
+    off.update(100);
+    assertThat(off.enabled()).isFalse();
+    assertThat(off.count()).isZero();
+
+    DefaultMetricsRegistry on = new DefaultMetricsRegistry(true);
+    Timer timer = on.timer("g", "t");
+    timer.update(100);
+    timer.update(300);
+    assertThat(timer.count()).isEqualTo(2);
+    assertThat(timer.totalNanos()).isEqualTo(400);
+    assertThat(timer.maxNanos()).isEqualTo(300);
+    assertThat(on.snapshot().get("g")).containsEntry("t.count", 2L).containsEntry("t.max-ns", 300L);
+  }
+
+  @Test
+  void counterWrittenByOneThreadIsSeenByAnother() throws Exception {
+    SingleWriterCounter counter = new SingleWriterCounter();
+    Thread writer = new Thread(() -> {
+      for (int i = 0; i < 1_000_000; i++) {
+        counter.inc();
+      }
+    });
+    writer.start();
+    long last = 0;
+    while (writer.isAlive()) {
+      long now = counter.count();
+      assertThat(now).as("a reader never sees the count go back").isGreaterThanOrEqualTo(last);
+      last = now;
+    }
+    writer.join();
+    assertThat(counter.count()).isEqualTo(1_000_000);
+  }
+
+  @Test
+  void jmxReporterExposesEachGroupAsAnMBeanReadLive() throws Exception {
+    DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
+    Counter processed = registry.counter("container-0", "messages-processed");
+    AtomicLong lag = new AtomicLong(7);
+    registry.gauge("container-0", "lag.0", lag::get);
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    try (JmxReporter reporter = new JmxReporter(registry, "jmx-test")) {
+      reporter.refresh();
+      ObjectName name = new ObjectName("io.millrace:job=\"jmx-test\",group=\"container-0\"");
+      assertThat(server.isRegistered(name)).isTrue();
+      processed.inc(42);
+      lag.set(3);
+      assertThat(server.getAttribute(name, "messages-processed")).isEqualTo(42L);
+      assertThat(server.getAttribute(name, "lag.0")).isEqualTo(3L);
+    }
+    assertThat(server.queryNames(new ObjectName("io.millrace:job=\"jmx-test\",*"), null)).isEmpty();
+  }
+
+  @Test
+  void logReporterReportsWithoutFailing() {
+    DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
+    registry.counter("container-0", "messages-processed").inc(3);
+    try (LogReporter reporter = new LogReporter(registry, 60_000)) {
+      reporter.report();
+    }
+  }
+}
