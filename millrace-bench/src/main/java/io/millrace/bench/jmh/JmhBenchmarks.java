@@ -14,6 +14,11 @@ import org.openjdk.jmh.runner.options.TimeValue;
 public final class JmhBenchmarks {
   private JmhBenchmarks() {}
 
+  /** The median of the measurement iterations (the machine is noisy: never the best one). */
+  private static double median(Result<?> result) {
+    return result.getStatistics().getPercentile(50.0);
+  }
+
   /** Runs {@code handoff}, {@code loop-path} or {@code checkpoint}. */
   public static void run(String name, String[] args) throws Exception {
     Class<?> type = switch (name) {
@@ -60,16 +65,16 @@ public final class JmhBenchmarks {
           Result<?> offer = result.getSecondaryResults().get(runs ? "offerRun" : "offer");
           System.out.printf(Locale.ROOT,
               "RESULT handoff offer=%s msgs_per_sec=%.0f error=%.0f%s gc=%s%n",
-              runs ? "runs-of-64" : "one-by-one", offer.getScore(), offer.getScoreError(), params,
+              runs ? "runs-of-64" : "one-by-one", median(offer), offer.getScoreError(), params,
               gcName);
         }
         case "loop-path" -> System.out.printf(Locale.ROOT,
             "RESULT loop-path msgs_per_sec=%.0f error=%.0f%s%s%n",
-            primary.getScore(), primary.getScoreError(), allocText.replace("op=", "msg="),
+            median(primary), primary.getScoreError(), allocText.replace("op=", "msg="),
             params);
         default -> System.out.printf(Locale.ROOT,
             "RESULT checkpoint checkpoints_per_sec=%.1f error=%.1f%s%s%n",
-            primary.getScore(), primary.getScoreError(),
+            median(primary), primary.getScoreError(),
             allocText.replace("op=", "checkpoint="), params);
       }
     }
