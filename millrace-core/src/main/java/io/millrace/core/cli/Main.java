@@ -111,6 +111,10 @@ public final class Main {
       return 130;
     }
     out.println("job " + plan.jobName() + " done");
+    for (String output : plan.outputs()) {
+      out.println("output " + output + ": " + plan.streams().get(output).system() + " "
+          + plan.streams().get(output).spec().physicalName());
+    }
     return 0;
   }
 }

@@ -15,5 +15,5 @@ import io.millrace.api.system.StreamSpec;
  * @param pollIntervalNanos the poll interval of its partitions
  * @param outputPartitions partitions wanted for an output the system creates, or -1
  */
-record StreamInfo(StreamSpec spec, String system, int priority, boolean bootstrap,
+public record StreamInfo(StreamSpec spec, String system, int priority, boolean bootstrap,
     StartPosition offsetDefault, boolean reset, long pollIntervalNanos, int outputPartitions) {}
