@@ -75,22 +75,12 @@ public final class BatchedHandoff {
    * @return false if the message was not taken (the queue is full): try again later
    */
   public boolean tryOffer(int index, Envelope message) {
-    Batch batch = open[index];
-    if (batch != null && batch.size == batchSize) {
-      // A full batch that found the queue full last time: send it first.
-      if (!full.relaxedOffer(batch)) {
-        return false;
-      }
-      open[index] = null;
-      batch = null;
-    }
+    Batch batch = batchWithRoom(index);
     if (batch == null) {
-      batch = openBatch(index);
+      return false;
     }
     batch.items[batch.size++] = message;
-    if (batch.size == batchSize && full.relaxedOffer(batch)) {
-      open[index] = null;
-    }
+    sendIfFull(index, batch);
     return true;
   }
 
@@ -104,26 +94,42 @@ public final class BatchedHandoff {
   public int tryOfferAll(int index, Envelope[] messages, int from, int count) {
     int taken = 0;
     while (taken < count) {
-      Batch batch = open[index];
-      if (batch != null && batch.size == batchSize) {
-        if (!full.relaxedOffer(batch)) {
-          return taken;
-        }
-        open[index] = null;
-        batch = null;
-      }
+      Batch batch = batchWithRoom(index);
       if (batch == null) {
-        batch = openBatch(index);
+        return taken;
       }
       int n = Math.min(count - taken, batchSize - batch.size);
       System.arraycopy(messages, from + taken, batch.items, batch.size, n);
       batch.size += n;
       taken += n;
-      if (batch.size == batchSize && full.relaxedOffer(batch)) {
-        open[index] = null;
-      }
+      sendIfFull(index, batch);
     }
     return taken;
+  }
+
+  /**
+   * The partition's open batch if it has room, else a new one; null when a full batch is still
+   * waiting for room in the queue (it found the queue full when it filled up).
+   */
+  private Batch batchWithRoom(int index) {
+    Batch batch = open[index];
+    if (batch == null) {
+      return openBatch(index);
+    }
+    if (batch.size < batchSize) {
+      return batch;
+    }
+    if (!full.relaxedOffer(batch)) {
+      return null;
+    }
+    return openBatch(index);
+  }
+
+  /** Sends a batch that just filled up; if the queue is full it stays open until there is room. */
+  private void sendIfFull(int index, Batch batch) {
+    if (batch.size == batchSize && full.relaxedOffer(batch)) {
+      open[index] = null;
+    }
   }
 
   /** Marks the end of a partition: its open batch leaves with an end flag. Producer thread. */
