@@ -2,14 +2,16 @@ package io.millrace.bench.peers;
 
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.SplittableRandom;
 import org.apache.samza.Partition;
 import org.apache.samza.system.IncomingMessageEnvelope;
 import org.apache.samza.system.SystemStreamPartition;
 
 /**
- * One partition's input, generated lazily while TestRunner copies it into the in-memory system, so
- * the benchmark holds one copy of the messages rather than two. Keys come from a fixed table of
- * {@code KEY_CARDINALITY} strings; every value is its own {@code VALUE_BYTES}-byte array.
+ * One partition's input, made as Millrace's memory-stream generator makes it: message {@code i}
+ * goes to partition {@code i % P} with key {@code key-(i % 1000)} and one of a shared pool of 1,024
+ * random 100-byte payloads. It is generated lazily while TestRunner stores it, so only one copy is
+ * held.
  *
  * <p>It yields ready-made envelopes (offsets 0, 1, ... per partition), which TestRunner stores as
  * they are. Given keys and values instead, Samza's in-memory producer builds each message's
@@ -19,25 +21,25 @@ import org.apache.samza.system.SystemStreamPartition;
 final class InputPartition implements Iterable<IncomingMessageEnvelope> {
   static final int KEY_CARDINALITY = 1000;
   static final int VALUE_BYTES = 100;
+  private static final int PAYLOAD_POOL = 1024;
   private static final String[] KEYS = keys();
+  private static final byte[][] PAYLOADS = payloads();
 
   private final SystemStreamPartition ssp;
-  private final long first;
+  private final int partitions;
   private final long count;
 
-  private InputPartition(SystemStreamPartition ssp, long first, long count) {
+  private InputPartition(SystemStreamPartition ssp, int partitions, long count) {
     this.ssp = ssp;
-    this.first = first;
+    this.partitions = partitions;
     this.count = count;
   }
 
-  /** Partition {@code partition}'s share of {@code messages} spread evenly over {@code partitions}. */
+  /** Partition {@code partition}'s share of {@code messages} dealt round-robin over {@code partitions}. */
   static InputPartition of(String system, String stream, long messages, int partitions, int partition) {
-    long base = messages / partitions;
-    long extra = messages % partitions;
-    long first = partition * base + Math.min(partition, extra);
-    long count = base + (partition < extra ? 1 : 0);
-    return new InputPartition(new SystemStreamPartition(system, stream, new Partition(partition)), first, count);
+    long count = messages / partitions + (partition < messages % partitions ? 1 : 0);
+    return new InputPartition(new SystemStreamPartition(system, stream, new Partition(partition)), partitions,
+        count);
   }
 
   @Override
@@ -55,26 +57,29 @@ final class InputPartition implements Iterable<IncomingMessageEnvelope> {
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
-        long seq = first + offset;
-        return new IncomingMessageEnvelope(ssp, Long.toString(offset++), KEYS[(int) (seq % KEY_CARDINALITY)],
-            value(seq));
+        long i = ssp.getPartition().getPartitionId() + offset * partitions; // the message's index in the input
+        return new IncomingMessageEnvelope(ssp, Long.toString(offset++), KEYS[(int) (i % KEY_CARDINALITY)],
+            PAYLOADS[(int) (i % PAYLOAD_POOL)]);
       }
     };
-  }
-
-  private static byte[] value(long seq) {
-    byte[] value = new byte[VALUE_BYTES];
-    for (int i = 0; i < Long.BYTES; i++) {
-      value[i] = (byte) (seq >>> (8 * i));
-    }
-    return value;
   }
 
   private static String[] keys() {
     String[] keys = new String[KEY_CARDINALITY];
     for (int i = 0; i < keys.length; i++) {
-      keys[i] = String.format("key-%04d", i);
+      keys[i] = "key-" + i;
     }
     return keys;
+  }
+
+  private static byte[][] payloads() {
+    SplittableRandom random = new SplittableRandom(42);
+    byte[][] payloads = new byte[PAYLOAD_POOL][VALUE_BYTES];
+    for (byte[] payload : payloads) {
+      for (int i = 0; i < payload.length; i++) {
+        payload[i] = (byte) ('a' + random.nextInt(26));
+      }
+    }
+    return payloads;
   }
 }

@@ -1,13 +1,14 @@
 package io.millrace.bench.peers;
 
 /**
- * Counts processed messages across all tasks of one container and notes when the first and the
- * target-th message were seen. Written by Samza's single run-loop thread only
+ * Counts processed messages across all tasks of one container and notes when the first, the
+ * halfway and the target-th message were seen. Written by Samza's single run-loop thread only
  * ({@code job.container.thread.pool.size=0}), so the count needs no atomics; the timestamps are
  * volatile because the main thread reads them after the job finishes.
  */
 final class Progress {
   private final long target;
+  private final long halfway;
   private long processed;
   private volatile long firstNanos;
   private volatile long halfNanos;
@@ -15,6 +16,7 @@ final class Progress {
 
   Progress(long target) {
     this.target = target;
+    this.halfway = Math.max(1, target / 2);
   }
 
   void onMessage() {
@@ -22,8 +24,8 @@ final class Progress {
     if (n == 1) {
       firstNanos = System.nanoTime();
     }
-    if (n == target / 2) {
-      halfNanos = System.nanoTime(); // the second half shows the rate once the JIT has warmed up
+    if (n == halfway) {
+      halfNanos = System.nanoTime();
     }
     if (n == target) {
       targetNanos = System.nanoTime();
@@ -42,8 +44,9 @@ final class Progress {
     return firstNanos;
   }
 
-  long halfNanos() {
-    return halfNanos;
+  /** Messages per second after the halfway message: the rate once the JIT has warmed up. */
+  double secondHalfRate() {
+    return (target - halfway) / ((targetNanos - halfNanos) / 1e9);
   }
 
   long targetNanos() {

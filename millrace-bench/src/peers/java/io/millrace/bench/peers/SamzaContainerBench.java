@@ -80,7 +80,7 @@ public final class SamzaContainerBench {
             + " (second half alone: %.0f msgs/s), shutdown %.2f s%n",
         seconds(start, loaded), seconds(loaded, progress.firstNanos()),
         seconds(progress.firstNanos(), progress.targetNanos()),
-        (messages - messages / 2) / seconds(progress.halfNanos(), progress.targetNanos()),
+        progress.secondHalfRate(),
         seconds(progress.targetNanos(), finished));
     return seconds(progress.firstNanos(), progress.targetNanos());
   }
