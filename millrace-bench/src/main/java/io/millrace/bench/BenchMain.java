@@ -17,7 +17,7 @@ public final class BenchMain {
       "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
       "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
-      "  peers-container [--runs 5]      the container job on Millrace and Apache Samza 1.8, same run",
+      "  peers-container [--runs 5] [--jvm-opts \"-Xmx8g ...\"]  the container job on Millrace and Apache Samza 1.8",
       "                                  (needs: mvn -Ppeers -pl millrace-bench -am package -DskipTests)",
       "JMH options: -f forks -wi warmups -i iterations -r seconds -w seconds (defaults: 1 3 5 2 1),",
       "             -gc Parallel|G1 (the collector of the forked JVM; default G1)");
