@@ -2,6 +2,7 @@ package io.millrace.bench.jmh;
 
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.bench.e2e.CountingTask;
+import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.checkpoint.CheckpointWriter;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.ErrorPolicy;
@@ -62,7 +63,8 @@ public class LoopPathBenchmark {
     long[] interval = new long[PARTITIONS];
     Arrays.fill(interval, TimeUnit.MILLISECONDS.toNanos(50));
     CheckpointWriter noCheckpoints = offsets -> { };
-    loop = new RunLoop(0, new LoopSettings(0, 0, batchSize, PER_POLL, Long.MAX_VALUE, 0),
+    loop = new RunLoop(0, new LoopSettings(0, 0, batchSize, PER_POLL, Long.MAX_VALUE, 0,
+        AsyncSettings.DEFAULT),
         consumerOf, taskIndex, tasks, new int[PARTITIONS], new boolean[PARTITIONS],
         new long[PARTITIONS], none, interval, List.of(consumer), List.of(), noCheckpoints,
         ErrorPolicy.FAIL, null, new DefaultMetricsRegistry(false), Clock.SYSTEM);

@@ -21,6 +21,11 @@ public final class CoreKeys {
   public static final String CHECKPOINT_SYSTEM = "task.checkpoint.system";
   public static final String CHECKPOINT_DIR = "task.checkpoint.dir";
   public static final String SHUTDOWN_MS = "task.shutdown.ms";
+  public static final String MAX_CONCURRENCY = "task.max.concurrency";
+  public static final String ORDERING = "task.ordering";
+  public static final String CALLBACK_TIMEOUT_MS = "task.callback.timeout.ms";
+  public static final String POOL_SIZE = "job.container.thread.pool.size";
+  public static final String POOL_VIRTUAL = "job.container.thread.pool.virtual";
   public static final String TIMERS_ENABLED = "metrics.timers.enabled";
   public static final String REPORTERS = "metrics.reporters";
   public static final String REPORTER_INTERVAL_MS = "metrics.reporter.interval.ms";
@@ -56,6 +61,11 @@ public final class CoreKeys {
       new ConfigKey(CHECKPOINT_SYSTEM, "file", "Where checkpoints are kept: file."),
       new ConfigKey(CHECKPOINT_DIR, "<job.state.dir>/checkpoints", "The directory of file checkpoints."),
       new ConfigKey(SHUTDOWN_MS, "30000", "How long a stop waits for containers to commit and close, in ms."),
+      new ConfigKey(MAX_CONCURRENCY, "1", "Messages in flight per task (async tasks, or sync tasks on the worker pool)."),
+      new ConfigKey(ORDERING, "partition", "Which in-flight messages may overlap: partition (concurrency 1: strict order) | key (same key never overlaps) | none."),
+      new ConfigKey(CALLBACK_TIMEOUT_MS, "60000", "Fail a message whose callback has not come after this many ms (task.error.policy applies)."),
+      new ConfigKey(POOL_SIZE, "0", "Worker threads that run synchronous (blocking) tasks; 0 runs them inline on the loop thread."),
+      new ConfigKey(POOL_VIRTUAL, "false", "Use virtual threads for the worker pool (Java 21+; on 17 it falls back with a log line)."),
       new ConfigKey(TIMERS_ENABLED, "false", "Record per-batch processing timers (two clock reads per batch)."),
       new ConfigKey(REPORTERS, "", "Comma-separated metrics reporters: log, jmx."),
       new ConfigKey(REPORTER_INTERVAL_MS, "60000", "How often the log reporter writes, in ms."),

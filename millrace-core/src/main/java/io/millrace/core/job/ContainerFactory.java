@@ -1,7 +1,6 @@
 package io.millrace.core.job;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.StreamTask;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.SystemConsumer;
@@ -115,7 +114,7 @@ public final class ContainerFactory {
     return new DefaultSystemContext(system, plan.jobName(), id, plan.config(), plan.metrics());
   }
 
-  private static StreamTask newTask(JobPlan plan) {
+  private static Object newTask(JobPlan plan) {
     try {
       return plan.taskConstructor().newInstance();
     } catch (InvocationTargetException e) {

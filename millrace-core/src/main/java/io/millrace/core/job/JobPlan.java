@@ -1,7 +1,6 @@
 package io.millrace.core.job;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.StreamTask;
 import io.millrace.api.system.SystemAdmin;
 import io.millrace.api.system.SystemFactory;
 import io.millrace.core.checkpoint.CheckpointStore;
@@ -20,7 +19,7 @@ import java.util.Map;
 public record JobPlan(
     JobConfig config,
     String jobName,
-    Constructor<? extends StreamTask> taskConstructor,
+    Constructor<?> taskConstructor,
     Map<String, StreamInfo> streams,
     List<String> inputs,
     List<String> outputs,

@@ -2,12 +2,15 @@ package io.millrace.core.job;
 
 import static io.millrace.core.config.CoreKeys.*;
 
+import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemAdmin;
 import io.millrace.api.system.SystemFactory;
+import io.millrace.core.async.AsyncSettings;
+import io.millrace.core.async.Ordering;
 import io.millrace.core.checkpoint.FileCheckpointStore;
 import io.millrace.core.config.ConfigException;
 import io.millrace.core.config.ConfigKey;
@@ -94,14 +97,14 @@ public final class JobPlanner {
         v.deadLetter, metrics, config.getLong(SHUTDOWN_MS, 30_000, 0));
   }
 
-  private record Validated(String jobName, Constructor<? extends StreamTask> taskConstructor,
+  private record Validated(String jobName, Constructor<?> taskConstructor,
       Map<String, StreamInfo> streams, List<String> inputs, List<String> outputs,
       Map<String, SystemFactory> factories, LoopSettings settings, ErrorPolicy policy,
       String deadLetter) {}
 
   private static Validated validate(JobConfig config) {
     String jobName = config.required(JOB_NAME);
-    Constructor<? extends StreamTask> task = taskConstructor(config);
+    Constructor<?> task = taskConstructor(config);
     List<String> inputs = config.getList(TASK_INPUTS);
     if (inputs.isEmpty()) {
       throw new ConfigException("missing required key " + TASK_INPUTS + " in " + config.source()
@@ -159,7 +162,13 @@ public final class JobPlanner {
         config.getInt(BATCH_SIZE, 1, 1),
         config.getInt(BUFFER_MAX_MESSAGES, 4096, 1),
         config.getLong(BUFFER_MAX_BYTES, 1 << 20, 1),
-        10);
+        10,
+        new AsyncSettings(
+            config.getInt(MAX_CONCURRENCY, 1, 1),
+            Ordering.of(config.getChoice(ORDERING, "partition", "partition", "key", "none")),
+            TimeUnit.MILLISECONDS.toNanos(config.getLong(CALLBACK_TIMEOUT_MS, 60_000, 1)),
+            config.getInt(POOL_SIZE, 0, 0),
+            config.getBoolean(POOL_VIRTUAL, false)));
     config.getInt(CONTAINER_COUNT, 1, 1);
     config.getChoice(CHECKPOINT_SYSTEM, "file", "file");
     config.getLong(SHUTDOWN_MS, 30_000, 0);
@@ -238,8 +247,7 @@ public final class JobPlanner {
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private static Constructor<? extends StreamTask> taskConstructor(JobConfig config) {
+  private static Constructor<?> taskConstructor(JobConfig config) {
     String name = config.required(TASK_CLASS);
     Class<?> type;
     try {
@@ -248,16 +256,19 @@ public final class JobPlanner {
       throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
           + ": no such class on the classpath");
     }
-    if (!StreamTask.class.isAssignableFrom(type)) {
+    if (!StreamTask.class.isAssignableFrom(type) && !AsyncStreamTask.class.isAssignableFrom(type)) {
       throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
-          + ": it does not implement io.millrace.api.StreamTask");
+          + ": it implements neither io.millrace.api.StreamTask nor io.millrace.api.AsyncStreamTask");
+    }
+    if (StreamTask.class.isAssignableFrom(type) && AsyncStreamTask.class.isAssignableFrom(type)) {
+      throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
+          + ": it implements both StreamTask and AsyncStreamTask; choose one");
     }
     if (Modifier.isAbstract(type.getModifiers())) {
       throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS + ": it is abstract");
     }
     try {
-      Constructor<? extends StreamTask> constructor =
-          (Constructor<? extends StreamTask>) type.getDeclaredConstructor();
+      Constructor<?> constructor = type.getDeclaredConstructor();
       constructor.setAccessible(true);
       return constructor;
     } catch (NoSuchMethodException e) {

@@ -1,5 +1,7 @@
 package io.millrace.core.loop;
 
+import io.millrace.core.async.AsyncSettings;
+
 /**
  * The loop's timing and batching settings, read from the job's properties once.
  *
@@ -9,7 +11,8 @@ package io.millrace.core.loop;
  * @param maxMessages messages handed over per poll of a partition
  * @param maxBytes a partition buffer's byte cap
  * @param idleTimeoutMillis how long a lone consumer may block when nothing is buffered
+ * @param async how asynchronous tasks and worker threads run
  */
 public record LoopSettings(
     long commitNanos, long windowNanos, int batchSize, int maxMessages, long maxBytes,
-    long idleTimeoutMillis) {}
+    long idleTimeoutMillis, AsyncSettings async) {}

@@ -8,11 +8,14 @@ import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.metrics.Timer;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
+import io.millrace.core.async.AsyncSettings;
+import io.millrace.core.async.WorkerPool;
 import io.millrace.core.checkpoint.CheckpointStore;
 import io.millrace.core.checkpoint.CheckpointWriter;
 import io.millrace.core.choose.Chooser;
 import io.millrace.core.output.OutputRoute;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * {@link #MESSAGES_PER_CYCLE} messages before timers and refills are looked at again.
  */
 public final class RunLoop implements ConsumerMultiplexer.Listener {
-  private static final Logger LOG = LoggerFactory.getLogger(RunLoop.class);
+  static final Logger LOG = LoggerFactory.getLogger(RunLoop.class);
   /** Bounds the time between timer checks: ~0.1 ms of trivial work, far less than any timer. */
   static final int MESSAGES_PER_CYCLE = 4096;
 
@@ -63,6 +66,13 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private boolean stopAfterCycle;
   private boolean commitAfterCycle;
   private int idleCycles;
+  /** Async tasks and worker-pool tasks, or null when every task runs inline. */
+  private final AsyncDispatcher async;
+  private final ExecutorService pool;
+  /** Partitions whose end of stream waits for their messages in flight. */
+  private final boolean[] finishWhenSettled;
+  private long cycleNanos;
+  private long nextTimeoutCheckNanos = Long.MAX_VALUE;
 
   /**
    * Creates the loop; {@link #run} starts it.
@@ -105,6 +115,21 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     for (int p = 0; p < n; p++) {
       partitionsOfTask[taskIndexOf[p]][counts[taskIndexOf[p]]++] = p;
     }
+    AsyncSettings asyncSettings = settings.async();
+    boolean anyDispatched = false;
+    for (int t = 0; t < tasks.length; t++) {
+      tasks[t].index = t;
+      tasks[t].dispatched = tasks[t].asyncTask != null || asyncSettings.poolSize() > 0;
+      anyDispatched |= tasks[t].dispatched;
+    }
+    this.pool = asyncSettings.poolSize() > 0
+        ? WorkerPool.create(containerId, asyncSettings.poolSize(), asyncSettings.poolVirtual())
+        : null;
+    this.async = anyDispatched
+        ? new AsyncDispatcher(this, n, tasks.length, asyncSettings.maxConcurrency(),
+            asyncSettings.ordering(), asyncSettings.callbackTimeoutNanos(), pool)
+        : null;
+    this.finishWhenSettled = new boolean[n];
     boolean[] pending = bootstrap.clone();
     for (int p = 0; p < n; p++) {
       // A bootstrap partition that is empty, or already past its head, has nothing to read first.
@@ -197,6 +222,14 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (settings.windowNanos() > 0) {
       nextWindowNanos = now + settings.windowNanos();
     }
+    if (async != null) {
+      nextTimeoutCheckNanos = now + timeoutCheckInterval();
+    }
+  }
+
+  /** Overdue callbacks are looked for this often: a tenth of the time-out, at least every 1 ms. */
+  private long timeoutCheckInterval() {
+    return Math.max(1_000_000L, settings.async().callbackTimeoutNanos() / 10);
   }
 
   /**
@@ -210,7 +243,12 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       return -1;
     }
     long now = clock.nanoTime();
-    long timeout = Math.max(0, Math.min(settings.idleTimeoutMillis(),
+    cycleNanos = now;
+    if (async != null) {
+      async.applyCompletions();
+    }
+    boolean awaitingCompletions = async != null && async.outstanding() > 0;
+    long timeout = awaitingCompletions ? 0 : Math.max(0, Math.min(settings.idleTimeoutMillis(),
         (Math.min(nextCommitNanos, nextWindowNanos) - now) / 1_000_000));
     mux.refill(now, timeout);
     int delivered = 0;
@@ -232,8 +270,12 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       commitAfterCycle = false;
       commit();
     }
-    if (stopAfterCycle || mux.activeCount() == 0) {
+    if (stopAfterCycle || (mux.activeCount() == 0 && (async == null || async.outstanding() == 0))) {
       return -1;
+    }
+    if (now >= nextTimeoutCheckNanos) {
+      async.checkTimeouts(now);
+      nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
     if (now >= nextCommitNanos) {
       commit();
@@ -244,7 +286,13 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       nextWindowNanos = now + settings.windowNanos();
     }
     if (delivered == 0 && !mux.anyBuffered()) {
-      idle(++idleCycles);
+      if (async != null && async.outstanding() > 0) {
+        // Waiting for callbacks: sleep until one arrives (it wakes us) or a timer is due.
+        long until = Math.min(Math.min(nextCommitNanos, nextWindowNanos), nextTimeoutCheckNanos);
+        async.awaitCompletion(Math.max(1_000L, Math.min(1_000_000L, until - now)));
+      } else {
+        idle(++idleCycles);
+      }
     }
     return delivered;
   }
@@ -257,6 +305,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private int deliver(int p, int max) {
     PartitionBuffer buffer = mux.buffer(p);
     TaskInstance t = taskOf[p];
+    if (t.dispatched) {
+      return deliverDispatched(p, t, buffer, max);
+    }
     int n = Math.min(max, buffer.size());
     StreamTask task = t.task;
     long last = lastOffset[p];
@@ -326,8 +377,67 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
   }
 
+  /** Delivery to an async task or a worker pool: the dispatcher owns the offsets from here. */
+  private int deliverDispatched(int p, TaskInstance t, PartitionBuffer buffer, int max) {
+    int n = async.deliver(p, t, buffer, max, cycleNanos);
+    if (buffer.isEmpty()) {
+      mux.drained(p);
+    }
+    if (t.coordinator.any) {
+      onRequests(t);
+    }
+    return n;
+  }
+
+  // ---- called by the AsyncDispatcher, on the loop thread ----
+
+  ErrorHandler errors() {
+    return errors;
+  }
+
+  long cycleNanos() {
+    return cycleNanos;
+  }
+
+  int[] partitionsOf(TaskInstance t) {
+    return partitionsOfTask[t.index];
+  }
+
+  /** Lets the chooser pick a partition again, or not (its task or watermark is full). */
+  void setChoosable(int p, boolean choosable) {
+    if (choosable && !mux.buffer(p).isEmpty()) {
+      chooser.available(p);
+    } else if (!choosable) {
+      chooser.unavailable(p);
+    }
+  }
+
+  /** Every message of a partition up to {@code offset} has completed: it may be committed. */
+  void watermarkMoved(int p, long offset) {
+    lastOffset[p] = offset;
+    if (chooser.isBootstrapPending(p) && offset >= newestAtStart[p]) {
+      chooser.caughtUp(p);
+    }
+    TaskInstance t = taskOf[p];
+    if (t.coordinator.any) {
+      onRequests(t);
+    }
+  }
+
+  /** A partition has nothing in flight any more; an end of stream that waited may happen now. */
+  void partitionSettled(int p) {
+    if (finishWhenSettled[p]) {
+      finishWhenSettled[p] = false;
+      finished(p);
+    }
+  }
+
   @Override
   public void finished(int index) {
+    if (async != null && async.hasOutstanding(index)) {
+      finishWhenSettled[index] = true; // end of stream once its messages in flight complete
+      return;
+    }
     TaskInstance t = taskOf[index];
     if (--t.livePartitions == 0 && !t.stopped) {
       try {
@@ -385,6 +495,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   }
 
   private void closeAll(boolean clean) {
+    if (pool != null) {
+      WorkerPool.shutdown(pool);
+    }
     for (TaskInstance task : tasks) {
       try {
         task.close();

@@ -1,5 +1,6 @@
 package io.millrace.core.loop;
 
+import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.ClosableTask;
 import io.millrace.api.Coordinator;
 import io.millrace.api.EndOfStreamListener;
@@ -12,7 +13,14 @@ import io.millrace.core.output.TaskCollector;
 /** One task of a container: the user's object, its collector and coordinator, and its state. */
 public final class TaskInstance {
   final String name;
+  /** The synchronous task, or null. */
   final StreamTask task;
+  /** The asynchronous task, or null. */
+  final AsyncStreamTask asyncTask;
+  /** Whether messages go through the async dispatcher (an async task, or a worker pool). */
+  boolean dispatched;
+  /** The task's index in its container. */
+  int index;
   final TaskCollector collector;
   final TaskContext context;
   final TaskCoordinator coordinator;
@@ -25,12 +33,18 @@ public final class TaskInstance {
   /**
    * Creates a task instance.
    *
+   * @param task a {@link StreamTask} or an {@link AsyncStreamTask}
    * @param partitions how many input partitions the task reads
    */
   public TaskInstance(
-      String name, StreamTask task, TaskCollector collector, TaskContext context, int partitions) {
+      String name, Object task, TaskCollector collector, TaskContext context, int partitions) {
     this.name = name;
-    this.task = task;
+    this.task = task instanceof StreamTask sync ? sync : null;
+    this.asyncTask = task instanceof AsyncStreamTask async ? async : null;
+    if (this.task == null && this.asyncTask == null) {
+      throw new IllegalArgumentException(task.getClass().getName()
+          + " is neither a StreamTask nor an AsyncStreamTask");
+    }
     this.collector = collector;
     this.context = context;
     this.coordinator = new TaskCoordinator();

@@ -201,7 +201,7 @@ class ConfigValidationTest {
     checkFails(config)
         .hasMessageContaining("task.class")
         .hasMessageContaining("'java.lang.String'")
-        .hasMessageContaining("does not implement io.millrace.api.StreamTask");
+        .hasMessageContaining("implements neither io.millrace.api.StreamTask nor io.millrace.api.AsyncStreamTask");
   }
 
   @Test

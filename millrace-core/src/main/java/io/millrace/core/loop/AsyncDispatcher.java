@@ -1,0 +1,297 @@
+package io.millrace.core.loop;
+
+import io.millrace.api.Envelope;
+import io.millrace.core.async.Ordering;
+import io.millrace.core.async.Watermark;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.LockSupport;
+import org.jctools.queues.MpscArrayQueue;
+
+/**
+ * Runs a container's asynchronous tasks (and synchronous tasks on a worker pool): limits what is in
+ * flight per task, keeps per-key order, collects completions from any thread, moves each
+ * partition's committed offset to its contiguous watermark, and times out callbacks that never
+ * come.
+ *
+ * <p>Threading: every method but {@link #completed} and {@link #lateCompletion} belongs to the
+ * loop thread. Completions cross threads only through a bounded MPSC queue sized to the most
+ * messages that can be outstanding, so an offer never fails; the loop drains it in batches at the
+ * start of each cycle, and a loop parked for lack of work is woken by the first completion.
+ *
+ * <p>A task stops being fed (its partitions leave the chooser) when {@code task.max.concurrency}
+ * messages are in flight, or as many wait for a busy key; a partition stops being fed when its
+ * watermark ring is full (a slow message holds back how far it runs ahead).
+ */
+final class AsyncDispatcher {
+  private final RunLoop loop;
+  private final int maxConcurrency;
+  private final Ordering ordering;
+  private final long timeoutNanos;
+  private final ExecutorService pool;
+  private final Watermark[] watermarks;
+  private final boolean[] partitionBlocked;
+  private final int[] inFlight;
+  private final int[] parked;
+  private final boolean[] taskBlocked;
+  private final Map<Object, ArrayDeque<PendingMessage>>[] busyKeys;
+  private final MpscArrayQueue<PendingMessage> completions;
+  private PendingMessage oldest;
+  private PendingMessage newest;
+  private int outstanding;
+  private volatile Thread sleeping;
+
+  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic maps
+  AsyncDispatcher(RunLoop loop, int partitions, int tasks, int maxConcurrency, Ordering ordering,
+      long timeoutNanos, ExecutorService pool) {
+    this.loop = loop;
+    this.maxConcurrency = maxConcurrency;
+    this.ordering = ordering;
+    this.timeoutNanos = timeoutNanos;
+    this.pool = pool;
+    watermarks = new Watermark[partitions];
+    for (int p = 0; p < partitions; p++) {
+      // Room for what is in flight and parked, and as much again completed behind a slow one.
+      watermarks[p] = new Watermark(4 * maxConcurrency + 16);
+    }
+    partitionBlocked = new boolean[partitions];
+    inFlight = new int[tasks];
+    parked = new int[tasks];
+    taskBlocked = new boolean[tasks];
+    busyKeys = new Map[tasks];
+    if (ordering == Ordering.KEY) {
+      for (int t = 0; t < tasks; t++) {
+        busyKeys[t] = new HashMap<>();
+      }
+    }
+    long capacity = (long) partitions * (4 * maxConcurrency + 16);
+    completions = new MpscArrayQueue<>((int) Math.min(1 << 30, Math.max(1024, capacity)));
+  }
+
+  /** Messages handed out and not yet below their partition's watermark. */
+  int outstanding() {
+    return outstanding;
+  }
+
+  boolean hasOutstanding(int partition) {
+    return !watermarks[partition].isEmpty();
+  }
+
+  /**
+   * Hands up to {@code max} buffered messages of a partition to its task.
+   *
+   * @return how many left the buffer (0 when the task or partition is blocked)
+   */
+  int deliver(int p, TaskInstance t, PartitionBuffer buffer, int max, long now) {
+    Watermark watermark = watermarks[p];
+    int n = 0;
+    while (n < max && !buffer.isEmpty()) {
+      if (taskBlocked[t.index]) {
+        loop.setChoosable(p, false); // new data re-offered it; it waits for a completion
+        return n;
+      }
+      if (watermark.isFull()) {
+        partitionBlocked[p] = true;
+        loop.setChoosable(p, false);
+        return n;
+      }
+      Envelope e = buffer.poll();
+      n++;
+      PendingMessage m = new PendingMessage(this, t, p, watermark.add(e.offset()), e);
+      outstanding++;
+      if (e.readError() != null) {
+        loop.errors().unreadable(t, e); // throws under task.error.policy=fail
+        finish(m);
+        continue;
+      }
+      if (ordering == Ordering.KEY) {
+        ArrayDeque<PendingMessage> waiting = busyKeys[t.index].get(e.key());
+        if (waiting != null) {
+          waiting.add(m); // its key is busy: it waits, the rest go on
+          parked[t.index]++;
+          updateBlocked(t);
+          continue;
+        }
+        busyKeys[t.index].put(e.key(), new ArrayDeque<>(2));
+      }
+      start(m, now);
+    }
+    return n;
+  }
+
+  private void start(PendingMessage m, long now) {
+    TaskInstance t = m.task;
+    inFlight[t.index]++;
+    updateBlocked(t);
+    m.startNanos = now;
+    if (newest == null) {
+      oldest = m;
+    } else {
+      newest.next = m;
+      m.previous = newest;
+    }
+    newest = m;
+    if (t.asyncTask != null) {
+      try {
+        t.asyncTask.processAsync(m.envelope, m.collector, t.coordinator, m);
+      } catch (Exception e) {
+        failQuietly(m, e);
+      }
+    } else {
+      try {
+        pool.execute(() -> {
+          try {
+            t.task.process(m.envelope, m.collector, m.coordinator);
+            m.complete();
+          } catch (Exception e) {
+            failQuietly(m, e);
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        failQuietly(m, e);
+      }
+    }
+  }
+
+  private static void failQuietly(PendingMessage m, Exception e) {
+    try {
+      m.fail(e);
+    } catch (IllegalStateException alreadySettled) {
+      // The task completed the callback and then threw: the completion stands.
+    }
+  }
+
+  /** A callback completed; any thread. */
+  void completed(PendingMessage m) {
+    while (!completions.offer(m)) {
+      Thread.onSpinWait(); // cannot happen: the queue holds every message that can be outstanding
+    }
+    Thread loopThread = sleeping;
+    if (loopThread != null) {
+      LockSupport.unpark(loopThread);
+    }
+  }
+
+  /** A callback came after its message timed out: it changes nothing. */
+  void lateCompletion(PendingMessage m) {
+    RunLoop.LOG.warn("task {}: callback for {} offset {} came after its time-out; ignored",
+        m.task.name, m.envelope.stream() + "/" + m.envelope.partition(), m.envelope.offset());
+  }
+
+  /** Applies the completions that arrived; loop thread. Returns how many. */
+  int applyCompletions() {
+    int applied = 0;
+    PendingMessage m;
+    while ((m = completions.relaxedPoll()) != null) {
+      applied++;
+      unlink(m);
+      inFlight[m.task.index]--;
+      Object outcome = m.outcome();
+      if (outcome == PendingMessage.COMPLETED) {
+        m.collector.replay();
+        applyRequests(m);
+      } else {
+        loop.errors().failed(m.task, m.envelope, (Throwable) outcome); // throws under fail
+      }
+      release(m);
+    }
+    return applied;
+  }
+
+  /** Fails the messages whose callbacks are overdue; loop thread. */
+  void checkTimeouts(long now) {
+    while (oldest != null && now - oldest.startNanos > timeoutNanos) {
+      PendingMessage m = oldest;
+      unlink(m);
+      if (!m.timeOut()) {
+        continue; // it completed meanwhile: its completion is in the queue
+      }
+      inFlight[m.task.index]--;
+      loop.errors().failed(m.task, m.envelope, new IllegalStateException("the callback for "
+          + m.envelope.stream() + "/" + m.envelope.partition() + " offset "
+          + m.envelope.offset() + " did not complete within task.callback.timeout.ms="
+          + timeoutNanos / 1_000_000));
+      release(m);
+    }
+  }
+
+  /** A message is done with (completed, skipped or dead-lettered): free its key and its slot. */
+  private void release(PendingMessage m) {
+    if (ordering == Ordering.KEY) {
+      Map<Object, ArrayDeque<PendingMessage>> keys = busyKeys[m.task.index];
+      ArrayDeque<PendingMessage> waiting = keys.get(m.envelope.key());
+      PendingMessage successor = waiting == null ? null : waiting.poll();
+      if (successor == null) {
+        keys.remove(m.envelope.key());
+      } else {
+        parked[m.task.index]--;
+        start(successor, loop.cycleNanos());
+      }
+    }
+    finish(m);
+  }
+
+  private void finish(PendingMessage m) {
+    outstanding--;
+    int p = m.partition;
+    long moved = watermarks[p].complete(m.slot);
+    if (moved != Long.MIN_VALUE) {
+      loop.watermarkMoved(p, moved);
+      if (partitionBlocked[p]) {
+        partitionBlocked[p] = false;
+        loop.setChoosable(p, !taskBlocked[m.task.index]);
+      }
+    }
+    updateBlocked(m.task);
+    if (watermarks[p].isEmpty()) {
+      loop.partitionSettled(p);
+    }
+  }
+
+  private void updateBlocked(TaskInstance t) {
+    boolean blocked = inFlight[t.index] >= maxConcurrency || parked[t.index] >= maxConcurrency;
+    if (blocked != taskBlocked[t.index]) {
+      taskBlocked[t.index] = blocked;
+      for (int p : loop.partitionsOf(t)) {
+        loop.setChoosable(p, !blocked && !partitionBlocked[p]);
+      }
+    }
+  }
+
+  private void applyRequests(PendingMessage m) {
+    PendingMessage.DeferredCoordinator deferred = m.coordinator;
+    if (deferred.commit != null) {
+      m.task.coordinator.commit(deferred.commit);
+    }
+    if (deferred.shutdown != null) {
+      m.task.coordinator.shutdown(deferred.shutdown);
+    }
+  }
+
+  private void unlink(PendingMessage m) {
+    if (m.previous != null) {
+      m.previous.next = m.next;
+    } else if (oldest == m) {
+      oldest = m.next;
+    }
+    if (m.next != null) {
+      m.next.previous = m.previous;
+    } else if (newest == m) {
+      newest = m.previous;
+    }
+    m.previous = null;
+    m.next = null;
+  }
+
+  /** Parks the loop until a completion arrives or {@code nanos} pass. */
+  void awaitCompletion(long nanos) {
+    sleeping = Thread.currentThread();
+    if (completions.isEmpty()) {
+      LockSupport.parkNanos(nanos);
+    }
+    sleeping = null;
+  }
+}
