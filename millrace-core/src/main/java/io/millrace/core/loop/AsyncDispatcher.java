@@ -191,7 +191,13 @@ final class AsyncDispatcher {
       inFlight[m.task.index]--;
       Object outcome = m.outcome();
       if (outcome == PendingMessage.COMPLETED) {
-        m.collector.replay();
+        try {
+          m.collector.replay();
+        } catch (RuntimeException e) {
+          outcome = e; // its output could not be sent: it failed, as a synchronous send would
+        }
+      }
+      if (outcome == PendingMessage.COMPLETED) {
         applyRequests(m);
       } else {
         loop.errors().failed(m.task, m.envelope, (Throwable) outcome); // throws under fail

@@ -285,12 +285,13 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       window();
       nextWindowNanos = now + settings.windowNanos();
     }
-    if (delivered == 0 && !mux.anyBuffered()) {
+    if (delivered == 0) {
       if (async != null && async.outstanding() > 0) {
-        // Waiting for callbacks: sleep until one arrives (it wakes us) or a timer is due.
+        // Waiting for callbacks, with nothing buffered or with every task that has data at its
+        // limit: sleep until one arrives (it wakes us) or a timer is due.
         long until = Math.min(Math.min(nextCommitNanos, nextWindowNanos), nextTimeoutCheckNanos);
         async.awaitCompletion(Math.max(1_000L, Math.min(1_000_000L, until - now)));
-      } else {
+      } else if (!mux.anyBuffered()) {
         idle(++idleCycles);
       }
     }

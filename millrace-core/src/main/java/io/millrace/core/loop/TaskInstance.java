@@ -17,6 +17,8 @@ public final class TaskInstance {
   final StreamTask task;
   /** The asynchronous task, or null. */
   final AsyncStreamTask asyncTask;
+  /** The user's object, whichever kind it is, for the optional life-cycle interfaces. */
+  private final Object userTask;
   /** Whether messages go through the async dispatcher (an async task, or a worker pool). */
   boolean dispatched;
   /** The task's index in its container. */
@@ -41,6 +43,7 @@ public final class TaskInstance {
     this.name = name;
     this.task = task instanceof StreamTask sync ? sync : null;
     this.asyncTask = task instanceof AsyncStreamTask async ? async : null;
+    this.userTask = task;
     if (this.task == null && this.asyncTask == null) {
       throw new IllegalArgumentException(task.getClass().getName()
           + " is neither a StreamTask nor an AsyncStreamTask");
@@ -58,7 +61,7 @@ public final class TaskInstance {
   }
 
   void init() throws Exception {
-    if (task instanceof InitableTask initable) {
+    if (userTask instanceof InitableTask initable) {
       initable.init(context);
     }
   }
@@ -66,14 +69,14 @@ public final class TaskInstance {
   void endOfStream() throws Exception {
     if (!endOfStreamCalled) {
       endOfStreamCalled = true;
-      if (task instanceof EndOfStreamListener listener) {
+      if (userTask instanceof EndOfStreamListener listener) {
         listener.onEndOfStream(collector, coordinator);
       }
     }
   }
 
   void close() throws Exception {
-    if (task instanceof ClosableTask closable) {
+    if (userTask instanceof ClosableTask closable) {
       closable.close();
     }
   }

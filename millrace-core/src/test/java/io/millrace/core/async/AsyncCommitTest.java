@@ -1,0 +1,170 @@
+package io.millrace.core.async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.AsyncStreamTask;
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.TaskCallback;
+import io.millrace.core.job.LocalRunner;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Commits of an async task never wait for messages in flight and never pass one: the checkpoint is
+ * the contiguous watermark, so a slow message is re-delivered after a crash, and nothing before it.
+ */
+class AsyncCommitTest {
+  @TempDir Path tmp;
+  private ExecutorService completer;
+  private AsyncJob job;
+
+  static volatile Holder holder;
+
+  /** Holds back the message at {@link #heldOffset} of partition 0; completes the rest at once. */
+  static final class Holder {
+    final long heldOffset;
+    final ExecutorService completer;
+    final List<Long> delivered = Collections.synchronizedList(new ArrayList<>());
+    final AtomicInteger completed = new AtomicInteger();
+    volatile TaskCallback held;
+    volatile Collector heldCollector;
+
+    Holder(long heldOffset, ExecutorService completer) {
+      this.heldOffset = heldOffset;
+      this.completer = completer;
+    }
+  }
+
+  public static final class HoldingTask implements AsyncStreamTask {
+    @Override
+    public void processAsync(
+        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback) {
+      Holder h = holder;
+      h.delivered.add(e.offset());
+      if (e.offset() == h.heldOffset) {
+        h.heldCollector = collector;
+        h.held = callback;
+        return;
+      }
+      h.completer.execute(() -> {
+        collector.send("out", e.partition(), e.key(), e.value());
+        h.completed.incrementAndGet();
+        callback.complete();
+      });
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    completer = Executors.newFixedThreadPool(2);
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    completer.shutdownNow();
+    assertThat(completer.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    if (job != null) {
+      job.close();
+    }
+    holder = null;
+  }
+
+  private static List<Long> range(long from, long to) {
+    return LongStream.range(from, to).boxed().collect(Collectors.toList());
+  }
+
+  @Test
+  void commitsWhileASlowCallIsInFlightStopAtTheWatermarkAndARestartResumesAtTheSlowMessage()
+      throws Exception {
+    holder = new Holder(5, completer);
+    job = new AsyncJob(tmp, HoldingTask.class, 1)
+        .set("task.max.concurrency", 8)
+        .set("task.commit.ms", 5)
+        .fill(30, (p, i) -> null); // not sealed: a live stream
+    LocalRunner runner = job.start();
+    try {
+      AsyncJob.awaitCondition("every message but offset 5 completed",
+          () -> holder.completed.get() == 29);
+      assertThat(holder.held).isNotNull();
+
+      // Timed commits go on while offset 5 is in flight: they say 4, never more.
+      List<Long> seen = new ArrayList<>();
+      AsyncJob.awaitCondition("a timed commit of offset 4", () -> {
+        Long offset = job.checkpointOf(0);
+        seen.add(offset);
+        return offset != null && offset == 4;
+      });
+      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(60);
+      while (System.nanoTime() < until) {
+        seen.add(job.checkpointOf(0));
+        Thread.sleep(2);
+      }
+      assertThat(AsyncJob.counter(runner, "commits")).as("timed commits happened").isGreaterThan(1);
+      assertThat(seen).filteredOn(o -> o != null).allSatisfy(o -> assertThat(o).isLessThanOrEqualTo(4));
+      assertThat(seen.get(seen.size() - 1)).isEqualTo(4);
+      assertThat(runner.failure()).isNull();
+    } finally {
+      // The crash: stop while offset 5 is still held (its callback never comes).
+      runner.requestStop();
+      AsyncJob.await(runner);
+    }
+    assertThat(runner.failure()).isNull();
+    assertThat(job.checkpointOf(0)).as("the final commit does not pass the held message")
+        .isEqualTo(4);
+    assertThat(holder.delivered).isEqualTo(range(0, 30));
+
+    // Restart with a task that completes everything at once.
+    holder = new Holder(-1, completer);
+    job.input().seal();
+    job.runOk();
+    assertThat(holder.delivered).as("redelivery starts at the held message, nothing before it")
+        .isEqualTo(range(5, 30));
+    assertThat(job.checkpointOf(0)).isEqualTo(29);
+  }
+
+  @Test
+  void aHeldMessageBoundsHowFarItsPartitionRunsAheadAndReleasingItLetsTheRestThrough()
+      throws Exception {
+    // Concurrency 2: the partition's watermark ring has 4 * 2 + 16 = 24 slots, rounded up to 32.
+    holder = new Holder(5, completer);
+    job = new AsyncJob(tmp, HoldingTask.class, 1)
+        .set("task.max.concurrency", 2)
+        .fill(500, (p, i) -> null)
+        .seal();
+    LocalRunner runner = job.start();
+    try {
+      AsyncJob.awaitCondition("offset 5 is held", () -> holder.held != null);
+      AsyncJob.awaitCondition("the ring fills behind offset 5",
+          () -> holder.completed.get() == 5 + 31);
+      Thread.sleep(30);
+      assertThat(holder.delivered).as("offsets 5..36 fill the 32 slots; no more is delivered")
+          .isEqualTo(range(0, 37));
+      assertThat(runner.failure()).isNull();
+
+      holder.heldCollector.send("out", 0, null, "0:5");
+      holder.held.complete();
+    } catch (Throwable e) {
+      runner.requestStop();
+      throw e;
+    }
+    AsyncJob.await(runner);
+    assertThat(runner.failure()).isNull();
+    assertThat(holder.delivered).isEqualTo(range(0, 500));
+    assertThat(job.output(0)).hasSize(500);
+    assertThat(job.checkpointOf(0)).isEqualTo(499);
+  }
+}

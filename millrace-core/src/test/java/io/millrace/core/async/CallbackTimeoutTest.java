@@ -1,0 +1,174 @@
+package io.millrace.core.async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.millrace.api.AsyncStreamTask;
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.TaskCallback;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.loop.TaskFailedException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code task.callback.timeout.ms}: a callback that never comes fails its message. */
+class CallbackTimeoutTest {
+  @TempDir Path tmp;
+  private ExecutorService completer;
+  private AsyncJob job;
+
+  static volatile ExecutorService pool;
+  /** The callback of offset 3, which the task never completes. */
+  static volatile TaskCallback lost;
+  static volatile Collector lostCollector;
+
+  /** Never completes offset 3 of partition 0; completes every other message on another thread. */
+  public static final class ForgetfulTask implements AsyncStreamTask {
+    @Override
+    public void processAsync(
+        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback) {
+      if (e.offset() == 3) {
+        lostCollector = collector;
+        lost = callback;
+        return;
+      }
+      pool.execute(() -> {
+        collector.send("out", e.partition(), e.key(), e.value());
+        callback.complete();
+      });
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    completer = Executors.newSingleThreadExecutor();
+    pool = completer;
+    lost = null;
+    lostCollector = null;
+  }
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    completer.shutdownNow();
+    assertThat(completer.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    if (job != null) {
+      job.close();
+    }
+  }
+
+  private List<Object> outputValues() {
+    return job.output(0).stream().map(Envelope::value).collect(Collectors.toList());
+  }
+
+  private static List<Object> valuesExcept(int count, int missing) {
+    List<Object> values = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      if (i != missing) {
+        values.add("0:" + i);
+      }
+    }
+    return values;
+  }
+
+  @Test
+  void underSkipATimedOutMessageIsCountedAsSkippedAndALateCompleteIsIgnored() throws Exception {
+    job = new AsyncJob(tmp, ForgetfulTask.class, 1)
+        .set("task.callback.timeout.ms", 50)
+        .set("task.error.policy", "skip")
+        .set("task.max.concurrency", 4)
+        .fill(10, (p, i) -> null); // live: the job is still running when the late callback comes
+    long started = System.nanoTime();
+    LocalRunner runner = job.start();
+    try {
+      AsyncJob.awaitCondition("offset 3 times out",
+          () -> AsyncJob.counter(runner, "messages-skipped") == 1);
+      assertThat(System.nanoTime() - started).as("not before the time-out")
+          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+      AsyncJob.awaitCondition("the watermark passes the skipped message",
+          () -> runner.containers().get(0).loop().offsets()[0] == 9);
+
+      // The callback comes after all, with output: no exception, and nothing changes.
+      assertThatCode(() -> {
+        lostCollector.send("out", 0, null, "late");
+        lost.complete();
+      }).doesNotThrowAnyException();
+      assertThatCode(() -> lost.fail(new RuntimeException("late too")))
+          .doesNotThrowAnyException();
+
+      for (int i = 10; i < 20; i++) {
+        job.input().append(0, null, "0:" + i);
+      }
+      job.seal();
+    } catch (Throwable e) {
+      runner.requestStop();
+      throw e;
+    }
+    AsyncJob.await(runner);
+    assertThat(runner.failure()).isNull();
+    assertThat(AsyncJob.counter(runner, "messages-skipped")).isEqualTo(1);
+    assertThat(outputValues()).as("every other message once; the late output never")
+        .containsExactlyInAnyOrderElementsOf(valuesExcept(20, 3));
+    assertThat(job.checkpointOf(0)).isEqualTo(19);
+  }
+
+  @Test
+  void underFailATimedOutMessageFailsTheJobNamingItsOffsetAndTheTimeOut() throws Exception {
+    job = new AsyncJob(tmp, ForgetfulTask.class, 1)
+        .set("task.callback.timeout.ms", 50)
+        .set("task.error.policy", "fail")
+        .set("task.max.concurrency", 4)
+        .fill(10, (p, i) -> null)
+        .seal();
+    long started = System.nanoTime();
+    LocalRunner runner = job.run();
+    long elapsed = System.nanoTime() - started;
+
+    assertThat(runner.failure()).isInstanceOf(TaskFailedException.class)
+        .hasMessageContaining("task Partition 0")
+        .hasMessageContaining("in/0 offset 3")
+        .hasMessageContaining("task.callback.timeout.ms=50")
+        .hasMessageContaining("did not complete");
+    assertThat(elapsed).as("the time-out, not the default of a minute")
+        .isBetween(TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.SECONDS.toNanos(5));
+    assertThat(job.checkpointOf(0)).as("committed up to the message before the one timed out")
+        .isEqualTo(2);
+
+    // The callback comes after the job failed: ignored, no exception to the caller.
+    assertThatCode(() -> lost.complete()).doesNotThrowAnyException();
+  }
+
+  @Test
+  void aCallbackThatCompletesBeforeTheTimeOutIsNotTimedOut() throws Exception {
+    job = new AsyncJob(tmp, ForgetfulTask.class, 1)
+        .set("task.callback.timeout.ms", 300)
+        .set("task.error.policy", "fail")
+        .set("task.max.concurrency", 4)
+        .fill(10, (p, i) -> null)
+        .seal();
+    LocalRunner runner = job.start();
+    try {
+      AsyncJob.awaitCondition("offset 3 is held", () -> lost != null);
+      Thread.sleep(30);
+      lostCollector.send("out", 0, null, "0:3");
+      lost.complete();
+    } catch (Throwable e) {
+      runner.requestStop();
+      throw e;
+    }
+    AsyncJob.await(runner);
+    assertThat(runner.failure()).isNull();
+    assertThat(outputValues()).containsExactlyInAnyOrderElementsOf(valuesExcept(10, -1));
+    assertThat(job.checkpointOf(0)).isEqualTo(9);
+  }
+}

@@ -1,0 +1,182 @@
+package io.millrace.core.async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.StreamTask;
+import io.millrace.core.job.LocalRunner;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Blocking synchronous tasks on {@code job.container.thread.pool.size} worker threads. */
+class WorkerPoolJobTest {
+  private static final int PARTITIONS = 2;
+  private static final int PER_PARTITION = 150;
+  private static final long SLEEP_MS = 2;
+
+  @TempDir Path tmp;
+  private AsyncJob job;
+
+  static final AtomicInteger running = new AtomicInteger();
+  static final AtomicInteger maxRunning = new AtomicInteger();
+  static final Map<String, AtomicInteger> runningByKey = new ConcurrentHashMap<>();
+  static final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();
+  static final Set<String> threads = ConcurrentHashMap.newKeySet();
+  static final List<String> keyOverlaps = Collections.synchronizedList(new ArrayList<>());
+
+  /** Sleeps 2 ms per message, like a blocking remote call; sends one output. */
+  public static final class BlockingTask implements StreamTask {
+    @Override
+    public void process(Envelope e, Collector collector, Coordinator coordinator)
+        throws InterruptedException {
+      int now = running.incrementAndGet();
+      maxRunning.accumulateAndGet(now, Math::max);
+      String key = e.partition() + "/" + e.key();
+      if (runningByKey.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet() > 1) {
+        keyOverlaps.add(key + " at offset " + e.offset());
+      }
+      threads.add(Thread.currentThread().getName());
+      processed.computeIfAbsent(e.partition() + ":" + e.offset(), k -> new AtomicInteger())
+          .incrementAndGet();
+      try {
+        Thread.sleep(SLEEP_MS);
+        collector.send("out", e.partition(), e.key(), e.value());
+      } finally {
+        runningByKey.get(key).decrementAndGet();
+        running.decrementAndGet();
+      }
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    running.set(0);
+    maxRunning.set(0);
+    runningByKey.clear();
+    processed.clear();
+    threads.clear();
+    keyOverlaps.clear();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (job != null) {
+      job.close();
+    }
+  }
+
+  private AsyncJob job() {
+    job = new AsyncJob(tmp, BlockingTask.class, PARTITIONS)
+        .set("job.container.thread.pool.size", 4)
+        .set("task.max.concurrency", 4)
+        .fill(PER_PARTITION, (p, i) -> "k" + (i % 10))
+        .seal();
+    return job;
+  }
+
+  private void assertEverythingOnce() {
+    assertThat(processed).hasSize(PARTITIONS * PER_PARTITION);
+    assertThat(processed.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    for (int p = 0; p < PARTITIONS; p++) {
+      List<Object> expected = new ArrayList<>();
+      for (int i = 0; i < PER_PARTITION; i++) {
+        expected.add(p + ":" + i);
+      }
+      assertThat(job.output(p).stream().map(Envelope::value).collect(Collectors.toList()))
+          .containsExactlyInAnyOrderElementsOf(expected);
+      assertThat(job.checkpointOf(p)).isEqualTo(PER_PARTITION - 1L);
+    }
+  }
+
+  @Test
+  void aBlockingTaskOnFourWorkersFinishesClearlyFasterThanSerially() throws Exception {
+    AsyncJob j = job();
+    long started = System.nanoTime();
+    LocalRunner runner = j.start();
+    AsyncJob.await(runner);
+    long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    assertThat(runner.failure()).isNull();
+
+    long serialMs = PARTITIONS * PER_PARTITION * SLEEP_MS;
+    assertThat(elapsedMs).as("elapsed vs a serial %d ms", serialMs)
+        .isLessThan((long) (0.6 * serialMs));
+    assertThat(maxRunning.get()).as("messages processed at once").isBetween(2, 4);
+    assertThat(threads).allSatisfy(name -> assertThat(name).startsWith("millrace-container-0-worker-"));
+    assertEverythingOnce();
+  }
+
+  @Test
+  void keyOrderOnThePoolNeverRunsOneKeyTwiceAtOnce() throws Exception {
+    job().set("task.ordering", "key").runOk();
+    assertThat(keyOverlaps).isEmpty();
+    assertThat(maxRunning.get()).as("different keys still run in parallel").isGreaterThan(1);
+    assertEverythingOnce();
+  }
+
+  @Test
+  void virtualThreadsOnJava17FallBackToPlatformWorkers() throws Exception {
+    job().set("job.container.thread.pool.virtual", true).runOk();
+    assertEverythingOnce();
+    assertThat(maxRunning.get()).isGreaterThan(1);
+    if (Runtime.version().feature() < 21) {
+      assertThat(threads).as("the platform-thread fallback")
+          .allSatisfy(name -> assertThat(name).startsWith("millrace-container-0-worker-"));
+    }
+  }
+
+  /** Throws on offset 5 of every partition, after sending its output. */
+  public static final class ThrowingBlockingTask implements StreamTask {
+    @Override
+    public void process(Envelope e, Collector collector, Coordinator coordinator) {
+      processed.computeIfAbsent(e.partition() + ":" + e.offset(), k -> new AtomicInteger())
+          .incrementAndGet();
+      collector.send("out", e.partition(), e.key(), e.value());
+      if (e.offset() == 5) {
+        throw new IllegalStateException("blocking call failed at " + e.offset());
+      }
+    }
+  }
+
+  @Test
+  void aBlockingTaskThatThrowsOnAWorkerIsHandledByTheErrorPolicy() throws Exception {
+    job = new AsyncJob(tmp, ThrowingBlockingTask.class, PARTITIONS)
+        .set("job.container.thread.pool.size", 4)
+        .set("task.max.concurrency", 4)
+        .set("task.error.policy", "skip")
+        .fill(20, (p, i) -> null)
+        .seal();
+    LocalRunner runner = job.runOk();
+    assertThat(AsyncJob.counter(runner, "messages-skipped")).isEqualTo(PARTITIONS);
+    assertThat(processed).hasSize(PARTITIONS * 20);
+    for (int p = 0; p < PARTITIONS; p++) {
+      assertThat(job.output(p)).as("the failed message's output is dropped with it").hasSize(19)
+          .extracting(Envelope::value).doesNotContain(p + ":5");
+      assertThat(job.checkpointOf(p)).isEqualTo(19);
+    }
+  }
+
+  @Test
+  void withoutAPoolASynchronousTaskRunsInlineOnTheLoopThread() throws Exception {
+    job = new AsyncJob(tmp, BlockingTask.class, 1)
+        .set("task.max.concurrency", 4)
+        .fill(20, (p, i) -> null)
+        .seal();
+    job.runOk();
+    assertThat(maxRunning.get()).isEqualTo(1);
+    assertThat(threads).singleElement().asString().contains("-container-0");
+  }
+}
