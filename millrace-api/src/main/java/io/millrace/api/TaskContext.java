@@ -28,4 +28,13 @@ public interface TaskContext {
    * @throws IllegalArgumentException if it is not one of the task's outputs
    */
   OutputStream output(String streamId);
+
+  /**
+   * Runs {@code action} on the task's loop thread each time the container runs out of messages to
+   * deliver (once per idle spell), e.g. {@code context.whenIdle(batcher::flush)} so that a
+   * micro-batch does not wait for its linger time when no more requests are coming.
+   *
+   * @param action what to run; it must not block
+   */
+  void whenIdle(Runnable action);
 }

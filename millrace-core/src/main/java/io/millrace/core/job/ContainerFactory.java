@@ -62,9 +62,11 @@ public final class ContainerFactory {
       }
       String name = "Partition " + number;
       TaskCollector collector = new TaskCollector(routes, name);
+      List<Runnable> idleActions = new ArrayList<>();
       TaskContextImpl context = new TaskContextImpl(name, number, List.copyOf(mine),
-          plan.config().asMap(), plan.metrics(), collector);
-      tasks[t] = new TaskInstance(name, newTask(plan), collector, context, mine.size());
+          plan.config().asMap(), plan.metrics(), collector, idleActions);
+      tasks[t] = new TaskInstance(name, newTask(plan), collector, context, mine.size(),
+          idleActions);
     }
 
     int n = partitions.size();

@@ -164,7 +164,7 @@ public final class JobPlanner {
         config.getLong(BUFFER_MAX_BYTES, 1 << 20, 1),
         10,
         new AsyncSettings(
-            config.getInt(MAX_CONCURRENCY, 1, 1),
+            maxConcurrency(config),
             Ordering.of(config.getChoice(ORDERING, "partition", "partition", "key", "none")),
             TimeUnit.MILLISECONDS.toNanos(config.getLong(CALLBACK_TIMEOUT_MS, 60_000, 1)),
             config.getInt(POOL_SIZE, 0, 0),
@@ -183,6 +183,15 @@ public final class JobPlanner {
         factory.validate(new DefaultSystemContext(name, jobName, -1, config, null)));
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
         deadLetter);
+  }
+
+  /** Bounded so per-partition rings (4 x concurrency) stay small and their sizes cannot overflow. */
+  private static int maxConcurrency(JobConfig config) {
+    int value = config.getInt(MAX_CONCURRENCY, 1, 1);
+    if (value > 100_000) {
+      throw config.bad(MAX_CONCURRENCY, config.get(MAX_CONCURRENCY), "an integer from 1 to 100000");
+    }
+    return value;
   }
 
   private static StreamInfo stream(JobConfig config, String id, long pollDefault) {

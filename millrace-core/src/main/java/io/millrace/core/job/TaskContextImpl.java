@@ -10,8 +10,13 @@ import java.util.Map;
 
 /** A task's view of itself. */
 record TaskContextImpl(String taskName, int partitionNumber, List<StreamPartition> inputs,
-    Map<String, String> config, MetricsRegistry metrics, TaskCollector collector)
-    implements TaskContext {
+    Map<String, String> config, MetricsRegistry metrics, TaskCollector collector,
+    List<Runnable> idleActions) implements TaskContext {
+  @Override
+  public void whenIdle(Runnable action) {
+    idleActions.add(java.util.Objects.requireNonNull(action, "action"));
+  }
+
   @Override
   public OutputStream output(String streamId) {
     return collector.route(streamId);

@@ -190,17 +190,19 @@ final class AsyncDispatcher {
       unlink(m);
       inFlight[m.task.index]--;
       Object outcome = m.outcome();
+      String what = "callback failed for message";
       if (outcome == PendingMessage.COMPLETED) {
         try {
           m.collector.replay();
         } catch (RuntimeException e) {
           outcome = e; // its output could not be sent: it failed, as a synchronous send would
+          what = "output could not be sent for message";
         }
       }
       if (outcome == PendingMessage.COMPLETED) {
         applyRequests(m);
       } else {
-        loop.errors().failed(m.task, m.envelope, (Throwable) outcome); // throws under fail
+        loop.errors().failed(m.task, m.envelope, (Throwable) outcome, what); // throws under fail
       }
       release(m);
     }
@@ -219,7 +221,7 @@ final class AsyncDispatcher {
       loop.errors().failed(m.task, m.envelope, new IllegalStateException("the callback for "
           + m.envelope.stream() + "/" + m.envelope.partition() + " offset "
           + m.envelope.offset() + " did not complete within task.callback.timeout.ms="
-          + timeoutNanos / 1_000_000));
+          + timeoutNanos / 1_000_000), "callback timed out for message");
       release(m);
     }
   }

@@ -36,13 +36,26 @@ final class ErrorHandler {
 
   /** The task threw while processing a message. */
   void failed(TaskInstance task, Envelope envelope, Throwable error) {
-    handle(task, envelope, error, "process");
+    handle(task, envelope, error, "process", "task threw on message");
+  }
+
+  /**
+   * An asynchronous message failed: its callback failed or timed out.
+   *
+   * @param what what happened, e.g. "callback failed for message"
+   */
+  void failed(TaskInstance task, Envelope envelope, Throwable error, String what) {
+    handle(task, envelope, error, "process", what);
   }
 
   private void handle(TaskInstance task, Envelope envelope, Throwable error, String stage) {
+    handle(task, envelope, error, stage, "cannot deserialize message");
+  }
+
+  private void handle(
+      TaskInstance task, Envelope envelope, Throwable error, String stage, String what) {
     String where = "task " + task.name + ", " + envelope.stream() + "/" + envelope.partition()
         + " offset " + envelope.offset();
-    String what = "read".equals(stage) ? "cannot deserialize message" : "task threw on message";
     if (policy == ErrorPolicy.FAIL) {
       throw new TaskFailedException(what + " at " + where + ": " + error
           + " (task.error.policy=fail; nothing after the previous message is committed)", error);

@@ -66,6 +66,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private boolean stopAfterCycle;
   private boolean commitAfterCycle;
   private int idleCycles;
+  private boolean wasBusy;
   /** Async tasks and worker-pool tasks, or null when every task runs inline. */
   private final AsyncDispatcher async;
   private final ExecutorService pool;
@@ -286,16 +287,35 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       nextWindowNanos = now + settings.windowNanos();
     }
     if (delivered == 0) {
+      if (wasBusy) {
+        wasBusy = false;
+        runIdleActions();
+      }
       if (async != null && async.outstanding() > 0) {
         // Waiting for callbacks, with nothing buffered or with every task that has data at its
         // limit: sleep until one arrives (it wakes us) or a timer is due.
         long until = Math.min(Math.min(nextCommitNanos, nextWindowNanos), nextTimeoutCheckNanos);
         async.awaitCompletion(Math.max(1_000L, Math.min(1_000_000L, until - now)));
-      } else if (!mux.anyBuffered()) {
+      } else {
         idle(++idleCycles);
       }
+    } else {
+      wasBusy = true;
     }
     return delivered;
+  }
+
+  /** Runs what tasks registered with TaskContext.whenIdle, once per idle spell. */
+  private void runIdleActions() {
+    for (TaskInstance t : tasks) {
+      for (int i = 0; i < t.idleActions.size(); i++) {
+        try {
+          t.idleActions.get(i).run();
+        } catch (RuntimeException e) {
+          throw new TaskFailedException("task " + t.name + " failed in its whenIdle action: " + e, e);
+        }
+      }
+    }
   }
 
   /**

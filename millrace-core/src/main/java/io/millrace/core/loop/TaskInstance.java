@@ -27,6 +27,8 @@ public final class TaskInstance {
   final TaskContext context;
   final TaskCoordinator coordinator;
   final WindowableTask windowable;
+  /** What the task asked to run when the loop goes idle (filled during init). */
+  final java.util.List<Runnable> idleActions;
   /** Input partitions of the task not yet finished. */
   int livePartitions;
   boolean endOfStreamCalled;
@@ -40,6 +42,16 @@ public final class TaskInstance {
    */
   public TaskInstance(
       String name, Object task, TaskCollector collector, TaskContext context, int partitions) {
+    this(name, task, collector, context, partitions, java.util.List.of());
+  }
+
+  /**
+   * Creates a task instance with the actions it registered through
+   * {@link TaskContext#whenIdle}.
+   */
+  public TaskInstance(String name, Object task, TaskCollector collector, TaskContext context,
+      int partitions, java.util.List<Runnable> idleActions) {
+    this.idleActions = idleActions;
     this.name = name;
     this.task = task instanceof StreamTask sync ? sync : null;
     this.asyncTask = task instanceof AsyncStreamTask async ? async : null;

@@ -6,6 +6,7 @@ import io.millrace.api.system.BatchSink;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
+import io.millrace.api.system.SystemContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,11 +19,17 @@ import java.util.Arrays;
  * deserialize becomes an unreadable envelope, so the error policy applies at its offset.
  */
 final class FileConsumer implements SystemConsumer {
+  private final SystemContext context;
   private Reader[] readers = new Reader[0];
   private Envelope[] scratch = new Envelope[0];
 
+  /** One input file; {@code keySeparator} is null unless lines carry a key. */
   private record Reader(StreamSpec stream, int partition, Path file, StartPosition start,
-      LineReader[] open) {}
+      byte[] keySeparator, LineReader[] open) {}
+
+  FileConsumer(SystemContext context) {
+    this.context = context;
+  }
 
   @Override
   public void register(int index, StreamSpec stream, int partition, StartPosition start) {
@@ -30,7 +37,11 @@ final class FileConsumer implements SystemConsumer {
       readers = Arrays.copyOf(readers, index + 1);
     }
     Path file = FileStreams.inputFiles(stream.id(), Path.of(stream.physicalName())).get(partition);
-    readers[index] = new Reader(stream, partition, file, start, new LineReader[1]);
+    String separator = context.streamConfig(stream.id()).get(FileSystemFactory.KEY_SEPARATOR);
+    readers[index] = new Reader(stream, partition, file, start,
+        separator == null || separator.isEmpty() ? null
+            : separator.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        new LineReader[1]);
   }
 
   @Override
@@ -73,18 +84,30 @@ final class FileConsumer implements SystemConsumer {
       LineReader reader = r.open()[0];
       @SuppressWarnings("unchecked")
       Serde<Object> serde = (Serde<Object>) r.stream().valueSerde();
+      @SuppressWarnings("unchecked")
+      Serde<Object> keySerde = (Serde<Object>) r.stream().keySerde();
       int n = 0;
       try {
         boolean more;
         while ((more = n < maxMessages) && reader.next()) {
           byte[] bytes = reader.lineBytes();
           long offset = reader.lineStart();
+          byte[] keyBytes = null;
+          byte[] valueBytes = bytes;
+          if (r.keySeparator() != null) {
+            int at = indexOf(bytes, r.keySeparator());
+            if (at >= 0) {
+              keyBytes = Arrays.copyOfRange(bytes, 0, at);
+              valueBytes = Arrays.copyOfRange(bytes, at + r.keySeparator().length, bytes.length);
+            }
+          }
           Envelope e;
           try {
-            e = new Envelope(r.stream().id(), r.partition(), offset, null, serde.fromBytes(bytes),
+            e = new Envelope(r.stream().id(), r.partition(), offset,
+                keyBytes == null ? null : keySerde.fromBytes(keyBytes), serde.fromBytes(valueBytes),
                 -1, bytes.length);
           } catch (RuntimeException bad) {
-            e = Envelope.unreadable(r.stream().id(), r.partition(), offset, null, bytes, -1,
+            e = Envelope.unreadable(r.stream().id(), r.partition(), offset, keyBytes, valueBytes, -1,
                 bytes.length, new IllegalArgumentException("file " + reader.file() + " byte "
                     + offset + ": " + bad.getMessage(), bad));
           }
@@ -105,6 +128,20 @@ final class FileConsumer implements SystemConsumer {
       }
     }
     return handed;
+  }
+
+  /** The first position of {@code separator} in {@code line}, or -1. */
+  private static int indexOf(byte[] line, byte[] separator) {
+    outer:
+    for (int i = 0; i + separator.length <= line.length; i++) {
+      for (int j = 0; j < separator.length; j++) {
+        if (line[i + j] != separator[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
   }
 
   @Override

@@ -29,10 +29,12 @@ public final class FileSystemFactory implements SystemFactory {
 
   /** Stream key: delete an output's existing files at start instead of appending to them. */
   static final String TRUNCATE = "file.truncate";
+  /** Stream key: an input line's key is the text before this separator, its value the rest. */
+  static final String KEY_SEPARATOR = "file.key.separator";
 
   @Override
   public Set<String> streamKeys() {
-    return Set.of(TRUNCATE);
+    return Set.of(TRUNCATE, KEY_SEPARATOR);
   }
 
   @Override
@@ -42,7 +44,7 @@ public final class FileSystemFactory implements SystemFactory {
 
   @Override
   public SystemConsumer consumer(SystemContext context) {
-    return new FileConsumer();
+    return new FileConsumer(context);
   }
 
   @Override
