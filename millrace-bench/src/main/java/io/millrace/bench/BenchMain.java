@@ -1,5 +1,8 @@
 package io.millrace.bench;
 
+import io.millrace.bench.async.BatcherBench;
+import io.millrace.bench.async.RemoteIoBench;
+import io.millrace.bench.async.SyncPoolBench;
 import io.millrace.bench.e2e.ContainerBench;
 import io.millrace.bench.jmh.JmhBenchmarks;
 import java.lang.reflect.Method;
@@ -14,6 +17,12 @@ public final class BenchMain {
       "usage: millrace bench <name> [options]",
       "  container  [--mode preloaded|live] [--messages 10000000] [--partitions 8] [--runs 5]",
       "             [--batch-size 1]     whole container, counting task (end-to-end)",
+      "  remote-io  [--concurrency 1,3,10,100,1000] [--ordering partition|key|none] [--keys 10000]",
+      "             [--seconds 10] [--runs 3]   async task, 10 partitions, timer-completed 1-200 ms calls",
+      "  sync-pool  [--messages 2000000] [--spin-ns 1000] [--pool-size 2] [--runs 5]",
+      "             CPU-bound sync task inline vs on the worker pool",
+      "  batcher    [--connections 4] [--max-size 100] [--max-in-flight 1] [--seconds 10] [--runs 3]",
+      "             remote call of 5 ms + 10 us/item, once per message vs through a Batcher",
       "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
       "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
@@ -33,6 +42,9 @@ public final class BenchMain {
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     switch (args[0]) {
       case "container" -> ContainerBench.main(rest);
+      case "remote-io" -> RemoteIoBench.main(rest);
+      case "sync-pool" -> SyncPoolBench.main(rest);
+      case "batcher" -> BatcherBench.main(rest);
       case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(args[0], rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       default -> {

@@ -13,7 +13,9 @@ import java.util.List;
  *
  * <p>{@code call} runs on the thread that caused the batch to leave: a submitting thread (the
  * batch became full), a thread that called {@link Batcher#flush()} or {@link Batcher#close()}
- * (typically a container's loop thread), or the scheduler's thread (the linger time passed). It
+ * (typically a container's loop thread), the scheduler's thread (the linger time passed), or, with
+ * {@link Batcher.Builder#maxInFlight}, the thread that completed the last request of a batch in
+ * flight (a slot became free). It
  * must therefore not block, and it may run on several threads at once for different batches; the
  * batches may reach it in a different order than they were filled.
  *

@@ -1,11 +1,13 @@
 package io.millrace.api.batch;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -23,7 +25,15 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * </ul>
  *
  * <p>So under load batches fill, and when traffic is light a request waits at most the linger
- * time. A task makes idle time cheaper still by flushing whenever its container loop has nothing
+ * time.
+ *
+ * <p>A service that can only take so many calls at once (a few connections, a rate limit) is
+ * best called with {@link Builder#maxInFlight maxInFlight}: while that many batches are out,
+ * nothing leaves on linger or flush and the open batch keeps filling; the completion of a batch
+ * sends the next one (a full batch waiting, else the open one). Without it, a saturated service
+ * makes small batches queue up at the service while the batcher keeps sending them at every
+ * linger or idle flush (Kafka's producer bounds {@code max.in.flight.requests.per.connection} for
+ * the same reason). A task makes idle time cheaper still by flushing whenever its container loop has nothing
  * else to do: it registers {@code batcher::flush} to run when the loop is idle (the runtime hook
  * for that is {@code TaskContext.whenIdle(Runnable)}), so a lone request leaves at once instead of
  * lingering, while a busy loop keeps filling batches.
@@ -97,10 +107,14 @@ public final class Batcher<Q, R> implements AutoCloseable {
   private final Duration maxLinger;
   private final long maxLingerNanos;
   private final LingerScheduler scheduler;
+  private final int maxInFlight;
 
   private final Object lock = new Object();
   // Guarded by lock.
   private OpenBatch<Q, R> open;
+  /** Full batches waiting for one in flight to return (only with a maxInFlight). */
+  private final ArrayDeque<OpenBatch<Q, R>> ready = new ArrayDeque<>();
+  private int inFlight;
   /** Counts the batches taken so far: a linger timer acts only on the batch it was started for. */
   private long generation;
   private boolean closed;
@@ -108,10 +122,11 @@ public final class Batcher<Q, R> implements AutoCloseable {
   private volatile long batchesSent;
   private volatile long requestsSent;
 
-  private Batcher(
-      BatchCall<Q, R> call, int maxSize, Duration maxLinger, LingerScheduler scheduler) {
+  private Batcher(BatchCall<Q, R> call, int maxSize, Duration maxLinger,
+      LingerScheduler scheduler, int maxInFlight) {
     this.call = call;
     this.maxSize = maxSize;
+    this.maxInFlight = maxInFlight;
     this.maxLinger = maxLinger;
     this.maxLingerNanos = saturatedNanos(maxLinger);
     this.scheduler = scheduler;
@@ -155,7 +170,7 @@ public final class Batcher<Q, R> implements AutoCloseable {
       batch.requests.add(request);
       batch.completions.add(onDone);
       if (batch.requests.size() >= maxSize) {
-        full = takeLocked();
+        full = dispatchLocked(takeLocked());
       }
     }
     if (full != null) {
@@ -189,12 +204,14 @@ public final class Batcher<Q, R> implements AutoCloseable {
 
   /**
    * Sends the open batch now, on this thread, however few requests it holds; does nothing if no
-   * request is waiting. A task calls it when its container loop is idle (see the class comment).
+   * request is waiting, or if {@link Builder#maxInFlight maxInFlight} batches are out (the open
+   * batch then leaves when one of them returns). A task calls it when its container loop is idle
+   * (see the class comment).
    */
   public void flush() {
     OpenBatch<Q, R> batch;
     synchronized (lock) {
-      batch = open == null ? null : takeLocked();
+      batch = open == null || inFlight >= maxInFlight ? null : dispatchLocked(takeLocked());
     }
     if (batch != null) {
       send(batch);
@@ -202,17 +219,26 @@ public final class Batcher<Q, R> implements AutoCloseable {
   }
 
   /**
-   * Sends the open batch, like {@link #flush()}, and refuses later submits. It does not wait for
-   * the results of batches already sent: they complete as they come. Closing twice does nothing.
+   * Sends the open batch and any full batches waiting for {@link Builder#maxInFlight
+   * maxInFlight}, whatever is in flight, and refuses later submits. It does not wait for the
+   * results of batches already sent: they complete as they come. Closing twice does nothing.
    */
   @Override
   public void close() {
-    OpenBatch<Q, R> batch;
+    List<OpenBatch<Q, R>> batches = new ArrayList<>();
     synchronized (lock) {
       closed = true;
-      batch = open == null ? null : takeLocked();
+      if (open != null) {
+        ready.add(takeLocked());
+      }
+      while (!ready.isEmpty()) {
+        OpenBatch<Q, R> batch = ready.poll();
+        inFlight++;
+        countSentLocked(batch);
+        batches.add(batch);
+      }
     }
-    if (batch != null) {
+    for (OpenBatch<Q, R> batch : batches) {
       send(batch);
     }
   }
@@ -230,10 +256,21 @@ public final class Batcher<Q, R> implements AutoCloseable {
     return requestsSent;
   }
 
-  /** How many requests wait in the open batch, not sent yet. */
+  /** How many requests wait, not sent yet: in the open batch and in full batches held back. */
   public int pending() {
     synchronized (lock) {
-      return open == null ? 0 : open.requests.size();
+      int waiting = open == null ? 0 : open.requests.size();
+      for (OpenBatch<Q, R> batch : ready) {
+        waiting += batch.requests.size();
+      }
+      return waiting;
+    }
+  }
+
+  /** How many batches have been sent and not yet completed in full. */
+  public int inFlight() {
+    synchronized (lock) {
+      return inFlight;
     }
   }
 
@@ -253,14 +290,50 @@ public final class Batcher<Q, R> implements AutoCloseable {
         + batchesSent + ", requestsSent=" + requestsSent + "]";
   }
 
-  /** Takes the open batch (which must exist) out of the batcher and counts it as sent. */
+  /** Takes the open batch (which must exist) out of the batcher. */
   private OpenBatch<Q, R> takeLocked() {
     OpenBatch<Q, R> batch = open;
     open = null;
     generation++;
+    return batch;
+  }
+
+  /**
+   * Returns {@code batch} to be sent now, counted as in flight, or holds it back and returns null
+   * when {@code maxInFlight} batches are out.
+   */
+  private OpenBatch<Q, R> dispatchLocked(OpenBatch<Q, R> batch) {
+    if (inFlight >= maxInFlight) {
+      ready.add(batch);
+      return null;
+    }
+    inFlight++;
+    countSentLocked(batch);
+    return batch;
+  }
+
+  private void countSentLocked(OpenBatch<Q, R> batch) {
     batchesSent = batchesSent + 1;
     requestsSent = requestsSent + batch.requests.size();
-    return batch;
+  }
+
+  /** Every request of a sent batch has been told: a slot is free for the next batch. */
+  private void batchReturned() {
+    OpenBatch<Q, R> next;
+    synchronized (lock) {
+      inFlight--;
+      next = ready.poll();
+      if (next == null && open != null) {
+        next = takeLocked(); // it has waited for the slot: it leaves however full it is
+      }
+      if (next != null) {
+        inFlight++;
+        countSentLocked(next);
+      }
+    }
+    if (next != null) {
+      send(next);
+    }
   }
 
   /** Starts the linger timer of the batch opened at {@code timerGeneration}. Outside the lock. */
@@ -290,7 +363,10 @@ public final class Batcher<Q, R> implements AutoCloseable {
       if (generation != timerGeneration || open == null) {
         return; // that batch has left already (full, flushed or closed): a stale timer
       }
-      batch = takeLocked();
+      if (inFlight >= maxInFlight) {
+        return; // it leaves when a batch in flight returns
+      }
+      batch = dispatchLocked(takeLocked());
     }
     send(batch);
   }
@@ -301,7 +377,8 @@ public final class Batcher<Q, R> implements AutoCloseable {
     if (taken.timer != null) {
       cancel(taken.timer);
     }
-    SentBatch<Q, R> batch = new SentBatch<>(taken);
+    SentBatch<Q, R> batch = new SentBatch<>(taken,
+        maxInFlight == Integer.MAX_VALUE ? null : this::batchReturned);
     try {
       call.call(batch.requests, batch);
     } catch (Throwable e) {
@@ -356,8 +433,13 @@ public final class Batcher<Q, R> implements AutoCloseable {
   private static final class SentBatch<Q, R> implements BatchResults<R> {
     final List<Q> requests;
     private final AtomicReferenceArray<Completion<R>> completions;
+    /** Told when the last request is told; null when nothing counts batches in flight. */
+    private final Runnable onReturned;
+    private final AtomicInteger untold;
 
-    SentBatch(OpenBatch<Q, R> taken) {
+    SentBatch(OpenBatch<Q, R> taken, Runnable onReturned) {
+      this.onReturned = onReturned;
+      this.untold = onReturned == null ? null : new AtomicInteger(taken.requests.size());
       this.requests = Collections.unmodifiableList(taken.requests);
       int size = taken.completions.size();
       this.completions = new AtomicReferenceArray<>(size);
@@ -375,12 +457,14 @@ public final class Batcher<Q, R> implements AutoCloseable {
     @Override
     public void complete(int index, R value) {
       tell(take(index), value, null);
+      told();
     }
 
     @Override
     public void fail(int index, Throwable error) {
       Objects.requireNonNull(error, "error");
       tell(take(index), null, error);
+      told();
     }
 
     @Override
@@ -390,7 +474,15 @@ public final class Batcher<Q, R> implements AutoCloseable {
         Completion<R> completion = completions.getAndSet(i, null);
         if (completion != null) {
           tell(completion, null, error);
+          told();
         }
+      }
+    }
+
+    /** Counts one request told; the last one frees the batch's slot. */
+    private void told() {
+      if (untold != null && untold.decrementAndGet() == 0) {
+        onReturned.run();
       }
     }
 
@@ -431,6 +523,7 @@ public final class Batcher<Q, R> implements AutoCloseable {
     private int maxSize = DEFAULT_MAX_SIZE;
     private Duration maxLinger = DEFAULT_MAX_LINGER;
     private LingerScheduler scheduler;
+    private int maxInFlight = Integer.MAX_VALUE;
 
     private Builder(BatchCall<Q, R> call) {
       this.call = Objects.requireNonNull(call, "call");
@@ -465,6 +558,21 @@ public final class Batcher<Q, R> implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The most batches out at once (sent and not yet completed in full); by default there is no
+     * limit. At the limit, batches leave only when one returns, so they fill meanwhile: set it to
+     * the number of calls the service can serve at once.
+     *
+     * @throws IllegalArgumentException if it is less than 1
+     */
+    public Builder<Q, R> maxInFlight(int maxInFlight) {
+      if (maxInFlight < 1) {
+        throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
+      }
+      this.maxInFlight = maxInFlight;
+      return this;
+    }
+
     /** What runs the linger timers; tests pass one they advance by hand. */
     public Builder<Q, R> scheduler(LingerScheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -473,8 +581,8 @@ public final class Batcher<Q, R> implements AutoCloseable {
 
     /** A new batcher with these settings. */
     public Batcher<Q, R> build() {
-      return new Batcher<>(
-          call, maxSize, maxLinger, scheduler != null ? scheduler : LingerScheduler.shared());
+      return new Batcher<>(call, maxSize, maxLinger,
+          scheduler != null ? scheduler : LingerScheduler.shared(), maxInFlight);
     }
   }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class BatcherStressTest {
   private static final int THREADS = 8;
@@ -26,8 +27,11 @@ class BatcherStressTest {
     return request * 3L + 1;
   }
 
-  @Test
-  void eightThreadsSubmitting100kRequestsEachGetTheirOwnValueExactlyOnce() throws Exception {
+  /** maxInFlight 0 means no limit. */
+  @ParameterizedTest(name = "maxInFlight {0}")
+  @ValueSource(ints = {0, 2})
+  void eightThreadsSubmitting100kRequestsEachGetTheirOwnValueExactlyOnce(int maxInFlight)
+      throws Exception {
     ExecutorService remote =
         Executors.newSingleThreadExecutor(
             task -> {
@@ -36,14 +40,18 @@ class BatcherStressTest {
               return thread;
             });
     ConcurrentLinkedQueue<Integer> batchSizes = new ConcurrentLinkedQueue<>();
+    AtomicInteger out = new AtomicInteger();
+    AtomicInteger mostOut = new AtomicInteger();
     // The real shared scheduler, with a short linger: timers race with size-triggered sends and
     // with flushes.
-    Batcher<Integer, Long> batcher =
+    Batcher.Builder<Integer, Long> builder =
         Batcher.<Integer, Long>builder(
                 (requests, results) -> {
                   batchSizes.add(requests.size());
+                  mostOut.accumulateAndGet(out.incrementAndGet(), Math::max);
                   remote.execute(
                       () -> {
+                        out.decrementAndGet(); // before the last completion frees its slot
                         // Complete in reverse index order: results go by index, not by order.
                         for (int i = requests.size() - 1; i >= 0; i--) {
                           results.complete(i, answer(requests.get(i)));
@@ -51,8 +59,11 @@ class BatcherStressTest {
                       });
                 })
             .maxSize(MAX_SIZE)
-            .maxLinger(Duration.ofNanos(200_000))
-            .build();
+            .maxLinger(Duration.ofNanos(200_000));
+    if (maxInFlight > 0) {
+      builder.maxInFlight(maxInFlight);
+    }
+    Batcher<Integer, Long> batcher = builder.build();
 
     AtomicIntegerArray timesDone = new AtomicIntegerArray(TOTAL);
     AtomicInteger wrong = new AtomicInteger();
@@ -116,6 +127,9 @@ class BatcherStressTest {
     assertThat(batchSizes.stream().mapToLong(Integer::longValue).sum()).isEqualTo(TOTAL);
     assertThat(batchSizes).allSatisfy(size -> assertThat(size).isBetween(1, MAX_SIZE));
     assertThat(batcher.batchesSent()).isGreaterThanOrEqualTo((TOTAL + MAX_SIZE - 1) / MAX_SIZE);
+    if (maxInFlight > 0) {
+      assertThat(mostOut.get()).as("batches out at once").isLessThanOrEqualTo(maxInFlight);
+    }
     System.out.printf(
         "stress: %d requests in %d batches, mean size %.1f%n",
         batcher.requestsSent(),

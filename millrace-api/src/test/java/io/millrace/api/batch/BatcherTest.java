@@ -448,4 +448,105 @@ class BatcherTest {
     assertThatThrownBy(() -> batcher.submit("a", null)).isInstanceOf(NullPointerException.class);
     assertThat(batcher.pending()).isZero();
   }
+
+  private Batcher<String, String> limited(int maxSize, Duration maxLinger, int maxInFlight) {
+    return Batcher.builder(call).maxSize(maxSize).maxLinger(maxLinger).maxInFlight(maxInFlight)
+        .scheduler(scheduler).build();
+  }
+
+  @Test
+  void atMaxInFlightNeitherLingerNorFlushSendsAndTheOpenBatchKeepsFilling() {
+    Batcher<String, String> batcher = limited(3, Duration.ofMillis(5), 1);
+    batcher.submit("a");
+    batcher.flush();
+    assertThat(call.batches).containsExactly(List.of("a"));
+    assertThat(batcher.inFlight()).isEqualTo(1);
+
+    submitAll(batcher, "b", "c");
+    scheduler.advance(Duration.ofMillis(10));
+    batcher.flush();
+
+    assertThat(call.batches).hasSize(1);
+    assertThat(batcher.pending()).isEqualTo(2);
+  }
+
+  @Test
+  void aReturningBatchSendsTheOpenOneOnTheCompletingThread() {
+    Batcher<String, String> batcher = limited(3, Duration.ofMillis(5), 1);
+    batcher.submit("a");
+    batcher.flush();
+    submitAll(batcher, "b", "c");
+
+    call.answer(0);
+
+    assertThat(call.batches).containsExactly(List.of("a"), List.of("b", "c"));
+    assertThat(batcher.inFlight()).isEqualTo(1);
+    assertThat(batcher.pending()).isZero();
+  }
+
+  @Test
+  void fullBatchesWaitInOrderForASlotBeforeTheOpenOne() {
+    Batcher<String, String> batcher = limited(2, Duration.ofMillis(5), 1);
+    List<CompletableFuture<String>> futures = submitAll(batcher, "a", "b", "c", "d", "e", "f", "g");
+    assertThat(call.batches).containsExactly(List.of("a", "b"));
+    assertThat(batcher.pending()).isEqualTo(5);
+
+    call.answer(0);
+    assertThat(call.batches).containsExactly(List.of("a", "b"), List.of("c", "d"));
+    call.answer(1);
+    call.answer(2);
+    assertThat(call.batches).containsExactly(
+        List.of("a", "b"), List.of("c", "d"), List.of("e", "f"), List.of("g"));
+    call.answer(3);
+
+    assertThat(futures).allSatisfy(f -> assertThat(f).isCompleted());
+    assertThat(batcher.inFlight()).isZero();
+    assertThat(batcher.batchesSent()).isEqualTo(4);
+    assertThat(batcher.requestsSent()).isEqualTo(7);
+  }
+
+  @Test
+  void aBatchReturnsOnlyWhenEveryRequestIsToldEvenByFailures() {
+    Batcher<String, String> batcher = limited(2, Duration.ofMillis(5), 1);
+    submitAll(batcher, "a", "b", "c");
+
+    call.results.get(0).complete(1, "B");
+    assertThat(call.batches).hasSize(1);
+    call.results.get(0).failAll(new IOException("down"));
+
+    assertThat(call.batches).containsExactly(List.of("a", "b"), List.of("c"));
+  }
+
+  @Test
+  void aFailingBatchCallFreesItsSlot() {
+    AtomicReference<Integer> calls = new AtomicReference<>(0);
+    Batcher<String, String> batcher = Batcher.<String, String>builder((requests, results) -> {
+      calls.set(calls.get() + 1);
+      throw new IOException("refused");
+    }).maxSize(1).maxInFlight(1).scheduler(scheduler).build();
+
+    List<CompletableFuture<String>> futures = submitAll(batcher, "a", "b", "c");
+
+    assertThat(calls.get()).isEqualTo(3);
+    assertThat(futures).allSatisfy(f -> assertThat(f).isCompletedExceptionally());
+    assertThat(batcher.inFlight()).isZero();
+  }
+
+  @Test
+  void closeSendsHeldBackBatchesWhateverIsInFlight() {
+    Batcher<String, String> batcher = limited(2, Duration.ofMillis(5), 1);
+    submitAll(batcher, "a", "b", "c", "d", "e");
+
+    batcher.close();
+
+    assertThat(call.batches).containsExactly(List.of("a", "b"), List.of("c", "d"), List.of("e"));
+    assertThat(batcher.pending()).isZero();
+  }
+
+  @Test
+  void maxInFlightMustBeAtLeastOne() {
+    assertThatThrownBy(() -> Batcher.builder(call).maxInFlight(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxInFlight");
+  }
 }

@@ -2,13 +2,13 @@ package io.millrace.bench.e2e;
 
 import io.millrace.bench.Args;
 import io.millrace.bench.Stats;
+import io.millrace.bench.TempDirs;
 import io.millrace.core.config.JobConfig;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.system.memory.MemoryStreams;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -88,13 +88,7 @@ public final class ContainerBench {
       MemoryStreams.drop("bench-events");
       return messages / (elapsed / 1e9);
     } finally {
-      deleteRecursively(state);
-    }
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    try (var paths = Files.walk(dir)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      TempDirs.deleteRecursively(state);
     }
   }
 }

@@ -295,7 +295,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         // Waiting for callbacks, with nothing buffered or with every task that has data at its
         // limit: sleep until one arrives (it wakes us) or a timer is due.
         long until = Math.min(Math.min(nextCommitNanos, nextWindowNanos), nextTimeoutCheckNanos);
-        async.awaitCompletion(Math.max(1_000L, Math.min(1_000_000L, until - now)));
+        // A completion unparks the loop, so the sleep can last until the next timer (capped at
+        // 50 ms so a stop request is noticed): no wake-ups for nothing while calls are out.
+        async.awaitCompletion(Math.max(1_000L, Math.min(50_000_000L, until - now)));
       } else {
         idle(++idleCycles);
       }
