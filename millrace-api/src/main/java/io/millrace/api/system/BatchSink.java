@@ -29,4 +29,12 @@ public interface BatchSink {
    * count messages (offset + 1 is the next message) call it.
    */
   void head(int index, long upcomingOffset);
+
+  /**
+   * Tells the loop the consumer's position in a partition: every message before
+   * {@code nextOffset} has been handed over. Systems whose offsets can skip (Kafka: compaction,
+   * transaction markers) call it, so that a bootstrap partition whose last offset holds no message
+   * is still known to be read to its head. Default: ignored.
+   */
+  default void position(int index, long nextOffset) {}
 }

@@ -32,6 +32,16 @@ public interface SystemFactory {
    */
   default void validate(SystemContext context) {}
 
+  /**
+   * A short name a job may give in {@code systems.<name>.factory} instead of the class name (and
+   * which a system of that name uses without any factory key), e.g. {@code kafka}. The runtime
+   * finds factories with short names through {@link java.util.ServiceLoader}: list the class in
+   * {@code META-INF/services/io.millrace.api.system.SystemFactory}. Default: none.
+   */
+  default String shortName() {
+    return null;
+  }
+
   /** The admin, for partition counts and offsets; one per job process. */
   SystemAdmin admin(SystemContext context);
 

@@ -58,7 +58,7 @@ public final class CoreKeys {
       new ConfigKey(BUFFER_MAX_BYTES, "1048576", "A partition's buffer cap in bytes: a fuller buffer pauses fetching for it."),
       new ConfigKey(ERROR_POLICY, "fail", "What a message that fails to deserialize or makes the task throw does: fail | skip | dead-letter."),
       new ConfigKey(DEAD_LETTER_STREAM, null, "The stream id failed messages go to under task.error.policy=dead-letter."),
-      new ConfigKey(CHECKPOINT_SYSTEM, "file", "Where checkpoints are kept: file."),
+      new ConfigKey(CHECKPOINT_SYSTEM, "file", "Where checkpoints are kept: file, or a system that keeps them (kafka: a compacted topic)."),
       new ConfigKey(CHECKPOINT_DIR, "<job.state.dir>/checkpoints", "The directory of file checkpoints."),
       new ConfigKey(SHUTDOWN_MS, "30000", "How long a stop waits for containers to commit and close, in ms."),
       new ConfigKey(MAX_CONCURRENCY, "1", "Messages in flight per task (async tasks, or sync tasks on the worker pool)."),

@@ -11,6 +11,8 @@ import io.millrace.api.system.SystemAdmin;
 import io.millrace.api.system.SystemFactory;
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.Ordering;
+import io.millrace.core.checkpoint.CheckpointStore;
+import io.millrace.core.checkpoint.CheckpointStoreFactory;
 import io.millrace.core.checkpoint.FileCheckpointStore;
 import io.millrace.core.config.ConfigException;
 import io.millrace.core.config.ConfigKey;
@@ -87,14 +89,29 @@ public final class JobPlanner {
       int wanted = info.outputPartitions() > 0 ? info.outputPartitions() : taskCount;
       counts.put(output, admins.get(info.system()).ensureOutput(info.spec(), wanted));
     }
-    String stateDir = config.get(STATE_DIR, "state/" + jobName);
-    FileCheckpointStore store = new FileCheckpointStore(
-        Path.of(config.get(CHECKPOINT_DIR, stateDir + "/checkpoints")));
-    Map<StreamPartition, Long> checkpoint = store.read();
+    CheckpointStore store = checkpointStore(config, v, metrics);
+    Map<StreamPartition, Long> checkpoint;
+    try {
+      checkpoint = store.read();
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
     int containers = Math.min(config.getInt(CONTAINER_COUNT, 1, 1), Math.max(1, taskCount));
     return new JobPlan(config, jobName, v.taskConstructor, v.streams, v.inputs, v.outputs, counts,
         taskCount, containers, v.factories, admins, store, checkpoint, v.settings, v.policy,
         v.deadLetter, metrics, config.getLong(SHUTDOWN_MS, 30_000, 0));
+  }
+
+  private static CheckpointStore checkpointStore(
+      JobConfig config, Validated v, DefaultMetricsRegistry metrics) {
+    String system = config.get(CHECKPOINT_SYSTEM, "file");
+    if (system.equals("file")) {
+      String stateDir = config.get(STATE_DIR, "state/" + v.jobName);
+      return new FileCheckpointStore(Path.of(config.get(CHECKPOINT_DIR, stateDir + "/checkpoints")));
+    }
+    return ((CheckpointStoreFactory) v.factories.get(system)).checkpointStore(
+        new DefaultSystemContext(system, v.jobName, -1, config, metrics));
   }
 
   private record Validated(String jobName, Constructor<?> taskConstructor,
@@ -170,7 +187,7 @@ public final class JobPlanner {
             config.getInt(POOL_SIZE, 0, 0),
             config.getBoolean(POOL_VIRTUAL, false)));
     config.getInt(CONTAINER_COUNT, 1, 1);
-    config.getChoice(CHECKPOINT_SYSTEM, "file", "file");
+    checkpointSystem(config, factories);
     config.getLong(SHUTDOWN_MS, 30_000, 0);
     config.getBoolean(TIMERS_ENABLED, false);
     config.getLong(REPORTER_INTERVAL_MS, 60_000, 1);
@@ -183,6 +200,26 @@ public final class JobPlanner {
         factory.validate(new DefaultSystemContext(name, jobName, -1, config, null)));
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
         deadLetter);
+  }
+
+  /** {@code task.checkpoint.system}: file, or a system of the job whose factory keeps checkpoints. */
+  private static void checkpointSystem(JobConfig config, Map<String, SystemFactory> factories) {
+    String system = config.get(CHECKPOINT_SYSTEM, "file");
+    if (system.equals("file")) {
+      return;
+    }
+    List<String> able = new ArrayList<>(List.of("file"));
+    factories.forEach((name, factory) -> {
+      if (factory instanceof CheckpointStoreFactory) {
+        able.add(name);
+      }
+    });
+    if (!(factories.get(system) instanceof CheckpointStoreFactory)) {
+      throw config.bad(CHECKPOINT_SYSTEM, system, factories.containsKey(system)
+          ? "one of " + String.join(", ", able) + " (system " + system + " cannot keep checkpoints)"
+          : "one of " + String.join(", ", able) + " (no system named " + system
+              + " is configured)");
+    }
   }
 
   /** Bounded so per-partition rings (4 x concurrency) stay small and their sizes cannot overflow. */

@@ -6,6 +6,7 @@ import io.millrace.core.config.JobConfig;
 import io.millrace.core.system.file.FileSystemFactory;
 import io.millrace.core.system.memory.MemorySystemFactory;
 import java.lang.reflect.InvocationTargetException;
+import java.util.ServiceLoader;
 
 /** Finds a system's factory: a built-in by name, or a class named in {@code systems.<name>.factory}. */
 final class Systems {
@@ -22,6 +23,12 @@ final class Systems {
       default:
         break;
     }
+    for (SystemFactory found : ServiceLoader.load(SystemFactory.class,
+        Thread.currentThread().getContextClassLoader())) {
+      if (name.equals(found.shortName())) {
+        return found;
+      }
+    }
     try {
       Class<?> type = Class.forName(name, true, Thread.currentThread().getContextClassLoader());
       if (!SystemFactory.class.isAssignableFrom(type)) {
@@ -31,8 +38,8 @@ final class Systems {
       return (SystemFactory) type.getDeclaredConstructor().newInstance();
     } catch (ClassNotFoundException e) {
       String hint = config.get(key) == null
-          ? "system '" + system + "' is not built in: set " + key + " to memory, file or a "
-              + "SystemFactory class name"
+          ? "system '" + system + "' is not built in: set " + key + " to memory, file, kafka "
+              + "(with millrace-kafka on the classpath) or a SystemFactory class name"
           : "bad value '" + name + "' for " + key + ": no such class; expected memory, file or a "
               + "SystemFactory class name";
       throw new ConfigException(hint);

@@ -28,6 +28,9 @@ public final class ConsumerMultiplexer implements BatchSink {
   public interface Listener {
     /** The partition will never have messages again. */
     void finished(int index);
+
+    /** The consumer has handed over every message of the partition before {@code nextOffset}. */
+    default void positionReached(int index, long nextOffset) {}
   }
 
   private final PartitionBuffer[] buffers;
@@ -38,6 +41,7 @@ public final class ConsumerMultiplexer implements BatchSink {
   private final boolean[] ended;
   private final boolean[] finished;
   private final long[] heads;
+  private final long[] positions;
   private final ConsumerPolls[] polls;
   private final Chooser chooser;
   private final Listener listener;
@@ -75,6 +79,8 @@ public final class ConsumerMultiplexer implements BatchSink {
     finished = new boolean[n];
     heads = new long[n];
     java.util.Arrays.fill(heads, -1);
+    positions = new long[n];
+    java.util.Arrays.fill(positions, -1);
     for (int p = 0; p < n; p++) {
       buffers[p] = new PartitionBuffer(Math.min(maxMessages, 1024));
     }
@@ -166,6 +172,19 @@ public final class ConsumerMultiplexer implements BatchSink {
   @Override
   public void head(int index, long upcomingOffset) {
     heads[index] = upcomingOffset;
+  }
+
+  @Override
+  public void position(int index, long nextOffset) {
+    if (nextOffset > positions[index]) {
+      positions[index] = nextOffset;
+      listener.positionReached(index, nextOffset);
+    }
+  }
+
+  /** The consumer's last reported position in a partition (see BatchSink.position), or -1. */
+  public long position(int index) {
+    return positions[index];
   }
 
   /** The buffer of a partition, for delivery. */

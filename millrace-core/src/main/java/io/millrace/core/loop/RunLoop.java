@@ -362,8 +362,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (buffer.isEmpty()) {
       mux.drained(p);
     }
-    if (chooser.isBootstrapPending(p) && last >= newestAtStart[p]) {
-      chooser.caughtUp(p);
+    if (chooser.isBootstrapPending(p)) {
+      checkBootstrap(p, last);
     }
     if (t.coordinator.any) {
       onRequests(t);
@@ -438,8 +438,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   /** Every message of a partition up to {@code offset} has completed: it may be committed. */
   void watermarkMoved(int p, long offset) {
     lastOffset[p] = offset;
-    if (chooser.isBootstrapPending(p) && offset >= newestAtStart[p]) {
-      chooser.caughtUp(p);
+    if (chooser.isBootstrapPending(p)) {
+      checkBootstrap(p, offset);
     }
     TaskInstance t = taskOf[p];
     if (t.coordinator.any) {
@@ -452,6 +452,26 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (finishWhenSettled[p]) {
       finishWhenSettled[p] = false;
       finished(p);
+    }
+  }
+
+  /**
+   * A bootstrap partition has caught up when its newest message as of start is processed, or when
+   * the consumer has moved past that offset and everything it handed over is processed (its
+   * last offsets may hold no message: compaction, transaction markers).
+   */
+  private void checkBootstrap(int p, long processed) {
+    if (processed >= newestAtStart[p]
+        || (mux.position(p) > newestAtStart[p] && mux.buffer(p).isEmpty()
+            && (async == null || !async.hasOutstanding(p)))) {
+      chooser.caughtUp(p);
+    }
+  }
+
+  @Override
+  public void positionReached(int index, long nextOffset) {
+    if (chooser.isBootstrapPending(index)) {
+      checkBootstrap(index, lastOffset[index] == CheckpointStore.NONE ? -1 : lastOffset[index]);
     }
   }
 

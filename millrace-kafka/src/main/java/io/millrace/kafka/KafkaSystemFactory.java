@@ -1,0 +1,71 @@
+package io.millrace.kafka;
+
+import io.millrace.api.system.SystemAdmin;
+import io.millrace.api.system.SystemConsumer;
+import io.millrace.api.system.SystemContext;
+import io.millrace.api.system.SystemFactory;
+import io.millrace.api.system.SystemProducer;
+import io.millrace.core.checkpoint.CheckpointStore;
+import io.millrace.core.checkpoint.CheckpointStoreFactory;
+import io.millrace.kafka.admin.KafkaSystemAdmin;
+import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
+import io.millrace.kafka.consume.KafkaSystemConsumer;
+import io.millrace.kafka.produce.KafkaSystemProducer;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The Kafka system: {@code systems.kafka.factory=io.millrace.kafka.KafkaSystemFactory} (or the
+ * short name {@code kafka}) and {@code systems.kafka.bootstrap.servers} are all a job needs.
+ * Streams on it are topics ({@code streams.<id>.physical.name}, default the id); a task reads
+ * partition k of every input topic. With {@code task.checkpoint.system=kafka} the job's offsets go
+ * to a compacted checkpoint topic.
+ */
+public final class KafkaSystemFactory implements SystemFactory, CheckpointStoreFactory {
+  @Override
+  public Set<String> systemKeys() {
+    Set<String> keys = new HashSet<>(KafkaSettings.OWN_KEYS);
+    keys.add("consumer.*");
+    keys.add("producer.*");
+    keys.add("admin.*");
+    // Settings every Kafka client shares (security.protocol, ssl.*, sasl.*, client.dns.lookup...).
+    keys.addAll(KafkaSettings.shared());
+    return keys;
+  }
+
+  @Override
+  public String shortName() {
+    return "kafka";
+  }
+
+  @Override
+  public Set<String> streamKeys() {
+    return Set.of();
+  }
+
+  @Override
+  public void validate(SystemContext context) {
+    new KafkaSettings(context).validate();
+  }
+
+  @Override
+  public SystemAdmin admin(SystemContext context) {
+    return new KafkaSystemAdmin(new KafkaSettings(context),
+        "millrace-" + context.jobName() + "-" + context.systemName() + "-admin");
+  }
+
+  @Override
+  public SystemConsumer consumer(SystemContext context) {
+    return new KafkaSystemConsumer(context, new KafkaSettings(context));
+  }
+
+  @Override
+  public SystemProducer producer(SystemContext context) {
+    return new KafkaSystemProducer(context, new KafkaSettings(context));
+  }
+
+  @Override
+  public CheckpointStore checkpointStore(SystemContext context) {
+    return new KafkaCheckpointStore(new KafkaSettings(context), context.jobName());
+  }
+}

@@ -1,0 +1,190 @@
+package io.millrace.kafka.admin;
+
+import io.millrace.api.system.StreamMetadata;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemAdmin;
+import io.millrace.kafka.KafkaSettings;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * Partition counts, offsets and topic creation on one Kafka cluster, through Kafka's {@link Admin}
+ * client. Every call waits at most {@code startup.timeout.ms}; a broker that cannot be reached is
+ * an error naming the servers and the key.
+ *
+ * <p>Offsets are asked for a whole topic at once and kept for a second, so a container with 1,000
+ * partitions costs two round trips at start, not 2,000.
+ */
+public final class KafkaSystemAdmin implements SystemAdmin {
+  private static final long OFFSETS_VALID_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private final KafkaSettings settings;
+  private final Admin admin;
+  private final long timeoutMs;
+  private final Map<String, TopicOffsets> offsets = new HashMap<>();
+
+  private record TopicOffsets(long atNanos, long[] oldest, long[] upcoming) {}
+
+  /** An admin on the system's cluster. */
+  public KafkaSystemAdmin(KafkaSettings settings, String clientId) {
+    this.settings = settings;
+    this.timeoutMs = settings.startupTimeoutMs();
+    this.admin = Admin.create(settings.adminProperties(clientId));
+  }
+
+  /** The underlying client, for the checkpoint store. */
+  public Admin client() {
+    return admin;
+  }
+
+  @Override
+  public int partitionCount(StreamSpec stream) {
+    TopicDescription description = describe(stream.physicalName());
+    if (description == null) {
+      throw new IllegalArgumentException("input topic '" + stream.physicalName() + "' (stream "
+          + stream.id() + ") does not exist on Kafka system '" + settings.system() + "' at "
+          + settings.bootstrapServers() + ": create it, or fix streams." + stream.id()
+          + ".physical.name");
+    }
+    return description.partitions().size();
+  }
+
+  /** The topic's description, or null if it does not exist. */
+  public TopicDescription describe(String topic) {
+    try {
+      return admin.describeTopics(List.of(topic)).allTopicNames()
+          .get(timeoutMs, TimeUnit.MILLISECONDS).get(topic);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return null;
+      }
+      throw failure("describe topic " + topic, e.getCause());
+    } catch (TimeoutException e) {
+      throw unreachable("describe topic " + topic);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while describing topic " + topic, e);
+    }
+  }
+
+  @Override
+  public synchronized StreamMetadata metadata(StreamSpec stream, int partition) {
+    String topic = stream.physicalName();
+    TopicOffsets known = offsets.get(topic);
+    if (known == null || System.nanoTime() - known.atNanos > OFFSETS_VALID_NANOS
+        || partition >= known.oldest.length) {
+      known = fetchOffsets(topic);
+      offsets.put(topic, known);
+    }
+    long oldest = known.oldest[partition];
+    long upcoming = known.upcoming[partition];
+    boolean empty = upcoming <= oldest;
+    return new StreamMetadata(empty ? -1 : oldest, empty ? -1 : upcoming - 1, upcoming, false);
+  }
+
+  private TopicOffsets fetchOffsets(String topic) {
+    TopicDescription description = describe(topic);
+    if (description == null) {
+      throw new IllegalArgumentException("topic '" + topic + "' does not exist on Kafka system '"
+          + settings.system() + "' at " + settings.bootstrapServers());
+    }
+    int n = description.partitions().size();
+    Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < n; p++) {
+      earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
+      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+    }
+    try {
+      Map<TopicPartition, ListOffsetsResultInfo> first = admin.listOffsets(earliest).all()
+          .get(timeoutMs, TimeUnit.MILLISECONDS);
+      Map<TopicPartition, ListOffsetsResultInfo> last = admin.listOffsets(latest).all()
+          .get(timeoutMs, TimeUnit.MILLISECONDS);
+      long[] oldest = new long[n];
+      long[] upcoming = new long[n];
+      for (int p = 0; p < n; p++) {
+        oldest[p] = first.get(new TopicPartition(topic, p)).offset();
+        upcoming[p] = last.get(new TopicPartition(topic, p)).offset();
+      }
+      return new TopicOffsets(System.nanoTime(), oldest, upcoming);
+    } catch (ExecutionException e) {
+      throw failure("list the offsets of topic " + topic, e.getCause());
+    } catch (TimeoutException e) {
+      throw unreachable("list the offsets of topic " + topic);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while listing offsets of " + topic, e);
+    }
+  }
+
+  @Override
+  public int ensureOutput(StreamSpec stream, int partitions) {
+    String topic = stream.physicalName();
+    TopicDescription description = describe(topic);
+    if (description != null) {
+      return description.partitions().size();
+    }
+    if (!settings.autoCreate()) {
+      throw new IllegalArgumentException("output topic '" + topic + "' (stream " + stream.id()
+          + ") does not exist on Kafka system '" + settings.system() + "' at "
+          + settings.bootstrapServers() + " and " + settings.key(KafkaSettings.AUTO_CREATE)
+          + "=false: create it, or allow Millrace to");
+    }
+    create(topic, partitions, settings.autoCreateReplication(), Map.of());
+    return partitions;
+  }
+
+  /**
+   * Creates a topic unless it exists (another process may create it at the same time).
+   *
+   * @param replication the replication factor, or -1 for the broker's default
+   */
+  public void create(String topic, int partitions, short replication, Map<String, String> configs) {
+    NewTopic newTopic = new NewTopic(topic, Optional.of(partitions),
+        replication < 0 ? Optional.empty() : Optional.of(replication)).configs(configs);
+    try {
+      admin.createTopics(List.of(newTopic)).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw failure("create topic " + topic, e.getCause());
+      }
+    } catch (TimeoutException e) {
+      throw unreachable("create topic " + topic);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topic " + topic, e);
+    }
+  }
+
+  private IllegalStateException unreachable(String what) {
+    return new IllegalStateException("cannot reach Kafka system '" + settings.system() + "' at "
+        + settings.key(KafkaSettings.BOOTSTRAP_SERVERS) + "=" + settings.bootstrapServers()
+        + ": could not " + what + " within " + timeoutMs + " ms ("
+        + settings.key(KafkaSettings.STARTUP_TIMEOUT_MS) + ")");
+  }
+
+  private IllegalStateException failure(String what, Throwable cause) {
+    if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+      return unreachable(what);
+    }
+    return new IllegalStateException("Kafka system '" + settings.system() + "' could not " + what
+        + ": " + cause, cause);
+  }
+
+  @Override
+  public void close() {
+    admin.close(java.time.Duration.ofSeconds(5));
+  }
+}

@@ -1,0 +1,128 @@
+package io.millrace.kafka.produce;
+
+import io.millrace.api.Serde;
+import io.millrace.api.metrics.Counter;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemContext;
+import io.millrace.api.system.SystemProducer;
+import io.millrace.kafka.KafkaSettings;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a container's Kafka outputs through one {@code KafkaProducer}, which batches by size and
+ * linger time ({@code producer.batch.size}, {@code producer.linger.ms}). Keys and values are
+ * serialized on the loop thread with the stream's serdes; a serialization error throws from
+ * {@code send}, so the task's error policy applies to the message that sent it.
+ *
+ * <p>A send that fails later (the broker refused it, or it was not acknowledged within the
+ * producer's {@code delivery.timeout.ms}) is remembered by the one shared callback, and {@link
+ * #flush} (which a commit calls before writing the checkpoint) throws it: the commit does not pass
+ * a message whose output was not acknowledged. Only under {@code task.error.policy=skip} is such
+ * a record logged, counted ({@code kafka-send-failed}) and left behind; under {@code dead-letter}
+ * it stops the job like {@code fail}, because the record is no longer the task's to dead-letter.
+ */
+public final class KafkaSystemProducer implements SystemProducer {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaSystemProducer.class);
+  private final SystemContext context;
+  private final KafkaSettings settings;
+  private final boolean skipFailures;
+  private final Counter sendFailed;
+  private String[] topics = new String[0];
+  private Serde<Object>[] keySerdes = newSerdes(0);
+  private Serde<Object>[] valueSerdes = newSerdes(0);
+  private KafkaProducer<byte[], byte[]> producer;
+  private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
+  /** One callback for every send: no allocation per message beyond Kafka's own record. */
+  private final Callback callback = this::onAcknowledged;
+
+  /** A producer for one container. */
+  public KafkaSystemProducer(SystemContext context, KafkaSettings settings) {
+    this.context = context;
+    this.settings = settings;
+    this.skipFailures = "skip".equals(context.jobConfig().get("task.error.policy"));
+    this.sendFailed = context.metrics().counter("container-" + context.containerId(),
+        "kafka-send-failed");
+  }
+
+  @SuppressWarnings("unchecked") // an array of the streams' serdes
+  private static Serde<Object>[] newSerdes(int n) {
+    return (Serde<Object>[]) new Serde<?>[n];
+  }
+
+  @Override
+  @SuppressWarnings("unchecked") // the stream's serde takes what the task sends to it
+  public void register(int index, StreamSpec stream, int partitionCount) {
+    if (topics.length <= index) {
+      topics = Arrays.copyOf(topics, index + 1);
+      keySerdes = Arrays.copyOf(keySerdes, index + 1);
+      valueSerdes = Arrays.copyOf(valueSerdes, index + 1);
+    }
+    topics[index] = stream.physicalName();
+    keySerdes[index] = (Serde<Object>) stream.keySerde();
+    valueSerdes[index] = (Serde<Object>) stream.valueSerde();
+  }
+
+  @Override
+  public void start() {
+    producer = new KafkaProducer<>(settings.producerProperties("millrace-" + context.jobName()
+        + "-" + context.containerId() + "-" + settings.system() + "-producer"));
+  }
+
+  @Override
+  public void send(int index, int partition, Object key, Object value, long timestamp) {
+    throwIfFailed();
+    byte[] k = key == null ? null : keySerdes[index].toBytes(key);
+    byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
+    producer.send(new ProducerRecord<>(topics[index], partition < 0 ? null : partition,
+        timestamp < 0 ? null : timestamp, k, v), callback);
+  }
+
+  private void onAcknowledged(RecordMetadata metadata, Exception error) {
+    if (error == null) {
+      return;
+    }
+    String where = metadata == null ? "" : " to topic " + metadata.topic() + " partition "
+        + metadata.partition();
+    if (skipFailures) {
+      sendFailed.inc();
+      LOG.error("a record sent{} on Kafka system '{}' failed and is skipped "
+          + "(task.error.policy=skip): {}", where, settings.system(), error.toString());
+      return;
+    }
+    firstFailure.compareAndSet(null, new IllegalStateException("a record sent" + where
+        + " on Kafka system '" + settings.system() + "' was not acknowledged: " + error, error));
+  }
+
+  private void throwIfFailed() {
+    Exception failure = firstFailure.get();
+    if (failure != null) {
+      throw (IllegalStateException) failure;
+    }
+  }
+
+  @Override
+  public void flush() {
+    producer.flush(); // waits for every record sent so far to be acknowledged or to fail
+    throwIfFailed();
+  }
+
+  @Override
+  public void stop() {
+    if (producer != null) {
+      try {
+        producer.close(Duration.ofSeconds(30));
+      } finally {
+        producer = null;
+      }
+      throwIfFailed();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.millrace.kafka;
+
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.job.JobPlan;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.loop.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/** Jobs and topics for the Kafka integration tests. */
+final class KafkaTestSupport {
+  private KafkaTestSupport() {}
+
+  /** A fresh topic name. */
+  static String topic(String prefix) {
+    return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** The base configuration of a job on a broker, reading {@code in} and writing {@code out}. */
+  static Map<String, String> job(String bootstrap, String name, Class<?> task, String inTopic,
+      String outTopic, String stateDir) {
+    Map<String, String> c = new HashMap<>();
+    c.put("job.name", name);
+    c.put("job.state.dir", stateDir);
+    c.put("task.class", task.getName());
+    c.put("task.inputs", "in");
+    c.put("systems.kafka.bootstrap.servers", bootstrap);
+    c.put("systems.kafka.startup.timeout.ms", "20000");
+    c.put("streams.in.system", "kafka");
+    c.put("streams.in.physical.name", inTopic);
+    if (outTopic != null) {
+      c.put("task.outputs", "out");
+      c.put("streams.out.system", "kafka");
+      c.put("streams.out.physical.name", outTopic);
+    }
+    return c;
+  }
+
+  /** Plans and starts a job. */
+  static LocalRunner start(Map<String, String> config) {
+    JobPlan plan = JobPlanner.plan(JobConfig.of(config));
+    LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+    runner.start();
+    return runner;
+  }
+
+  /** Stops a job (commit and close) and rethrows its failure. */
+  static void stop(LocalRunner runner) throws Throwable {
+    runner.requestStop();
+    if (!runner.await(60, TimeUnit.SECONDS)) {
+      throw new AssertionError("the job did not stop within 60 s");
+    }
+    if (runner.failure() != null) {
+      throw runner.failure();
+    }
+  }
+
+  /** Waits until {@code condition} holds, or fails after {@code timeout}. */
+  static void await(Duration timeout, String what, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for "
+            + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** Reads every record of a topic now on the broker (all partitions), as strings. */
+  static List<ConsumerRecord<String, String>> readAll(String bootstrap, String topic) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("isolation.level", "read_uncommitted");
+    List<ConsumerRecord<String, String>> out = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+        new StringDeserializer())) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      consumer.partitionsFor(topic, Duration.ofSeconds(20)).forEach(info ->
+          partitions.add(new TopicPartition(topic, info.partition())));
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(20));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("could not read " + topic + " to its end");
+        }
+        consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+      }
+    }
+    return out;
+  }
+}
