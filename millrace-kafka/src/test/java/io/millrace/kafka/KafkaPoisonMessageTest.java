@@ -1,0 +1,97 @@
+package io.millrace.kafka;
+
+import static io.millrace.kafka.KafkaTestSupport.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.StreamPartition;
+import io.millrace.core.checkpoint.FileCheckpointStore;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.kafka.dev.DevBroker;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A record that is not JSON, on a JSON stream, under each task.error.policy. */
+class KafkaPoisonMessageTest {
+  static final int RECORDS = 20;
+  static final int POISON = 7;
+  @TempDir Path state;
+
+  private Map<String, String> jobWithPoison(String name, String policy) {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("json-in");
+    String out = topic("json-out");
+    TestBroker.createTopic(broker.bootstrapServers(), in, 1);
+    List<String[]> records = new ArrayList<>();
+    for (int i = 0; i < RECORDS; i++) {
+      records.add(new String[] {"k" + i, i == POISON ? "{not json" : "{\"n\":" + i + "}"});
+    }
+    TestBroker.write(broker.bootstrapServers(), in, 0, records);
+    Map<String, String> config = job(broker.bootstrapServers(), name, CopyJsonTask.class, in, out,
+        state.toString());
+    config.put("streams.in.value.serde", "json");
+    config.put("streams.out.value.serde", "json");
+    config.put("task.error.policy", policy);
+    return config;
+  }
+
+  @Test
+  void underFailTheJobStopsNamingTheOffsetAndCommitsOnlyWhatCameBefore() throws Exception {
+    Map<String, String> config = jobWithPoison("poison-fail", "fail");
+    LocalRunner runner = start(config);
+    assertThat(runner.await(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(runner.failure()).hasMessageContaining("cannot deserialize")
+        .hasMessageContaining("offset " + POISON)
+        .hasMessageContaining("topic " + config.get("streams.in.physical.name"));
+    Long committed = new FileCheckpointStore(state.resolve("checkpoints")).read()
+        .get(new StreamPartition("kafka", "in", 0));
+    assertThat(committed).isEqualTo(POISON - 1);
+    List<ConsumerRecord<String, String>> out = readAll(
+        config.get("systems.kafka.bootstrap.servers"), config.get("streams.out.physical.name"));
+    assertThat(out).hasSize(POISON);
+  }
+
+  @Test
+  void underSkipEveryOtherRecordGoesThroughAndTheBadOneIsCounted() throws Throwable {
+    Map<String, String> config = jobWithPoison("poison-skip", "skip");
+    LocalRunner runner = start(config);
+    await(Duration.ofSeconds(60), "all read", () -> runner.processed() >= RECORDS);
+    stop(runner);
+
+    List<ConsumerRecord<String, String>> out = readAll(
+        config.get("systems.kafka.bootstrap.servers"), config.get("streams.out.physical.name"));
+    assertThat(out).hasSize(RECORDS - 1);
+    assertThat(out).extracting(ConsumerRecord::value).doesNotContain("{not json");
+    assertThat(runner.plan().metrics().snapshot().get("container-0"))
+        .containsEntry("messages-skipped", 1L);
+  }
+
+  @Test
+  void underDeadLetterTheBadRecordGoesToTheDeadLetterTopicWithItsError() throws Throwable {
+    Map<String, String> config = jobWithPoison("poison-dlq", "dead-letter");
+    String dead = topic("dead");
+    config.put("task.dead.letter.stream", "dead");
+    config.put("streams.dead.system", "kafka");
+    config.put("streams.dead.physical.name", dead);
+    config.put("streams.dead.key.serde", "bytes"); // an unreadable record keeps its raw key
+    config.put("streams.dead.value.serde", "json");
+    LocalRunner runner = start(config);
+    await(Duration.ofSeconds(60), "all read", () -> runner.processed() >= RECORDS);
+    stop(runner);
+
+    List<ConsumerRecord<String, String>> letters = readAll(
+        config.get("systems.kafka.bootstrap.servers"), dead);
+    assertThat(letters).hasSize(1);
+    assertThat(letters.get(0).value()).contains("\"offset\":" + POISON)
+        .contains("cannot deserialize the value");
+    assertThat(readAll(config.get("systems.kafka.bootstrap.servers"),
+        config.get("streams.out.physical.name"))).hasSize(RECORDS - 1);
+  }
+}

@@ -1,0 +1,111 @@
+package io.millrace.kafka;
+
+import static io.millrace.kafka.KafkaTestSupport.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.core.config.ConfigException;
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.kafka.dev.DevBroker;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a user sees when a Kafka job cannot start: each message names what is wrong. */
+class KafkaStartupErrorsTest {
+  @TempDir Path state;
+
+  @Test
+  void aMissingInputTopicIsNamed() {
+    DevBroker broker = TestBroker.shared();
+    Map<String, String> config = job(broker.bootstrapServers(), "missing", UpperCaseTask.class,
+        "no-such-topic", null, state.toString());
+
+    assertThatThrownBy(() -> JobPlanner.plan(JobConfig.of(config)))
+        .hasMessageContaining("input topic 'no-such-topic' (stream in) does not exist")
+        .hasMessageContaining(broker.bootstrapServers());
+  }
+
+  @Test
+  void anUnreachableBrokerIsAClearErrorAfterTheStartupTimeout() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    Map<String, String> config = job("127.0.0.1:" + closedPort, "unreachable",
+        UpperCaseTask.class, "in", null, state.toString());
+    config.put("systems.kafka.startup.timeout.ms", "1500");
+
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> JobPlanner.plan(JobConfig.of(config)))
+        .hasMessageContaining("cannot reach Kafka system 'kafka'")
+        .hasMessageContaining("systems.kafka.bootstrap.servers=127.0.0.1:" + closedPort)
+        .hasMessageContaining("within 1500 ms (systems.kafka.startup.timeout.ms)");
+    assertThat((System.nanoTime() - start) / 1e9).as("seconds to fail").isLessThan(15);
+  }
+
+  @Test
+  void aMisspelledConsumerSettingIsRefusedWithASuggestion() {
+    Map<String, String> config = job("127.0.0.1:9092", "typo", UpperCaseTask.class, "in", null,
+        state.toString());
+    config.put("systems.kafka.consumer.fetch.max.byte", "1000");
+
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(config)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("unknown Kafka consumer setting systems.kafka.consumer.fetch.max.byte")
+        .hasMessageContaining("did you mean systems.kafka.consumer.fetch.max.bytes?");
+  }
+
+  @Test
+  void settingsMillraceOwnsAreRefusedWithTheReason() {
+    Map<String, String> config = job("127.0.0.1:9092", "owned", UpperCaseTask.class, "in", null,
+        state.toString());
+    config.put("systems.kafka.consumer.value.deserializer", "x");
+
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(config)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("systems.kafka.consumer.value.deserializer cannot be set")
+        .hasMessageContaining("streams.<id>.value.serde");
+  }
+
+  @Test
+  void securitySettingsPassThroughToEveryClient() {
+    Map<String, String> config = job("127.0.0.1:9092", "sasl", UpperCaseTask.class, "in", null,
+        state.toString());
+    config.put("systems.kafka.security.protocol", "SASL_SSL");
+    config.put("systems.kafka.sasl.mechanism", "PLAIN");
+    config.put("systems.kafka.producer.linger.ms", "20");
+
+    JobPlanner.check(JobConfig.of(config)); // accepted
+    KafkaSettings settings = new KafkaSettings(new io.millrace.api.system.SystemContext() {
+      public String systemName() { return "kafka"; }
+      public String jobName() { return "sasl"; }
+      public int containerId() { return 0; }
+      public Map<String, String> systemConfig() {
+        return JobConfig.of(config).withPrefix("systems.kafka.");
+      }
+      public Map<String, String> streamConfig(String id) { return Map.of(); }
+      public Map<String, String> jobConfig() { return config; }
+      public io.millrace.api.metrics.MetricsRegistry metrics() { return null; }
+    });
+    assertThat(settings.consumerProperties("c")).containsEntry("security.protocol", "SASL_SSL")
+        .containsEntry("sasl.mechanism", "PLAIN").doesNotContainKey("linger.ms");
+    assertThat(settings.producerProperties("p")).containsEntry("security.protocol", "SASL_SSL")
+        .containsEntry("linger.ms", "20");
+    assertThat(settings.adminProperties("a")).containsEntry("sasl.mechanism", "PLAIN");
+  }
+
+  @Test
+  void aMissingBootstrapServersKeyIsNamed() {
+    Map<String, String> config = job("127.0.0.1:9092", "no-servers", UpperCaseTask.class, "in",
+        null, state.toString());
+    config.remove("systems.kafka.bootstrap.servers");
+
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(config)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("missing required key systems.kafka.bootstrap.servers");
+  }
+}
