@@ -9,15 +9,19 @@ package io.millrace.core.async;
  * Loop thread only.
  */
 public final class Watermark {
-  private final long[] offsets;
-  private final boolean[] done;
-  private final int mask;
+  /** Rings start this small and double as needed, so a high concurrency costs memory only in use. */
+  private static final int INITIAL = 1024;
+  private final int capacity;
+  private long[] offsets;
+  private boolean[] done;
+  private int mask;
   private long head;
   private long tail;
 
   /** A ring of at least {@code capacity} slots. */
   public Watermark(int capacity) {
-    int size = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
+    this.capacity = Integer.highestOneBit(Math.max(2, capacity) - 1) << 1;
+    int size = Math.min(this.capacity, INITIAL);
     offsets = new long[size];
     done = new boolean[size];
     mask = size - 1;
@@ -25,7 +29,7 @@ public final class Watermark {
 
   /** Whether no slot is free. */
   public boolean isFull() {
-    return tail - head == offsets.length;
+    return tail - head == capacity;
   }
 
   /** Whether every slot is below the watermark. */
@@ -35,6 +39,9 @@ public final class Watermark {
 
   /** Adds a message; returns its slot. The caller checked {@link #isFull}. */
   public long add(long offset) {
+    if (tail - head == offsets.length) {
+      grow();
+    }
     int i = (int) (tail & mask);
     offsets[i] = offset;
     done[i] = false;
@@ -54,6 +61,20 @@ public final class Watermark {
       head++;
     }
     return moved;
+  }
+
+  /** Doubles the ring, keeping each slot at its index modulo the new size. */
+  private void grow() {
+    int size = offsets.length * 2;
+    long[] newOffsets = new long[size];
+    boolean[] newDone = new boolean[size];
+    for (long slot = head; slot < tail; slot++) {
+      newOffsets[(int) (slot & (size - 1))] = offsets[(int) (slot & mask)];
+      newDone[(int) (slot & (size - 1))] = done[(int) (slot & mask)];
+    }
+    offsets = newOffsets;
+    done = newDone;
+    mask = size - 1;
   }
 
   /** Slots not yet below the watermark. */

@@ -222,7 +222,7 @@ public final class JobPlanner {
     }
   }
 
-  /** Bounded so per-partition rings (4 x concurrency) stay small and their sizes cannot overflow. */
+  /** Bounded so per-partition watermark rings (8 x concurrency, grown as used) cannot overflow. */
   private static int maxConcurrency(JobConfig config) {
     int value = config.getInt(MAX_CONCURRENCY, 1, 1);
     if (value > 100_000) {

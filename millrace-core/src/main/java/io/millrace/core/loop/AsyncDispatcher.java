@@ -31,6 +31,17 @@ final class AsyncDispatcher {
   private final int maxConcurrency;
   private final Ordering ordering;
   private final long timeoutNanos;
+  /**
+   * Under key ordering, how many messages a task may hold back behind busy keys, as a multiple of
+   * its concurrency: the look-ahead that lets a key whose call just returned find its next
+   * message already waiting. With a look-ahead of 1x, a partition whose keys number about its
+   * concurrency reaches only ~78% of the Little's-law bound (every key busy stops delivery);
+   * with 4x, see docs/benchmarks.md.
+   */
+  static final int KEY_LOOKAHEAD = 16;
+  /** Watermark ring slots per unit of concurrency: in flight, held back, and completed behind. */
+  static final int RING_PER_CONCURRENCY = KEY_LOOKAHEAD + 4;
+  private final int maxParked;
   private final ExecutorService pool;
   private final Watermark[] watermarks;
   private final boolean[] partitionBlocked;
@@ -51,11 +62,12 @@ final class AsyncDispatcher {
     this.maxConcurrency = maxConcurrency;
     this.ordering = ordering;
     this.timeoutNanos = timeoutNanos;
+    this.maxParked = (int) Math.min(Integer.MAX_VALUE, (long) KEY_LOOKAHEAD * maxConcurrency);
     this.pool = pool;
     watermarks = new Watermark[partitions];
     for (int p = 0; p < partitions; p++) {
       // Room for what is in flight and parked, and as much again completed behind a slow one.
-      watermarks[p] = new Watermark(4 * maxConcurrency + 16);
+      watermarks[p] = new Watermark(RING_PER_CONCURRENCY * maxConcurrency + 16);
     }
     partitionBlocked = new boolean[partitions];
     inFlight = new int[tasks];
@@ -67,7 +79,8 @@ final class AsyncDispatcher {
         busyKeys[t] = new HashMap<>();
       }
     }
-    long capacity = (long) partitions * (4 * maxConcurrency + 16);
+    // Only messages in flight can complete: at most maxConcurrency per task.
+    long capacity = (long) tasks * maxConcurrency + 16;
     completions = new MpscArrayQueue<>((int) Math.min(1 << 30, Math.max(1024, capacity)));
   }
 
@@ -260,7 +273,7 @@ final class AsyncDispatcher {
   }
 
   private void updateBlocked(TaskInstance t) {
-    boolean blocked = inFlight[t.index] >= maxConcurrency || parked[t.index] >= maxConcurrency;
+    boolean blocked = inFlight[t.index] >= maxConcurrency || parked[t.index] >= maxParked;
     if (blocked != taskBlocked[t.index]) {
       taskBlocked[t.index] = blocked;
       for (int p : loop.partitionsOf(t)) {
