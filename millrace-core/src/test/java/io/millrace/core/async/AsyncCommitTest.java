@@ -139,7 +139,8 @@ class AsyncCommitTest {
   @Test
   void aHeldMessageBoundsHowFarItsPartitionRunsAheadAndReleasingItLetsTheRestThrough()
       throws Exception {
-    // Concurrency 2: the partition's watermark ring has 4 * 2 + 16 = 24 slots, rounded up to 32.
+    // Concurrency 2: the partition's watermark ring has (16 + 4) * 2 + 16 = 56 slots (look-ahead
+    // for key ordering, then completed ones behind), rounded up to 64.
     holder = new Holder(5, completer);
     job = new AsyncJob(tmp, HoldingTask.class, 1)
         .set("task.max.concurrency", 2)
@@ -149,10 +150,10 @@ class AsyncCommitTest {
     try {
       AsyncJob.awaitCondition("offset 5 is held", () -> holder.held != null);
       AsyncJob.awaitCondition("the ring fills behind offset 5",
-          () -> holder.completed.get() == 5 + 31);
+          () -> holder.completed.get() == 5 + 63);
       Thread.sleep(30);
-      assertThat(holder.delivered).as("offsets 5..36 fill the 32 slots; no more is delivered")
-          .isEqualTo(range(0, 37));
+      assertThat(holder.delivered).as("offsets 5..68 fill the 64 slots; no more is delivered")
+          .isEqualTo(range(0, 69));
       assertThat(runner.failure()).isNull();
 
       holder.heldCollector.send("out", 0, null, "0:5");

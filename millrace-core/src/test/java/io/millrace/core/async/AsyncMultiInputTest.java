@@ -134,7 +134,7 @@ class AsyncMultiInputTest {
 
   @Test
   void aHeldMessageHoldsBackOnlyItsOwnPartitionNotTheTasksOtherInput() throws Exception {
-    // Concurrency 2: "in" fills its 32-slot ring behind offset 3 and stops; "in2" goes on.
+    // Concurrency 2: "in" fills its 64-slot ring behind offset 3 and stops; "in2" goes on.
     int n = 300;
     holdInAt = 3;
     job = new AsyncJob(tmp, TwoInputTask.class, 1)
@@ -151,8 +151,8 @@ class AsyncMultiInputTest {
     try {
       AsyncJob.awaitCondition("all of in2 completed",
           () -> completedByKey.getOrDefault("in2/null", List.of()).size() == n);
-      assertThat(delivered.get("in")).as("in: 0..2, then the 32 slots from the held 3")
-          .isEqualTo(range(35));
+      assertThat(delivered.get("in")).as("in: 0..2, then the 64 slots from the held 3")
+          .isEqualTo(range(67));
       assertThat(runner.failure()).isNull();
       heldCollector.send("out", 0, null, "in:3");
       held.complete();
