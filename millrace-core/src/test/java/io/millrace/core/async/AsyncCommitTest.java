@@ -168,4 +168,31 @@ class AsyncCommitTest {
     assertThat(job.output(0)).hasSize(500);
     assertThat(job.checkpointOf(0)).isEqualTo(499);
   }
+
+  @Test
+  void underKeyOrderingAFreeKeyBehindABusyOneStartsWhileTheBusyKeyWaits() throws Exception {
+    // Concurrency 2: offset 0 (key A) is held; A's next ten messages wait behind it, and B's
+    // (offset 11) still starts in the free slot: a task looks ahead up to 16x its concurrency
+    // past busy keys (at 1x, two waiting A's would have stopped delivery before B).
+    holder = new Holder(0, completer);
+    job = new AsyncJob(tmp, HoldingTask.class, 1)
+        .set("task.max.concurrency", 2)
+        .set("task.ordering", "key")
+        .fill(12, (p, i) -> i <= 10 ? "A" : "B")
+        .seal();
+    LocalRunner runner = job.start();
+    try {
+      AsyncJob.awaitCondition("B completes while A is held", () -> holder.completed.get() == 1);
+      assertThat(holder.delivered).containsExactly(0L, 11L);
+      holder.heldCollector.send("out", 0, null, "0:0");
+      holder.held.complete();
+    } catch (Throwable e) {
+      runner.requestStop();
+      throw e;
+    }
+    AsyncJob.await(runner);
+    assertThat(runner.failure()).isNull();
+    assertThat(holder.delivered).containsExactly(0L, 11L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+    assertThat(job.checkpointOf(0)).isEqualTo(11);
+  }
 }

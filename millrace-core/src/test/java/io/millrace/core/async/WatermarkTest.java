@@ -131,4 +131,36 @@ class WatermarkTest {
       assertThat(w.isEmpty()).isTrue();
     }
   }
+
+  @Test
+  void aLargeRingGrowsAsUsedAndKeepsOrderAcrossTheWrap() {
+    Watermark w = new Watermark(10_000); // starts at 1,024 slots, grows to 16,384
+    // Wrap the small ring first: slots and offsets must survive the growth in order.
+    for (long o = 0; o < 1_000; o++) {
+      w.complete(w.add(o));
+    }
+    long first = w.add(1_000); // held: the watermark stays at 999 while the ring grows past it
+    long[] slots = new long[9_999];
+    for (int i = 0; i < slots.length; i++) {
+      slots[i] = w.add(1_001 + i);
+    }
+    assertThat(w.isFull()).isFalse();
+    assertThat(w.outstanding()).isEqualTo(10_000);
+    for (long slot : slots) {
+      assertThat(w.complete(slot)).isEqualTo(Long.MIN_VALUE);
+    }
+    assertThat(w.complete(first)).isEqualTo(10_999);
+    assertThat(w.isEmpty()).isTrue();
+  }
+
+  @Test
+  void aGrownRingIsFullOnlyAtItsCapacity() {
+    Watermark w = new Watermark(3_000); // capacity 4,096
+    for (int i = 0; i < 4_096; i++) {
+      w.add(i);
+    }
+    assertThat(w.isFull()).isTrue();
+    assertThat(w.complete(0)).isEqualTo(0);
+    assertThat(w.isFull()).isFalse();
+  }
 }
