@@ -1,5 +1,7 @@
 package io.millrace.kafka.dev;
 
+import io.millrace.api.Serde;
+import io.millrace.core.serde.Serdes;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -24,7 +27,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * millrace kafka-dev start [--port 9092] [--dir millrace-output/kafka-dev]
  * millrace kafka-dev stop  [--dir ...]
  * millrace kafka-dev status [--dir ...]
- * millrace kafka-dev tail &lt;topic&gt; [--port 9092] [--max 20]   (prints key TAB value, oldest first)
+ * millrace kafka-dev tail &lt;topic&gt; [--port 9092] [--max 20] [--value-serde string]
+ *     (prints key TAB value, oldest first; --value-serde long for counts)
  * </pre>
  *
  * <p>The broker's jars come from {@code millrace.broker.lib} (set by bin/millrace to
@@ -35,7 +39,7 @@ public final class DevBrokerCli {
       "usage: millrace kafka-dev start [--port 9092] [--dir millrace-output/kafka-dev]",
       "       millrace kafka-dev stop [--dir millrace-output/kafka-dev]",
       "       millrace kafka-dev status [--dir millrace-output/kafka-dev]",
-      "       millrace kafka-dev tail <topic> [--port 9092] [--max 20]");
+      "       millrace kafka-dev tail <topic> [--port 9092] [--max 20] [--value-serde string|long|...]");
 
   private DevBrokerCli() {}
 
@@ -54,6 +58,7 @@ public final class DevBrokerCli {
     Path dir = Path.of("millrace-output", "kafka-dev");
     int port = 9092;
     int max = 20;
+    String valueSerde = "string";
     for (int i = topic == null ? 1 : 2; i < args.length; i++) {
       if (i + 1 >= args.length) {
         err.println("missing value after " + args[i] + "\n" + USAGE);
@@ -63,6 +68,7 @@ public final class DevBrokerCli {
         case "--dir" -> dir = Path.of(args[++i]);
         case "--port" -> port = Integer.parseInt(args[++i]);
         case "--max" -> max = Integer.parseInt(args[++i]);
+        case "--value-serde" -> valueSerde = args[++i];
         default -> {
           err.println("unexpected argument '" + args[i] + "'\n" + USAGE);
           return 2;
@@ -74,7 +80,7 @@ public final class DevBrokerCli {
         case "start" -> start(dir, port, out, err);
         case "stop" -> stop(dir, out, err);
         case "status" -> status(dir, out);
-        case "tail" -> topic == null ? usage(err) : tail(topic, port, max, out);
+        case "tail" -> topic == null ? usage(err) : tail(topic, port, max, valueSerde, out);
         default -> usage(err);
       };
     } catch (IOException | RuntimeException e) {
@@ -139,12 +145,13 @@ public final class DevBrokerCli {
   }
 
   /** Prints up to {@code max} records of every partition of a topic, oldest first. */
-  private static int tail(String topic, int port, int max, PrintStream out) {
+  private static int tail(String topic, int port, int max, String valueSerde, PrintStream out) {
+    Serde<?> values = Serdes.byName("--value-serde", valueSerde);
     Properties p = new Properties();
     p.put("bootstrap.servers", "127.0.0.1:" + port);
     p.put("default.api.timeout.ms", "10000");
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-        new StringDeserializer())) {
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+        new ByteArrayDeserializer())) {
       List<TopicPartition> partitions = new ArrayList<>();
       consumer.partitionsFor(topic, Duration.ofSeconds(10)).forEach(info ->
           partitions.add(new TopicPartition(topic, info.partition())));
@@ -158,9 +165,9 @@ public final class DevBrokerCli {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (printed < max && partitions.stream().anyMatch(tp -> consumer.position(tp)
           < end.get(tp)) && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           if (printed++ < max) {
-            out.println(r.key() + "\t" + r.value());
+            out.println(r.key() + "\t" + (r.value() == null ? null : values.fromBytes(r.value())));
           }
         }
       }
