@@ -63,7 +63,7 @@ public class LoopPathBenchmark {
     long[] interval = new long[PARTITIONS];
     Arrays.fill(interval, TimeUnit.MILLISECONDS.toNanos(50));
     CheckpointWriter noCheckpoints = offsets -> { };
-    loop = new RunLoop(0, new LoopSettings(0, 0, batchSize, PER_POLL, Long.MAX_VALUE, 0,
+    loop = new RunLoop(0, new LoopSettings(0, 0, batchSize, PER_POLL, Long.MAX_VALUE, Long.MAX_VALUE, 0,
         AsyncSettings.DEFAULT),
         consumerOf, taskIndex, tasks, new int[PARTITIONS], new boolean[PARTITIONS],
         new long[PARTITIONS], none, interval, List.of(consumer), List.of(), noCheckpoints,

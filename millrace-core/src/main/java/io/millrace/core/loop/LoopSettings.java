@@ -10,9 +10,17 @@ import io.millrace.core.async.AsyncSettings;
  * @param batchSize messages a partition gets per turn of the chooser
  * @param maxMessages messages handed over per poll of a partition
  * @param maxBytes a partition buffer's byte cap
+ * @param maxTotalBytes the byte cap of all a container's partition buffers together: each
+ *     partition's cap is at most this divided by the container's partition count
  * @param idleTimeoutMillis how long a lone consumer may block when nothing is buffered
  * @param async how asynchronous tasks and worker threads run
  */
 public record LoopSettings(
     long commitNanos, long windowNanos, int batchSize, int maxMessages, long maxBytes,
-    long idleTimeoutMillis, AsyncSettings async) {}
+    long maxTotalBytes, long idleTimeoutMillis, AsyncSettings async) {
+
+  /** The byte cap of each of {@code partitions} buffers: the smaller of the two bounds. */
+  public long partitionBytes(int partitions) {
+    return Math.max(1, Math.min(maxBytes, maxTotalBytes / Math.max(1, partitions)));
+  }
+}

@@ -141,7 +141,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
     this.chooser = new Chooser(priorities, pending);
     this.mux = new ConsumerMultiplexer(consumerOf, pollIntervalNanos, settings.maxMessages(),
-        settings.maxBytes(), chooser, this);
+        settings.partitionBytes(n), chooser, this);
     String group = "container-" + containerId;
     this.processed = metrics.counter(group, "messages-processed");
     this.commits = metrics.counter(group, "commits");
