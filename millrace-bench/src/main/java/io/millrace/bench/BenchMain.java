@@ -5,6 +5,8 @@ import io.millrace.bench.async.RemoteIoBench;
 import io.millrace.bench.async.SyncPoolBench;
 import io.millrace.bench.e2e.ContainerBench;
 import io.millrace.bench.jmh.JmhBenchmarks;
+import io.millrace.bench.kafka.KafkaBench;
+import io.millrace.bench.kafka.KafkaRun;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 
@@ -23,6 +25,9 @@ public final class BenchMain {
       "             CPU-bound sync task inline vs on the worker pool",
       "  batcher    [--connections 4] [--max-size 100] [--max-in-flight 1] [--seconds 10] [--runs 3]",
       "             remote call of 5 ms + 10 us/item, once per message vs through a Batcher",
+      "  kafka      [--records 10000000] [--partitions 8] [--runs 3] [--modes raw,consume,passthrough,streams]",
+      "             [--bootstrap host:port]   Kafka: raw consumer, consume-only and pass-through jobs,",
+      "             Kafka Streams (with the peers profile); starts its own broker unless --bootstrap",
       "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
       "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
@@ -45,6 +50,8 @@ public final class BenchMain {
       case "remote-io" -> RemoteIoBench.main(rest);
       case "sync-pool" -> SyncPoolBench.main(rest);
       case "batcher" -> BatcherBench.main(rest);
+      case "kafka" -> KafkaBench.main(rest);
+      case "kafka-run" -> KafkaRun.main(rest);
       case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(args[0], rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       default -> {

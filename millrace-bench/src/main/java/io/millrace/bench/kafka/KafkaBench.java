@@ -1,0 +1,160 @@
+package io.millrace.bench.kafka;
+
+import io.millrace.bench.Args;
+import io.millrace.bench.Stats;
+import io.millrace.kafka.dev.DevBroker;
+import java.io.BufferedReader;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The Kafka benchmarks, each run in a fresh JVM, alternating in rounds so every figure sees the
+ * same machine: the raw ceiling (one plain KafkaConsumer), Millrace's consume-only job, Millrace's
+ * pass-through job and, when the {@code peers} profile's jars are there, Kafka Streams running the
+ * same pass-through topology. Ends with a RESULT line per mode (medians) and the ratios.
+ *
+ * <p>Unless {@code --bootstrap} names a broker, it starts a single-node broker (the same one as
+ * {@code bin/millrace kafka-dev}) on 127.0.0.1 for the run, so it can also report the broker's CPU
+ * per record: on two shared cores, CPU per record is what decides throughput.
+ */
+public final class KafkaBench {
+  private KafkaBench() {}
+
+  /** Runs the rounds; see the class comment. */
+  public static void main(String[] argv) throws Exception {
+    Args args = new Args(argv, 0);
+    long records = args.getLong("records", 10_000_000);
+    int partitions = (int) args.getLong("partitions", 8);
+    int runs = (int) args.getLong("runs", 3);
+    String topic = args.get("topic", "bench-in-" + partitions + "x" + records);
+    List<String> modes = new ArrayList<>(List.of(args.get("modes",
+        "raw,consume,passthrough,streams").split(",")));
+    List<String> jvm = List.of(args.get("jvm-opts", "-Xmx2g").trim().split("\\s+"));
+    Path peersLib = Path.of(args.get("peers-lib", "millrace-bench/target/peers-lib"));
+    if (modes.contains("streams") && !Files.isDirectory(peersLib)) {
+      System.out.println("no " + peersLib + ": Kafka Streams left out (build it with mvn -B -q "
+          + "-Ppeers -pl millrace-bench -am package -DskipTests)");
+      modes.remove("streams");
+    }
+    DevBroker broker = null;
+    String bootstrap = args.get("bootstrap", null);
+    Optional<ProcessHandle> brokerProcess = Optional.empty();
+    if (bootstrap == null) {
+      Path dir = Files.createTempDirectory("millrace-bench-broker");
+      broker = DevBroker.start(dir, 0, Path.of(System.getProperty("millrace.broker.lib",
+          "millrace-kafka/target/broker-lib")), List.of("-Xms1g", "-Xmx1g"), Duration.ofSeconds(90));
+      bootstrap = broker.bootstrapServers();
+      brokerProcess = ProcessHandle.of(broker.pid());
+      System.out.println("broker: " + bootstrap + " (pid " + broker.pid() + ", -Xmx1g), data in "
+          + dir);
+    } else if (args.get("broker-pid", null) != null) {
+      brokerProcess = ProcessHandle.of(Long.parseLong(args.get("broker-pid", null)));
+    }
+    try {
+      BenchInput.ensure(bootstrap, topic, partitions, records, 100);
+      String classpath = System.getProperty("java.class.path");
+      String millraceCp = Arrays.stream(classpath.split(File.pathSeparator))
+          .filter(e -> !e.contains("peers-lib")).collect(Collectors.joining(File.pathSeparator));
+      String streamsCp = millraceCp + File.pathSeparator + peersLib.toAbsolutePath() + "/*";
+      Map<String, List<double[]>> results = new LinkedHashMap<>();
+      for (int round = 1; round <= runs; round++) {
+        for (String mode : modes) {
+          List<String> command = new ArrayList<>();
+          command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+          command.addAll(jvm);
+          command.add("-cp");
+          if (mode.equals("streams")) {
+            command.add(streamsCp);
+            command.add("io.millrace.bench.peers.StreamsPassThrough");
+          } else {
+            command.add(millraceCp);
+            command.add(KafkaRun.class.getName());
+            command.add("--mode");
+            command.add(mode);
+          }
+          command.addAll(List.of("--bootstrap", bootstrap, "--topic", topic, "--records",
+              Long.toString(records)));
+          long brokerCpu0 = brokerCpuNanos(brokerProcess);
+          Map<String, String> r = runChild(mode, command);
+          long brokerCpu = brokerCpuNanos(brokerProcess) - brokerCpu0;
+          double[] figures = {Double.parseDouble(r.get("msgs_per_sec")),
+              Double.parseDouble(r.get("whole_msgs_per_sec")),
+              Double.parseDouble(r.get("cpu_us_per_record")),
+              brokerCpu < 0 ? Double.NaN : brokerCpu / 1e3 / records};
+          results.computeIfAbsent(mode, m -> new ArrayList<>()).add(figures);
+          System.out.printf(Locale.ROOT, "round %d %s: %,.0f records/s (whole run %,.0f), client "
+                  + "CPU %.2f us/record, broker CPU %.2f us/record%n", round, mode, figures[0],
+              figures[1], figures[2], figures[3]);
+        }
+      }
+      Map<String, Double> medians = new HashMap<>();
+      for (Map.Entry<String, List<double[]>> e : results.entrySet()) {
+        double[] rate = e.getValue().stream().mapToDouble(f -> f[0]).toArray();
+        double[] whole = e.getValue().stream().mapToDouble(f -> f[1]).toArray();
+        double[] cpu = e.getValue().stream().mapToDouble(f -> f[2]).toArray();
+        double[] brokerCpu = e.getValue().stream().mapToDouble(f -> f[3]).toArray();
+        medians.put(e.getKey(), Stats.median(rate));
+        System.out.printf(Locale.ROOT, "RESULT kafka mode=%s msgs_per_sec=%.0f min=%.0f max=%.0f "
+                + "whole_msgs_per_sec=%.0f client_cpu_us_per_record=%.3f "
+                + "broker_cpu_us_per_record=%.3f runs=%d records=%d partitions=%d%n", e.getKey(),
+            Stats.median(rate), Stats.min(rate), Stats.max(rate), Stats.median(whole),
+            Stats.median(cpu), Stats.median(brokerCpu), runs, records, partitions);
+      }
+      if (medians.containsKey("raw") && medians.containsKey("consume")) {
+        System.out.printf(Locale.ROOT, "RESULT kafka-ratio consume_over_raw=%.3f%n",
+            medians.get("consume") / medians.get("raw"));
+      }
+      if (medians.containsKey("streams") && medians.containsKey("passthrough")) {
+        System.out.printf(Locale.ROOT, "RESULT kafka-ratio passthrough_over_kafka_streams=%.3f%n",
+            medians.get("passthrough") / medians.get("streams"));
+      }
+    } finally {
+      if (broker != null) {
+        broker.stop();
+      }
+    }
+  }
+
+  private static long brokerCpuNanos(Optional<ProcessHandle> broker) {
+    return broker.flatMap(p -> p.info().totalCpuDuration()).map(Duration::toNanos).orElse(-1L);
+  }
+
+  /** Runs a child JVM, echoing its output, and parses its RESULT line into key=value pairs. */
+  private static Map<String, String> runChild(String name, List<String> command)
+      throws Exception {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String result = null;
+    try (BufferedReader out = process.inputReader()) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        if (line.startsWith("RESULT ")) {
+          result = line;
+        } else if (!line.isBlank()) {
+          System.err.println("  [" + name + "] " + line);
+        }
+      }
+    }
+    int exit = process.waitFor();
+    if (exit != 0 || result == null) {
+      throw new IllegalStateException(name + " exited with " + exit + " without a RESULT line");
+    }
+    Map<String, String> values = new HashMap<>();
+    for (String field : result.split("\\s+")) {
+      int eq = field.indexOf('=');
+      if (eq > 0) {
+        values.put(field.substring(0, eq), field.substring(eq + 1));
+      }
+    }
+    return values;
+  }
+}
