@@ -46,9 +46,15 @@ public final class KafkaRun {
     String bootstrap = args.get("bootstrap", "127.0.0.1:9092");
     String topic = args.get("topic", "bench-in");
     long records = args.getLong("records", 10_000_000);
+    Map<String, String> extra = new HashMap<>();
+    for (String kv : args.get("set", "").split(",")) {
+      if (kv.contains("=")) {
+        extra.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+      }
+    }
     double[] r = switch (mode) {
       case "raw" -> raw(bootstrap, topic, records);
-      case "consume", "passthrough" -> job(mode, bootstrap, topic, records);
+      case "consume", "passthrough" -> job(mode, bootstrap, topic, records, extra);
       default -> throw new IllegalArgumentException("--mode raw|consume|passthrough, not " + mode);
     };
     System.out.printf(Locale.ROOT, "RESULT kafka-run mode=%s records=%d msgs_per_sec=%.0f "
@@ -97,8 +103,8 @@ public final class KafkaRun {
         (cpuNanos() - cpu0) / 1e3 / records};
   }
 
-  static double[] job(String mode, String bootstrap, String topic, long records)
-      throws Throwable {
+  static double[] job(String mode, String bootstrap, String topic, long records,
+      Map<String, String> extra) throws Throwable {
     Path state = Files.createTempDirectory("millrace-kafka-bench");
     try {
       String run = UUID.randomUUID().toString().substring(0, 8);
@@ -121,6 +127,7 @@ public final class KafkaRun {
       } else {
         c.put("task.class", CountingTask.class.getName());
       }
+      c.putAll(extra); // --set k=v,k2=v2: job keys to try, e.g. systems.kafka.producer.linger.ms
       LocalRunner runner = new LocalRunner(JobPlanner.plan(JobConfig.of(c)), Clock.SYSTEM);
       long cpu0 = cpuNanos();
       long start = System.nanoTime();

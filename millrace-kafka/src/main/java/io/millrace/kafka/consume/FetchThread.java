@@ -198,18 +198,22 @@ final class FetchThread implements Runnable {
       for (TopicPartition tp : records.partitions()) {
         List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
         Partition p = byIndex[indexOf.get(tp)];
-        if (scratch.length < list.size()) {
-          scratch = new Envelope[list.size()];
+        int n = list.size();
+        if (scratch.length < n) {
+          scratch = new Envelope[n];
         }
-        for (int i = 0; i < list.size(); i++) {
-          scratch[i] = envelope(p, list.get(i));
+        int i = 0;
+        long last = -1;
+        for (ConsumerRecord<byte[], byte[]> r : list) {
+          scratch[i++] = envelope(p, r);
+          last = r.offset();
         }
-        if (!offerAll(p.index(), scratch, list.size())) {
+        if (!offerAll(p.index(), scratch, n)) {
           return; // stopped while the loop was not taking batches
         }
-        java.util.Arrays.fill(scratch, 0, list.size(), null);
+        java.util.Arrays.fill(scratch, 0, n, null);
         touched.add(p);
-        touchedPosition[p.index()] = list.get(list.size() - 1).offset() + 1;
+        touchedPosition[p.index()] = last + 1;
       }
       if (!records.isEmpty()) {
         if (!handoff.flush()) {
