@@ -6,6 +6,7 @@ import io.millrace.bench.async.SyncPoolBench;
 import io.millrace.bench.e2e.ContainerBench;
 import io.millrace.bench.jmh.JmhBenchmarks;
 import io.millrace.bench.kafka.KafkaBench;
+import io.millrace.bench.kafka.KafkaMemoryBench;
 import io.millrace.bench.kafka.KafkaRun;
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -28,6 +29,8 @@ public final class BenchMain {
       "  kafka      [--records 10000000] [--partitions 8] [--runs 3] [--modes raw,consume,passthrough,streams]",
       "             [--bootstrap host:port]   Kafka: raw consumer, consume-only and pass-through jobs,",
       "             Kafka Streams (with the peers profile); starts its own broker unless --bootstrap",
+      "  kafka-memory [--partitions 1000] [--records-per-partition 2000] [--seconds 20]",
+      "             heap after GC of a job with 1,000 partitions behind a slow task",
       "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
       "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
@@ -52,6 +55,7 @@ public final class BenchMain {
       case "batcher" -> BatcherBench.main(rest);
       case "kafka" -> KafkaBench.main(rest);
       case "kafka-run" -> KafkaRun.main(rest);
+      case "kafka-memory" -> KafkaMemoryBench.main(rest);
       case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(args[0], rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       default -> {

@@ -17,6 +17,8 @@ public final class CoreKeys {
   public static final String BUFFER_MAX_MESSAGES = "task.buffer.max.messages";
   public static final String BUFFER_MAX_BYTES = "task.buffer.max.bytes";
   public static final String BUFFER_MAX_TOTAL_BYTES = "task.buffer.max.total.bytes";
+  /** 32 MB: partitions keep the 1 MB per-partition cap up to 32 partitions per container. */
+  public static final long DEFAULT_BUFFER_MAX_TOTAL_BYTES = 32L << 20;
   public static final String ERROR_POLICY = "task.error.policy";
   public static final String DEAD_LETTER_STREAM = "task.dead.letter.stream";
   public static final String CHECKPOINT_SYSTEM = "task.checkpoint.system";
@@ -57,7 +59,7 @@ public final class CoreKeys {
       new ConfigKey(BATCH_SIZE, "1", "Messages a partition gets per turn of the chooser (1 = strict round-robin)."),
       new ConfigKey(BUFFER_MAX_MESSAGES, "4096", "The most messages handed over per poll of a partition, and its buffer's cap."),
       new ConfigKey(BUFFER_MAX_BYTES, "1048576", "A partition's buffer cap in bytes: a fuller buffer pauses fetching for it."),
-      new ConfigKey(BUFFER_MAX_TOTAL_BYTES, "67108864", "A container's buffers together: each partition's cap is at most this divided by its partition count."),
+      new ConfigKey(BUFFER_MAX_TOTAL_BYTES, Long.toString(DEFAULT_BUFFER_MAX_TOTAL_BYTES), "A container's buffers together: each partition's cap is at most this divided by its partition count."),
       new ConfigKey(ERROR_POLICY, "fail", "What a message that fails to deserialize or makes the task throw does: fail | skip | dead-letter."),
       new ConfigKey(DEAD_LETTER_STREAM, null, "The stream id failed messages go to under task.error.policy=dead-letter."),
       new ConfigKey(CHECKPOINT_SYSTEM, "file", "Where checkpoints are kept: file, or a system that keeps them (kafka: a compacted topic)."),

@@ -179,7 +179,7 @@ public final class JobPlanner {
         config.getInt(BATCH_SIZE, 1, 1),
         config.getInt(BUFFER_MAX_MESSAGES, 4096, 1),
         config.getLong(BUFFER_MAX_BYTES, 1 << 20, 1),
-        config.getLong(BUFFER_MAX_TOTAL_BYTES, 64L << 20, 1),
+        config.getLong(BUFFER_MAX_TOTAL_BYTES, DEFAULT_BUFFER_MAX_TOTAL_BYTES, 1),
         10,
         new AsyncSettings(
             maxConcurrency(config),

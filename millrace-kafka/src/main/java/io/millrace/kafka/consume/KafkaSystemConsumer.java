@@ -5,11 +5,13 @@ import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemContext;
+import io.millrace.core.config.CoreKeys;
 import io.millrace.core.handoff.BatchedHandoff;
 import io.millrace.kafka.KafkaSettings;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 
@@ -57,13 +59,31 @@ public final class KafkaSystemConsumer implements SystemConsumer {
         settings.handoffQueueBatches(), TimeUnit.MILLISECONDS.toNanos(1), System::nanoTime);
     String clientId = "millrace-" + context.jobName() + "-" + context.containerId() + "-"
         + settings.system();
-    fetch = new FetchThread(settings, settings.consumerProperties(clientId), partitions, maxIndex,
+    fetch = new FetchThread(settings, consumerProperties(clientId), partitions, maxIndex,
         handoff);
     thread = new Thread(fetch, "millrace-kafka-fetch-" + context.containerId());
     thread.setDaemon(true);
     thread.start();
     fetch.awaitStarted();
     positionScratch = new long[maxIndex];
+  }
+
+  /**
+   * The consumer's properties. Unless the job sets {@code consumer.max.partition.fetch.bytes}, a
+   * partition's fetch is sized like its share of the loop's buffers (task.buffer.max.total.bytes
+   * over the partitions, between 64 KB and Kafka's 1 MB): the consumer keeps one fetched chunk
+   * per partition it has not handed over, so with 1,000 partitions 1 MB chunks would mean 1 GB.
+   */
+  private Properties consumerProperties(String clientId) {
+    Properties props = settings.consumerProperties(clientId);
+    if (!context.systemConfig().containsKey("consumer.max.partition.fetch.bytes")) {
+      String total = context.jobConfig().get(CoreKeys.BUFFER_MAX_TOTAL_BYTES);
+      long budget = total == null ? CoreKeys.DEFAULT_BUFFER_MAX_TOTAL_BYTES : Long.parseLong(total);
+      long share = budget / Math.max(1, partitions.size());
+      props.put("max.partition.fetch.bytes",
+          Long.toString(Math.max(64 << 10, Math.min(1 << 20, share))));
+    }
+    return props;
   }
 
   @Override
