@@ -24,6 +24,8 @@ import java.util.stream.Collectors;
  * pass-through job and, when the {@code peers} profile's jars are there, Kafka Streams running the
  * same pass-through topology. Ends with a RESULT line per mode (medians) and the ratios.
  *
+ * <p>{@code --warmup 1} round runs first and is not counted (the broker's JIT and page cache).
+ *
  * <p>Unless {@code --bootstrap} names a broker, it starts a single-node broker (the same one as
  * {@code bin/millrace kafka-dev}) on 127.0.0.1 for the run, so it can also report the broker's CPU
  * per record: on two shared cores, CPU per record is what decides throughput.
@@ -37,6 +39,8 @@ public final class KafkaBench {
     long records = args.getLong("records", 10_000_000);
     int partitions = (int) args.getLong("partitions", 8);
     int runs = (int) args.getLong("runs", 3);
+    // Rounds run first and not counted: the broker's JIT and page cache warm up in them.
+    int warmup = (int) args.getLong("warmup", 1);
     String topic = args.get("topic", "bench-in-" + partitions + "x" + records);
     List<String> modes = new ArrayList<>(List.of(args.get("modes",
         "raw,consume,passthrough,streams").split(",")));
@@ -68,7 +72,7 @@ public final class KafkaBench {
           .filter(e -> !e.contains("peers-lib")).collect(Collectors.joining(File.pathSeparator));
       String streamsCp = millraceCp + File.pathSeparator + peersLib.toAbsolutePath() + "/*";
       Map<String, List<double[]>> results = new LinkedHashMap<>();
-      for (int round = 1; round <= runs; round++) {
+      for (int round = 1 - warmup; round <= runs; round++) {
         for (String mode : modes) {
           List<String> command = new ArrayList<>();
           command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -92,10 +96,13 @@ public final class KafkaBench {
               Double.parseDouble(r.get("whole_msgs_per_sec")),
               Double.parseDouble(r.get("cpu_us_per_record")),
               brokerCpu < 0 ? Double.NaN : brokerCpu / 1e3 / records};
-          results.computeIfAbsent(mode, m -> new ArrayList<>()).add(figures);
-          System.out.printf(Locale.ROOT, "round %d %s: %,.0f records/s (whole run %,.0f), client "
-                  + "CPU %.2f us/record, broker CPU %.2f us/record%n", round, mode, figures[0],
-              figures[1], figures[2], figures[3]);
+          if (round > 0) {
+            results.computeIfAbsent(mode, m -> new ArrayList<>()).add(figures);
+          }
+          System.out.printf(Locale.ROOT, "%s %s: %,.0f records/s (whole run %,.0f), client "
+                  + "CPU %.2f us/record, broker CPU %.2f us/record%n",
+              round > 0 ? "round " + round : "warm-up", mode, figures[0], figures[1], figures[2],
+              figures[3]);
         }
       }
       Map<String, Double> medians = new HashMap<>();
