@@ -258,7 +258,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       if (p < 0) {
         break;
       }
-      delivered += deliver(p, settings.batchSize());
+      // The inline path stays a small method of its own (the JIT inlines it into this loop).
+      delivered += taskOf[p].dispatched ? deliverDispatched(p, settings.batchSize())
+          : deliver(p, settings.batchSize());
       if (stopAfterCycle || commitAfterCycle) {
         break;
       }
@@ -328,9 +330,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private int deliver(int p, int max) {
     PartitionBuffer buffer = mux.buffer(p);
     TaskInstance t = taskOf[p];
-    if (t.dispatched) {
-      return deliverDispatched(p, t, buffer, max);
-    }
     int n = Math.min(max, buffer.size());
     StreamTask task = t.task;
     long last = lastOffset[p];
@@ -401,7 +400,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   }
 
   /** Delivery to an async task or a worker pool: the dispatcher owns the offsets from here. */
-  private int deliverDispatched(int p, TaskInstance t, PartitionBuffer buffer, int max) {
+  private int deliverDispatched(int p, int max) {
+    PartitionBuffer buffer = mux.buffer(p);
+    TaskInstance t = taskOf[p];
     int n = async.deliver(p, t, buffer, max, cycleNanos);
     if (buffer.isEmpty()) {
       mux.drained(p);
