@@ -36,7 +36,7 @@ class KafkaCheckpointStoreTest {
     List<StreamPartition> partitions = List.of(new StreamPartition("kafka", "a", 0),
         new StreamPartition("kafka", "b", 0), new StreamPartition("kafka", "a", 1));
     try (KafkaCheckpointStore store = new KafkaCheckpointStore(
-        KafkaKillRestartTest.settings(c), "ckpt-roundtrip")) {
+        KafkaTestSupport.settings(c), "ckpt-roundtrip")) {
       CheckpointWriter writer = store.writer(0, partitions);
       writer.write(new long[] {10, 20, CheckpointStore.NONE});
       writer.write(new long[] {11, 20, 5});
@@ -52,14 +52,14 @@ class KafkaCheckpointStoreTest {
   void aDamagedRecordIsAnErrorNamingItsOffsetAndKey() throws Exception {
     String topic = topic("__checkpoints");
     Map<String, String> c = config("ckpt-damaged", topic);
-    new KafkaCheckpointStore(KafkaKillRestartTest.settings(c), "ckpt-damaged").close();
+    new KafkaCheckpointStore(KafkaTestSupport.settings(c), "ckpt-damaged").close();
     try (KafkaProducer<String, String> producer = TestBroker.producer(
         TestBroker.shared().bootstrapServers())) {
       producer.send(new ProducerRecord<>(topic, 0, "task-3", "not a checkpoint")).get();
     }
 
     try (KafkaCheckpointStore store = new KafkaCheckpointStore(
-        KafkaKillRestartTest.settings(c), "ckpt-damaged")) {
+        KafkaTestSupport.settings(c), "ckpt-damaged")) {
       assertThatThrownBy(store::read).isInstanceOf(CheckpointException.class)
           .hasMessageContaining("checkpoint record at topic " + topic + " partition 0 offset 0")
           .hasMessageContaining("(key task-3) is damaged");
@@ -76,7 +76,7 @@ class KafkaCheckpointStoreTest {
     }
     Map<String, String> c = config("ckpt-delete", topic);
 
-    assertThatThrownBy(() -> new KafkaCheckpointStore(KafkaKillRestartTest.settings(c),
+    assertThatThrownBy(() -> new KafkaCheckpointStore(KafkaTestSupport.settings(c),
         "ckpt-delete")).isInstanceOf(CheckpointException.class)
         .hasMessageContaining("cleanup.policy=delete").hasMessageContaining("must be compacted");
   }
@@ -85,7 +85,7 @@ class KafkaCheckpointStoreTest {
   void aMissingCheckpointTopicIsCreatedCompacted() throws Exception {
     String topic = topic("__checkpoints");
     Map<String, String> c = config("ckpt-create", topic);
-    new KafkaCheckpointStore(KafkaKillRestartTest.settings(c), "ckpt-create").close();
+    new KafkaCheckpointStore(KafkaTestSupport.settings(c), "ckpt-create").close();
     try (Admin admin = Admin.create(Map.of("bootstrap.servers",
         TestBroker.shared().bootstrapServers()))) {
       var resource = new org.apache.kafka.common.config.ConfigResource(

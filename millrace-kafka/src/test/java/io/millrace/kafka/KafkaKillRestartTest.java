@@ -74,7 +74,7 @@ class KafkaKillRestartTest {
         "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
         properties.toString())
         .redirectErrorStream(true).redirectOutput(tmp.resolve("child.log").toFile()).start();
-    KafkaSettings settings = settings(config);
+    KafkaSettings settings = KafkaTestSupport.settings(config);
     try {
       await(Duration.ofSeconds(90), "a few checkpoints and some output", () -> {
         if (!child.isAlive()) {
@@ -132,37 +132,5 @@ class KafkaKillRestartTest {
     try (KafkaCheckpointStore store = new KafkaCheckpointStore(settings, job)) {
       return store.read();
     }
-  }
-
-  static KafkaSettings settings(Map<String, String> config) {
-    return new KafkaSettings(new io.millrace.api.system.SystemContext() {
-      public String systemName() {
-        return "kafka";
-      }
-
-      public String jobName() {
-        return config.get("job.name");
-      }
-
-      public int containerId() {
-        return -1;
-      }
-
-      public Map<String, String> systemConfig() {
-        return io.millrace.core.config.JobConfig.of(config).withPrefix("systems.kafka.");
-      }
-
-      public Map<String, String> streamConfig(String id) {
-        return Map.of();
-      }
-
-      public Map<String, String> jobConfig() {
-        return config;
-      }
-
-      public io.millrace.api.metrics.MetricsRegistry metrics() {
-        return null;
-      }
-    });
   }
 }

@@ -80,17 +80,7 @@ class KafkaStartupErrorsTest {
     config.put("systems.kafka.producer.linger.ms", "20");
 
     JobPlanner.check(JobConfig.of(config)); // accepted
-    KafkaSettings settings = new KafkaSettings(new io.millrace.api.system.SystemContext() {
-      public String systemName() { return "kafka"; }
-      public String jobName() { return "sasl"; }
-      public int containerId() { return 0; }
-      public Map<String, String> systemConfig() {
-        return JobConfig.of(config).withPrefix("systems.kafka.");
-      }
-      public Map<String, String> streamConfig(String id) { return Map.of(); }
-      public Map<String, String> jobConfig() { return config; }
-      public io.millrace.api.metrics.MetricsRegistry metrics() { return null; }
-    });
+    KafkaSettings settings = KafkaTestSupport.settings(config);
     assertThat(settings.consumerProperties("c")).containsEntry("security.protocol", "SASL_SSL")
         .containsEntry("sasl.mechanism", "PLAIN").doesNotContainKey("linger.ms");
     assertThat(settings.producerProperties("p")).containsEntry("security.protocol", "SASL_SSL")

@@ -103,4 +103,36 @@ final class KafkaTestSupport {
     }
     return out;
   }
-}
+
+  /** The settings of the job's Kafka system, as its factory would see them. */
+  static KafkaSettings settings(Map<String, String> config) {
+    return new KafkaSettings(new io.millrace.api.system.SystemContext() {
+      public String systemName() {
+        return "kafka";
+      }
+
+      public String jobName() {
+        return config.get("job.name");
+      }
+
+      public int containerId() {
+        return -1;
+      }
+
+      public Map<String, String> systemConfig() {
+        return io.millrace.core.config.JobConfig.of(config).withPrefix("systems.kafka.");
+      }
+
+      public Map<String, String> streamConfig(String id) {
+        return Map.of();
+      }
+
+      public Map<String, String> jobConfig() {
+        return config;
+      }
+
+      public io.millrace.api.metrics.MetricsRegistry metrics() {
+        return null;
+      }
+    });
+  }}

@@ -11,7 +11,6 @@ import io.millrace.api.TaskContext;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -30,19 +29,8 @@ public final class WordCountTask implements StreamTask, InitableTask, EndOfStrea
 
   @Override
   public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
-    String line = (String) envelope.value();
-    int start = -1;
-    for (int i = 0; i <= line.length(); i++) {
-      boolean wordChar = i < line.length()
-          && (Character.isLetter(line.charAt(i)) || (start >= 0 && line.charAt(i) == '\''));
-      if (wordChar && start < 0) {
-        start = i;
-      } else if (!wordChar && start >= 0) {
-        String word = line.substring(start, i).toLowerCase(Locale.ROOT);
-        counts.computeIfAbsent(word, w -> new long[1])[0]++;
-        start = -1;
-      }
-    }
+    Words.forEach((String) envelope.value(),
+        word -> counts.computeIfAbsent(word, w -> new long[1])[0]++);
   }
 
   @Override
