@@ -30,6 +30,14 @@ public interface TaskContext {
   OutputStream output(String streamId);
 
   /**
+   * The task's instance of a store declared in the job's properties ({@code stores.<name>.*}).
+   *
+   * @param name the store's name
+   * @throws IllegalArgumentException if the job declares no such store
+   */
+  <K, V> io.millrace.api.store.KeyValueStore<K, V> store(String name);
+
+  /**
    * Runs {@code action} on the task's loop thread each time the container runs out of messages to
    * deliver (once per idle spell), e.g. {@code context.whenIdle(batcher::flush)} so that a
    * micro-batch does not wait for its linger time when no more requests are coming.

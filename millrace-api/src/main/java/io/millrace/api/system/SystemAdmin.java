@@ -23,6 +23,15 @@ public interface SystemAdmin extends AutoCloseable {
    */
   int ensureOutput(StreamSpec stream, int partitions);
 
+  /**
+   * Makes sure a store's changelog stream exists with {@code partitions} partitions (one per
+   * task), creating it compacted where the system knows compaction, and returns its partition
+   * count. Default: as {@link #ensureOutput}.
+   */
+  default int ensureChangelog(StreamSpec stream, int partitions) {
+    return ensureOutput(stream, partitions);
+  }
+
   @Override
   default void close() {}
 }

@@ -36,6 +36,15 @@ public interface SystemProducer {
    */
   void flush();
 
+  /**
+   * The offset of the last message sent with an explicit {@code partition} to that partition of
+   * an output and acknowledged, valid after {@link #flush}; -1 if none or if the system does not
+   * know offsets. Stores use it to checkpoint how far their changelog goes. Default: -1.
+   */
+  default long lastOffset(int index, int partition) {
+    return -1;
+  }
+
   /** Flushes and releases resources. */
   void stop();
 }

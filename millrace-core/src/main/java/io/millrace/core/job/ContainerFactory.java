@@ -3,6 +3,7 @@ package io.millrace.core.job;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamMetadata;
+import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.core.checkpoint.CheckpointStore;
@@ -12,6 +13,10 @@ import io.millrace.core.loop.RunLoop;
 import io.millrace.core.loop.TaskInstance;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.output.TaskCollector;
+import io.millrace.core.store.ChangelogRestorer;
+import io.millrace.core.store.ChangelogWriter;
+import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StoreSpec;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,6 +48,12 @@ public final class ContainerFactory {
     }
 
     int[] taskNumbers = plan.tasksOf(id);
+    String[] taskNames = new String[taskNumbers.length];
+    for (int t = 0; t < taskNumbers.length; t++) {
+      taskNames[t] = "Partition " + taskNumbers[t];
+    }
+    ContainerStores stores = openStores(plan, id, taskNumbers, taskNames, producers,
+        producerIndices);
     List<StreamPartition> partitions = new ArrayList<>();
     List<Integer> taskIndexOf = new ArrayList<>();
     List<StreamInfo> infoOf = new ArrayList<>();
@@ -60,11 +71,12 @@ public final class ContainerFactory {
           infoOf.add(info);
         }
       }
-      String name = "Partition " + number;
+      String name = taskNames[t];
       TaskCollector collector = new TaskCollector(routes, name);
       List<Runnable> idleActions = new ArrayList<>();
       TaskContextImpl context = new TaskContextImpl(name, number, List.copyOf(mine),
-          plan.config().asMap(), plan.metrics(), collector, idleActions);
+          plan.config().asMap(), plan.metrics(), collector, idleActions,
+          stores == null ? Map.of() : stores.storesOf(t));
       tasks[t] = new TaskInstance(name, newTask(plan), collector, context, mine.size(),
           idleActions);
     }
@@ -105,11 +117,52 @@ public final class ContainerFactory {
     }
     OutputRoute deadLetters = plan.deadLetterStream() == null ? null
         : routes.get(plan.deadLetterStream());
+    List<StreamPartition> inCheckpoint = new ArrayList<>(partitions);
+    if (stores != null) {
+      inCheckpoint.addAll(stores.changelogPartitions()); // changelog offsets go in checkpoints too
+    }
     RunLoop loop = new RunLoop(id, plan.settings(), consumerOf, taskIndex, tasks, priorities,
         bootstrap, newest, checkpointed, pollInterval, new ArrayList<>(consumers.values()),
-        new ArrayList<>(producers.values()), plan.checkpointStore().writer(id, partitions),
-        plan.errorPolicy(), deadLetters, plan.metrics(), clock);
+        new ArrayList<>(producers.values()), plan.checkpointStore().writer(id, inCheckpoint),
+        plan.errorPolicy(), deadLetters, plan.metrics(), clock, stores);
     return new Container(id, loop, progressStart, progressEnd);
+  }
+
+  /**
+   * Opens the container's stores, registering each changelog as an output of its system's
+   * producer (one index per store, the task's number as partition); null without stores.
+   */
+  private static ContainerStores openStores(JobPlan plan, int id, int[] taskNumbers,
+      String[] taskNames, Map<String, SystemProducer> producers,
+      Map<SystemProducer, int[]> producerIndices) {
+    if (plan.stores().isEmpty()) {
+      return null;
+    }
+    Map<String, Integer> changelogIndex = new HashMap<>();
+    ContainerStores.Changelogs changelogs = new ContainerStores.Changelogs() {
+      @Override
+      public ChangelogWriter writer(StoreSpec spec, int taskNumber) {
+        SystemProducer producer = producers.computeIfAbsent(spec.changelogSystem(),
+            s -> plan.factories().get(s).producer(context(plan, s, id)));
+        int index = changelogIndex.computeIfAbsent(spec.name(), n -> {
+          int i = producerIndices.computeIfAbsent(producer, p -> new int[1])[0]++;
+          producer.register(i, spec.changelogSpec(), plan.taskCount());
+          return i;
+        });
+        return new ChangelogWriter(producer, index, taskNumber);
+      }
+
+      @Override
+      public StreamSpec stream(StoreSpec spec) {
+        return spec.changelogSpec();
+      }
+    };
+    return ContainerStores.open(plan.stores(), taskNumbers, taskNames, plan.storesDir(),
+        plan.config().asMap(), plan.checkpoint(), changelogs,
+        system -> new ChangelogRestorer(system,
+            plan.factories().get(system).consumer(context(plan, system, id)),
+            plan.admins().get(system),
+            plan.metrics().counter("container-" + id, "store-restore-records")));
   }
 
   private static DefaultSystemContext context(JobPlan plan, String system, int id) {

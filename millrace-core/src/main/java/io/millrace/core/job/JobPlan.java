@@ -8,6 +8,7 @@ import io.millrace.core.config.JobConfig;
 import io.millrace.core.loop.ErrorPolicy;
 import io.millrace.core.loop.LoopSettings;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
+import io.millrace.core.store.StoreSpec;
 import java.lang.reflect.Constructor;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,9 @@ public record JobPlan(
     ErrorPolicy errorPolicy,
     String deadLetterStream,
     DefaultMetricsRegistry metrics,
-    long shutdownMillis) {
+    long shutdownMillis,
+    List<StoreSpec> stores,
+    java.nio.file.Path storesDir) {
 
   /** The task partition numbers of a container: task k runs in container k mod count. */
   public int[] tasksOf(int containerId) {

@@ -23,6 +23,8 @@ import io.millrace.core.loop.ErrorPolicy;
 import io.millrace.core.loop.LoopSettings;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.serde.Serdes;
+import io.millrace.core.store.StoreConfig;
+import io.millrace.core.store.StoreSpec;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
 import java.nio.file.Path;
@@ -89,6 +91,11 @@ public final class JobPlanner {
       int wanted = info.outputPartitions() > 0 ? info.outputPartitions() : taskCount;
       counts.put(output, admins.get(info.system()).ensureOutput(info.spec(), wanted));
     }
+    for (StoreSpec spec : v.stores) {
+      if (spec.hasChangelog()) {
+        admins.get(spec.changelogSystem()).ensureChangelog(spec.changelogSpec(), taskCount);
+      }
+    }
     CheckpointStore store = checkpointStore(config, v, metrics);
     Map<StreamPartition, Long> checkpoint;
     try {
@@ -100,7 +107,8 @@ public final class JobPlanner {
     int containers = Math.min(config.getInt(CONTAINER_COUNT, 1, 1), Math.max(1, taskCount));
     return new JobPlan(config, jobName, v.taskConstructor, v.streams, v.inputs, v.outputs, counts,
         taskCount, containers, v.factories, admins, store, checkpoint, v.settings, v.policy,
-        v.deadLetter, metrics, config.getLong(SHUTDOWN_MS, 30_000, 0));
+        v.deadLetter, metrics, config.getLong(SHUTDOWN_MS, 30_000, 0), v.stores,
+        Path.of(config.get(STATE_DIR, "state/" + jobName), "stores"));
   }
 
   private static CheckpointStore checkpointStore(
@@ -117,7 +125,7 @@ public final class JobPlanner {
   private record Validated(String jobName, Constructor<?> taskConstructor,
       Map<String, StreamInfo> streams, List<String> inputs, List<String> outputs,
       Map<String, SystemFactory> factories, LoopSettings settings, ErrorPolicy policy,
-      String deadLetter) {}
+      String deadLetter, List<StoreSpec> stores) {}
 
   private static Validated validate(JobConfig config) {
     String jobName = config.required(JOB_NAME);
@@ -199,8 +207,9 @@ public final class JobPlanner {
     }
     factories.forEach((name, factory) ->
         factory.validate(new DefaultSystemContext(name, jobName, -1, config, null)));
+    List<StoreSpec> stores = StoreConfig.parse(config, factories.keySet());
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
-        deadLetter);
+        deadLetter, stores);
   }
 
   /** {@code task.checkpoint.system}: file, or a system of the job whose factory keeps checkpoints. */
@@ -270,6 +279,10 @@ public final class JobPlanner {
         List<String> candidates = KeyValidator.expand("systems." + system + ".", allowed);
         candidates.add("systems." + system + ".factory");
         throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), candidates);
+      }
+      if (key.startsWith("stores.")) {
+        StoreConfig.checkKey(config, key);
+        continue;
       }
       if (key.startsWith("streams.")) {
         String rest = key.substring("streams.".length());

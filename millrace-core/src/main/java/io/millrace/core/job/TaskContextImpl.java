@@ -4,6 +4,7 @@ import io.millrace.api.OutputStream;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.TaskContext;
 import io.millrace.api.metrics.MetricsRegistry;
+import io.millrace.api.store.KeyValueStore;
 import io.millrace.core.output.TaskCollector;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,8 @@ import java.util.Map;
 /** A task's view of itself. */
 record TaskContextImpl(String taskName, int partitionNumber, List<StreamPartition> inputs,
     Map<String, String> config, MetricsRegistry metrics, TaskCollector collector,
-    List<Runnable> idleActions) implements TaskContext {
+    List<Runnable> idleActions, Map<String, KeyValueStore<?, ?>> stores)
+    implements TaskContext {
   @Override
   public void whenIdle(Runnable action) {
     idleActions.add(java.util.Objects.requireNonNull(action, "action"));
@@ -20,5 +22,17 @@ record TaskContextImpl(String taskName, int partitionNumber, List<StreamPartitio
   @Override
   public OutputStream output(String streamId) {
     return collector.route(streamId);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked") // the store's types are the job's declaration; the task names them
+  public <K, V> KeyValueStore<K, V> store(String name) {
+    KeyValueStore<?, ?> store = stores.get(name);
+    if (store == null) {
+      throw new IllegalArgumentException("task " + taskName + " asked for store '" + name
+          + "', which the job does not declare (stores.<name>.factory); declared: "
+          + new java.util.TreeSet<>(stores.keySet()));
+    }
+    return (KeyValueStore<K, V>) store;
   }
 }

@@ -14,6 +14,7 @@ import io.millrace.core.checkpoint.CheckpointStore;
 import io.millrace.core.checkpoint.CheckpointWriter;
 import io.millrace.core.choose.Chooser;
 import io.millrace.core.output.OutputRoute;
+import io.millrace.core.store.ContainerStores;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.LockSupport;
@@ -74,6 +75,10 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private final boolean[] finishWhenSettled;
   private long cycleNanos;
   private long nextTimeoutCheckNanos = Long.MAX_VALUE;
+  /** The container's stores, or null. */
+  private final ContainerStores stores;
+  /** Input offsets then changelog offsets, for checkpoints of a container with stores. */
+  private final long[] checkpointOffsets;
 
   /**
    * Creates the loop; {@link #run} starts it.
@@ -92,7 +97,26 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       long[] startOffsets, long[] pollIntervalNanos, List<SystemConsumer> consumers,
       List<SystemProducer> producers, CheckpointWriter checkpoints, ErrorPolicy policy,
       OutputRoute deadLetters, MetricsRegistry metrics, Clock clock) {
+    this(containerId, settings, consumerOf, taskIndexOf, tasks, priorities, bootstrap,
+        newestAtStart, startOffsets, pollIntervalNanos, consumers, producers, checkpoints, policy,
+        deadLetters, metrics, clock, null);
+  }
+
+  /**
+   * Creates the loop of a container with stores; see the other constructor.
+   *
+   * @param stores the container's stores (restored at start, flushed at each commit), or null
+   */
+  public RunLoop(
+      int containerId, LoopSettings settings, SystemConsumer[] consumerOf, int[] taskIndexOf,
+      TaskInstance[] tasks, int[] priorities, boolean[] bootstrap, long[] newestAtStart,
+      long[] startOffsets, long[] pollIntervalNanos, List<SystemConsumer> consumers,
+      List<SystemProducer> producers, CheckpointWriter checkpoints, ErrorPolicy policy,
+      OutputRoute deadLetters, MetricsRegistry metrics, Clock clock, ContainerStores stores) {
     int n = consumerOf.length;
+    this.stores = stores;
+    this.checkpointOffsets = stores == null ? null
+        : new long[n + stores.changelogPartitions().size()];
     this.containerId = containerId;
     this.settings = settings;
     this.tasks = tasks;
@@ -212,6 +236,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
     for (SystemConsumer consumer : consumers) {
       consumer.start();
+    }
+    if (stores != null) {
+      stores.restore(); // before init: a task may read its stores there
     }
     for (TaskInstance task : tasks) {
       task.init();
@@ -510,12 +537,25 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
   }
 
-  /** Flush outputs and wait for them, then write the checkpoint (DESIGN.md's commit protocol). */
+  /**
+   * DESIGN.md's commit protocol: stores flush (cache -> engine write batch -> changelog), outputs
+   * and changelogs are flushed and acknowledged, stores record their changelog offsets, then the
+   * checkpoint is written.
+   */
   private void commit() {
+    if (stores != null) {
+      stores.flush();
+    }
     for (SystemProducer producer : producers) {
       producer.flush();
     }
-    checkpoints.write(lastOffset);
+    if (stores == null) {
+      checkpoints.write(lastOffset);
+    } else {
+      System.arraycopy(lastOffset, 0, checkpointOffsets, 0, lastOffset.length);
+      stores.afterProducersFlushed(checkpointOffsets, lastOffset.length);
+      checkpoints.write(checkpointOffsets);
+    }
     commits.inc();
   }
 
@@ -548,6 +588,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       } catch (Exception e) {
         LOG.warn("container {}: task {} failed to close", containerId, task.name, e);
       }
+    }
+    if (stores != null) {
+      stores.close(); // flushed by the final commit when the stop was clean
     }
     for (SystemConsumer consumer : consumers) {
       try {

@@ -147,6 +147,28 @@ public final class KafkaSystemAdmin implements SystemAdmin {
   }
 
   /**
+   * A store's changelog: a compacted topic with a partition per task, created if missing (whatever
+   * {@code auto.create} says: a store cannot work without it). An existing one with fewer
+   * partitions than tasks is an error naming it.
+   */
+  @Override
+  public int ensureChangelog(StreamSpec stream, int partitions) {
+    String topic = stream.physicalName();
+    TopicDescription description = describe(topic);
+    if (description == null) {
+      create(topic, partitions, settings.autoCreateReplication(),
+          Map.of("cleanup.policy", "compact"));
+      return partitions;
+    }
+    if (description.partitions().size() < partitions) {
+      throw new IllegalArgumentException("changelog topic '" + topic + "' has "
+          + description.partitions().size() + " partitions but the job has " + partitions
+          + " tasks: a changelog needs one partition per task");
+    }
+    return description.partitions().size();
+  }
+
+  /**
    * Creates a topic unless it exists (another process may create it at the same time).
    *
    * @param replication the replication factor, or -1 for the broker's default

@@ -40,8 +40,17 @@ public final class KafkaSystemProducer implements SystemProducer {
   private Serde<Object>[] valueSerdes = newSerdes(0);
   private KafkaProducer<byte[], byte[]> producer;
   private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
-  /** One callback for every send: no allocation per message beyond Kafka's own record. */
-  private final Callback callback = this::onAcknowledged;
+  /**
+   * One callback per output, shared by all its sends: no allocation per message beyond Kafka's
+   * own record, and the callback knows its output without a lookup.
+   */
+  private Callback[] callbacks = new Callback[0];
+  /**
+   * The offset of the last acknowledged record of each output partition. Written by the
+   * producer's network thread in callbacks; read on the loop thread after {@code flush()}, which
+   * returns only after those callbacks ran (a happens-before through the batch's latch).
+   */
+  private long[][] acked = new long[0][];
 
   /** A producer for one container. */
   public KafkaSystemProducer(SystemContext context, KafkaSettings settings) {
@@ -64,7 +73,12 @@ public final class KafkaSystemProducer implements SystemProducer {
       topics = Arrays.copyOf(topics, index + 1);
       keySerdes = Arrays.copyOf(keySerdes, index + 1);
       valueSerdes = Arrays.copyOf(valueSerdes, index + 1);
+      callbacks = Arrays.copyOf(callbacks, index + 1);
+      acked = Arrays.copyOf(acked, index + 1);
     }
+    callbacks[index] = (metadata, error) -> onAcknowledged(index, metadata, error);
+    acked[index] = new long[partitionCount];
+    Arrays.fill(acked[index], -1);
     topics[index] = stream.physicalName();
     keySerdes[index] = (Serde<Object>) stream.keySerde();
     valueSerdes[index] = (Serde<Object>) stream.valueSerde();
@@ -82,11 +96,21 @@ public final class KafkaSystemProducer implements SystemProducer {
     byte[] k = key == null ? null : keySerdes[index].toBytes(key);
     byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
     producer.send(new ProducerRecord<>(topics[index], partition < 0 ? null : partition,
-        timestamp < 0 ? null : timestamp, k, v), callback);
+        timestamp < 0 ? null : timestamp, k, v), callbacks[index]);
   }
 
-  private void onAcknowledged(RecordMetadata metadata, Exception error) {
+  @Override
+  public long lastOffset(int index, int partition) {
+    return acked[index][partition];
+  }
+
+  private void onAcknowledged(int index, RecordMetadata metadata, Exception error) {
     if (error == null) {
+      long[] partitions = acked[index];
+      int p = metadata.partition();
+      if (p >= 0 && p < partitions.length && metadata.offset() > partitions[p]) {
+        partitions[p] = metadata.offset();
+      }
       return;
     }
     String where = metadata == null ? "" : " to topic " + metadata.topic() + " partition "

@@ -8,13 +8,20 @@ import java.util.List;
 /** Appends output messages to in-memory streams; every append is immediately visible and durable. */
 final class MemoryProducer implements SystemProducer {
   private final List<MemoryStream> outputs = new ArrayList<>();
+  /** The offset of the last message sent to each output's partitions (loop thread only). */
+  private final List<long[]> lastOffsets = new ArrayList<>();
 
   @Override
   public void register(int index, StreamSpec stream, int partitionCount) {
     while (outputs.size() <= index) {
       outputs.add(null);
+      lastOffsets.add(null);
     }
-    outputs.set(index, MemoryStreams.getOrCreate(stream.physicalName(), partitionCount));
+    MemoryStream memory = MemoryStreams.getOrCreate(stream.physicalName(), partitionCount);
+    outputs.set(index, memory);
+    long[] last = new long[memory.partitionCount()];
+    java.util.Arrays.fill(last, -1);
+    lastOffsets.set(index, last);
   }
 
   @Override
@@ -22,7 +29,15 @@ final class MemoryProducer implements SystemProducer {
 
   @Override
   public void send(int index, int partition, Object key, Object value, long timestamp) {
-    outputs.get(index).append(partition, key, value);
+    long offset = outputs.get(index).append(partition, key, value);
+    if (partition >= 0) {
+      lastOffsets.get(index)[partition] = offset;
+    }
+  }
+
+  @Override
+  public long lastOffset(int index, int partition) {
+    return lastOffsets.get(index)[partition];
   }
 
   @Override

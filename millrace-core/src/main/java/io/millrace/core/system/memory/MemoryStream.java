@@ -47,12 +47,16 @@ public final class MemoryStream {
    * Appends a message; its offset is the partition's size before the append.
    *
    * @param partition the partition, or -1 to choose from the key's hash (round-robin if null)
+   * @return the message's offset
    */
-  public void append(int partition, Object key, Object value) {
+  public long append(int partition, Object key, Object value) {
     int p = partition >= 0 ? partition : choose(key);
     MemoryPartition target = partitions[p];
     synchronized (target) {
-      target.append(new Envelope(envelopeStream, p, target.size(), key, value, -1, sizeOf(key) + sizeOf(value)));
+      long offset = target.size();
+      target.append(new Envelope(envelopeStream, p, offset, key, value, -1,
+          sizeOf(key) + sizeOf(value)));
+      return offset;
     }
   }
 

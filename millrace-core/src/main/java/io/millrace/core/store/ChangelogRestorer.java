@@ -1,0 +1,188 @@
+package io.millrace.core.store;
+
+import io.millrace.api.Envelope;
+import io.millrace.api.metrics.Counter;
+import io.millrace.api.system.BatchSink;
+import io.millrace.api.system.StartPosition;
+import io.millrace.api.system.StreamMetadata;
+import io.millrace.api.system.SystemAdmin;
+import io.millrace.api.system.SystemConsumer;
+import io.millrace.core.checkpoint.CheckpointStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Restores stores from the changelogs on one system: one consumer reads every changelog partition
+ * of the container at once (on Kafka, fetched in parallel) up to the head each had when the
+ * restore began, applying each batch to its store's engine as one write.
+ *
+ * <p>Where each partition starts: a persistent store whose local files say which changelog offset
+ * they hold (and were not wiped) replays only what follows the smaller of that offset and the
+ * checkpointed one, so a restart after a clean stop replays the tail written since the last
+ * commit, not the whole changelog; any other store starts empty and replays it all.
+ */
+public final class ChangelogRestorer {
+  private static final Logger LOG = LoggerFactory.getLogger(ChangelogRestorer.class);
+  private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
+  private final String system;
+  private final SystemConsumer consumer;
+  private final SystemAdmin admin;
+  private final Counter restored;
+
+  /**
+   * A restorer.
+   *
+   * @param system the changelogs' system, for messages
+   * @param consumer a fresh consumer of that system, used only for the restore
+   * @param admin the system's admin, for the heads
+   * @param restored counts the records applied (a metric)
+   */
+  public ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin,
+      Counter restored) {
+    this.system = system;
+    this.consumer = consumer;
+    this.admin = admin;
+    this.restored = restored;
+  }
+
+  /** Restores the given logged instances; returns the records applied. */
+  long restore(ContainerStores stores, List<Integer> which) {
+    int n = which.size();
+    StoreInstance[] instance = new StoreInstance[n];
+    long[] target = new long[n];
+    boolean[] done = new boolean[n];
+    int remaining = 0;
+    long full = 0;
+    for (int i = 0; i < n; i++) {
+      instance[i] = stores.logged().get(which.get(i));
+      StoreInstance s = instance[i];
+      StreamMetadata head = admin.metadata(s.changelogSpec(), s.taskNumber());
+      target[i] = head.upcoming();
+      long checkpointed = stores.checkpointed(which.get(i));
+      StartPosition start;
+      if (s.localOffset() >= 0) {
+        long from = checkpointed == CheckpointStore.NONE ? s.localOffset()
+            : Math.min(s.localOffset(), checkpointed);
+        start = StartPosition.after(from);
+        done[i] = from + 1 >= target[i];
+      } else {
+        start = StartPosition.oldest();
+        done[i] = head.isEmpty();
+        full++;
+      }
+      consumer.register(i, s.changelogSpec(), s.taskNumber(), start);
+      if (!done[i]) {
+        remaining++;
+      }
+    }
+    if (remaining == 0) {
+      return 0;
+    }
+    LOG.info("restoring {} store partition(s) from changelogs on system '{}' ({} in full, the "
+        + "rest from their local files)", remaining, system, full);
+    long started = System.nanoTime();
+    Applier applier = new Applier(instance, target, done);
+    consumer.start();
+    try {
+      int[] pending = new int[n];
+      long nextReport = started + PROGRESS_NANOS;
+      while (applier.remaining() > 0) {
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+          if (!done[i]) {
+            pending[count++] = i;
+          }
+        }
+        consumer.poll(pending, count, 10_000, applier, 100);
+        long now = System.nanoTime();
+        if (now >= nextReport) {
+          LOG.info("restoring from system '{}': {} records applied, {} partition(s) to go",
+              system, applier.applied, applier.remaining());
+          nextReport = now + PROGRESS_NANOS;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while restoring stores", e);
+    } finally {
+      consumer.stop();
+    }
+    LOG.info("restored {} store partition(s) from system '{}': {} records in {} ms", n, system,
+        applier.applied, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    return applier.applied;
+  }
+
+  /** Applies what the consumer hands over, one engine write per batch. */
+  private final class Applier implements BatchSink {
+    private final StoreInstance[] instance;
+    private final long[] target;
+    private final boolean[] done;
+    private final List<byte[]> keys = new ArrayList<>();
+    private final List<byte[]> values = new ArrayList<>();
+    long applied;
+
+    Applier(StoreInstance[] instance, long[] target, boolean[] done) {
+      this.instance = instance;
+      this.target = target;
+      this.done = done;
+    }
+
+    int remaining() {
+      int r = 0;
+      for (boolean d : done) {
+        r += d ? 0 : 1;
+      }
+      return r;
+    }
+
+    @Override
+    public void accept(int index, Envelope[] messages, int from, int count) {
+      if (done[index]) {
+        return; // past the head as of the restore's start: not ours to apply
+      }
+      keys.clear();
+      values.clear();
+      long last = -1;
+      for (int i = from; i < from + count; i++) {
+        Envelope e = messages[i];
+        if (e.offset() >= target[index]) {
+          break;
+        }
+        if (e.readError() != null || !(e.key() instanceof byte[])) {
+          throw new IllegalStateException("store " + instance[index].spec().name()
+              + ": changelog record at " + e + " cannot be read: " + e.readError());
+        }
+        keys.add((byte[]) e.key());
+        values.add((byte[]) e.value());
+        last = e.offset();
+      }
+      if (!keys.isEmpty()) {
+        instance[index].store().engine().write(keys, values);
+        applied += keys.size();
+        restored.inc(keys.size());
+      }
+      if (last + 1 >= target[index] || (count > 0 && messages[from + count - 1].offset() + 1
+          >= target[index])) {
+        done[index] = true;
+      }
+    }
+
+    @Override
+    public void endOfStream(int index) {
+      done[index] = true;
+    }
+
+    @Override
+    public void head(int index, long upcomingOffset) {}
+
+    @Override
+    public void position(int index, long nextOffset) {
+      if (nextOffset >= target[index]) {
+        done[index] = true; // the last offsets held no record (compaction)
+      }
+    }
+  }
+}

@@ -1,0 +1,42 @@
+package io.millrace.core.store;
+
+import io.millrace.api.system.SystemProducer;
+
+/**
+ * Where one task's store writes its changes: partition {@code partition} (the task's number) of
+ * its changelog stream, through the container's producer for that system. Keys and values go as
+ * the bytes the engine holds; a delete is a null value (a tombstone, which compaction keeps last).
+ */
+public final class ChangelogWriter {
+  private final SystemProducer producer;
+  private final int index;
+  private final int partition;
+
+  /**
+   * A writer.
+   *
+   * @param producer the producer of the changelog's system
+   * @param index the index the producer knows the changelog stream by
+   * @param partition the task's partition of the changelog
+   */
+  public ChangelogWriter(SystemProducer producer, int index, int partition) {
+    this.producer = producer;
+    this.index = index;
+    this.partition = partition;
+  }
+
+  /** Sends one change. */
+  public void send(byte[] key, byte[] value) {
+    producer.send(index, partition, key, value, -1);
+  }
+
+  /** The offset of the last change acknowledged, once the producer has been flushed; -1: none. */
+  public long lastOffset() {
+    return producer.lastOffset(index, partition);
+  }
+
+  /** The task's partition of the changelog. */
+  public int partition() {
+    return partition;
+  }
+}

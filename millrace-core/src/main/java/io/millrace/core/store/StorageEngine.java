@@ -1,0 +1,51 @@
+package io.millrace.core.store;
+
+import java.util.List;
+
+/**
+ * The bytes underneath a store: RocksDB, or a sorted map in memory. Keys are ordered as unsigned
+ * bytes. Used by one task's store on its loop thread (and by the restore before it starts).
+ */
+public interface StorageEngine extends AutoCloseable {
+  /** The value of {@code key}, or null. */
+  byte[] get(byte[] key);
+
+  /**
+   * Applies puts and deletes as one batch, in order.
+   *
+   * @param keys the keys
+   * @param values the values, {@code null} for a delete
+   */
+  void write(List<byte[]> keys, List<byte[]> values);
+
+  /**
+   * The entries with {@code from <= key < to}, in key order; either bound may be null (open). The
+   * iterator sees the engine as it was when it was created, or later writes too (memory): a task
+   * should not rely on either.
+   */
+  EngineIterator range(byte[] from, byte[] to);
+
+  /** Makes every write so far survive a crash of the process and of the machine. */
+  void sync();
+
+  /** Whether the data lives in local files that a restart can open again. */
+  boolean persistent();
+
+  @Override
+  void close();
+
+  /** A cursor over entries: {@code next()} moves to the next one and says whether there is one. */
+  interface EngineIterator extends AutoCloseable {
+    /** Moves to the next entry; false at the end. */
+    boolean next();
+
+    /** The current entry's key. */
+    byte[] key();
+
+    /** The current entry's value. */
+    byte[] value();
+
+    @Override
+    void close();
+  }
+}

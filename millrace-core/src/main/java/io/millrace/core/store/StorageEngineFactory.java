@@ -1,0 +1,38 @@
+package io.millrace.core.store;
+
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * A kind of storage engine ({@code stores.<name>.factory}): {@code memory} is built in; RocksDB
+ * comes with the millrace-rocksdb module, found by its {@link #shortName} through
+ * {@link java.util.ServiceLoader} (listed in {@code META-INF/services}).
+ */
+public interface StorageEngineFactory {
+  /** The name a job gives in {@code stores.<name>.factory}, e.g. {@code rocksdb}. */
+  String shortName();
+
+  /** Keys this engine accepts after {@code stores.<name>.}, with the {@code .*} convention. */
+  Set<String> storeKeys();
+
+  /** Keys this engine accepts after {@code stores.<shortName>.} for all its stores, e.g. memory. */
+  default Set<String> engineKeys() {
+    return Set.of();
+  }
+
+  /**
+   * Checks a store's engine keys; throws {@link io.millrace.core.config.ConfigException} naming the
+   * key, the value and what is allowed.
+   */
+  default void validate(StoreSpec spec, StoreResources resources) {}
+
+  /**
+   * Opens (creating if needed) one task's instance of a store.
+   *
+   * @param spec the store
+   * @param dir the instance's own directory (may not exist yet)
+   * @param resources what the container's engines share (a block cache, a memory budget)
+   * @throws CorruptStoreException if local files exist but cannot be opened
+   */
+  StorageEngine open(StoreSpec spec, Path dir, StoreResources resources);
+}

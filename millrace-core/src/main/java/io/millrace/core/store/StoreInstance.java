@@ -1,0 +1,22 @@
+package io.millrace.core.store;
+
+import io.millrace.api.StreamPartition;
+import io.millrace.api.system.StreamSpec;
+import java.nio.file.Path;
+
+/**
+ * One task's instance of one store, with what restoring and committing it needs.
+ *
+ * @param spec the store
+ * @param taskIndex the task's index in its container
+ * @param taskNumber the task's partition number (its changelog partition)
+ * @param store the store the task uses
+ * @param dir its local directory (persistent engines)
+ * @param changelog where its changes go, or null
+ * @param changelogSpec its changelog stream as the system sees it (bytes serdes), or null
+ * @param changelogPartition its changelog partition as checkpoints name it, or null
+ * @param localOffset the changelog offset its local files hold up to, or -1 if unknown
+ */
+public record StoreInstance(StoreSpec spec, int taskIndex, int taskNumber,
+    CachedStore<?, ?> store, Path dir, ChangelogWriter changelog, StreamSpec changelogSpec,
+    StreamPartition changelogPartition, long localOffset) {}

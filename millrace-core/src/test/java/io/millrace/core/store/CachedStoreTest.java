@@ -1,0 +1,220 @@
+package io.millrace.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.api.store.KeyValue;
+import io.millrace.api.store.KeyValueIterator;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemProducer;
+import io.millrace.core.serde.LongSerde;
+import io.millrace.core.serde.StringSerde;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class CachedStoreTest {
+  /** Records what a store sends to its changelog. */
+  static final class RecordingProducer implements SystemProducer {
+    final List<String> sent = new ArrayList<>();
+
+    @Override
+    public void register(int index, StreamSpec stream, int partitionCount) {}
+
+    @Override
+    public void start() {}
+
+    @Override
+    public void send(int index, int partition, Object key, Object value, long timestamp) {
+      sent.add(new String((byte[]) key, StandardCharsets.UTF_8) + "="
+          + (value == null ? "null" : new LongSerde().fromBytes((byte[]) value)));
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void stop() {}
+  }
+
+  private final MemoryEngine engine = new MemoryEngine();
+  private final RecordingProducer changelog = new RecordingProducer();
+
+  private CachedStore<String, Long> store(int cacheSize, int writeBatch) {
+    StoreSpec spec = new StoreSpec("counts", new MemoryEngine.Factory(), new StringSerde(),
+        new LongSerde(), "mem", "counts-changelog", cacheSize, writeBatch, Map.of());
+    return new CachedStore<>("counts of Partition 0", spec, engine,
+        new ChangelogWriter(changelog, 0, 0));
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void readsSeeTheTasksOwnWritesBeforeAnyFlush() {
+    CachedStore<String, Long> store = store(100, 100);
+    store.put("a", 1L);
+    store.put("b", 2L);
+    store.delete("b");
+
+    assertThat(store.get("a")).isEqualTo(1L);
+    assertThat(store.get("b")).isNull();
+    assertThat(engine.get(bytes("a"))).as("not in the engine before a flush").isNull();
+    assertThat(changelog.sent).isEmpty();
+  }
+
+  @Test
+  void aFlushWritesEachDirtyKeyOnceInFirstWriteOrderAndDeletesAsTombstones() {
+    CachedStore<String, Long> store = store(100, 100);
+    store.put("b", 1L);
+    store.put("a", 1L);
+    store.put("b", 2L);
+    store.put("c", 3L);
+    store.delete("c");
+    store.flush();
+
+    assertThat(changelog.sent).containsExactly("b=2", "a=1", "c=null");
+    assertThat(new LongSerde().fromBytes(engine.get(bytes("b")))).isEqualTo(2L);
+    assertThat(engine.get(bytes("c"))).isNull();
+    store.flush();
+    assertThat(changelog.sent).as("nothing dirty, nothing sent").hasSize(3);
+  }
+
+  @Test
+  void reachingTheWriteBatchSizeFlushes() {
+    CachedStore<String, Long> store = store(100, 3);
+    store.put("a", 1L);
+    store.put("b", 1L);
+    assertThat(changelog.sent).isEmpty();
+    store.put("c", 1L);
+    assertThat(changelog.sent).containsExactly("a=1", "b=1", "c=1");
+    assertThat(store.dirtyCount()).isZero();
+  }
+
+  @Test
+  void aDirtyEntryEvictedFromTheCacheIsStillReadAndStillFlushed() {
+    CachedStore<String, Long> store = store(2, 100);
+    store.put("a", 1L);
+    store.put("b", 2L);
+    store.put("c", 3L); // evicts "a" from the cache, still dirty
+
+    assertThat(store.get("a")).isEqualTo(1L);
+    store.flush();
+    assertThat(changelog.sent).containsExactly("a=1", "b=2", "c=3");
+  }
+
+  @Test
+  void iteratorsSeeDirtyWritesInKeyOrderAndPrefixAndRangeBoundsHold() {
+    CachedStore<String, Long> store = store(100, 100);
+    for (String k : List.of("apple", "apricot", "banana", "app", "b", "a")) {
+      store.put(k, (long) k.length());
+    }
+    try (KeyValueIterator<String, Long> all = store.all()) {
+      List<String> keys = new ArrayList<>();
+      all.forEachRemaining(kv -> keys.add(kv.key()));
+      assertThat(keys).containsExactly("a", "app", "apple", "apricot", "b", "banana");
+    }
+    try (KeyValueIterator<String, Long> ap = store.prefix("ap")) {
+      List<KeyValue<String, Long>> entries = new ArrayList<>();
+      ap.forEachRemaining(entries::add);
+      assertThat(entries).containsExactly(new KeyValue<>("app", 3L), new KeyValue<>("apple", 5L),
+          new KeyValue<>("apricot", 7L));
+    }
+    try (KeyValueIterator<String, Long> range = store.range("app", "b")) {
+      List<String> keys = new ArrayList<>();
+      range.forEachRemaining(kv -> keys.add(kv.key()));
+      assertThat(keys).containsExactly("app", "apple", "apricot");
+    }
+  }
+
+  @Test
+  void aPrefixOfMaximalBytesReachesTheEnd() {
+    assertThat(CachedStore.after(new byte[] {1, (byte) 0xFF})).containsExactly(2);
+    assertThat(CachedStore.after(new byte[] {(byte) 0xFF, (byte) 0xFF})).isNull();
+    assertThat(CachedStore.after(new byte[] {})).isNull();
+  }
+
+  @Test
+  void anUnclosedIteratorIsClosedAndCountedAtCommitAndAClosedOneRefusesNext() {
+    CachedStore<String, Long> store = store(100, 100);
+    store.put("a", 1L);
+    KeyValueIterator<String, Long> leaked = store.all();
+    KeyValueIterator<String, Long> closed = store.all();
+    closed.close();
+    closed.close(); // twice is fine
+
+    assertThat(store.closeLeakedIterators()).isEqualTo(1);
+    assertThat(store.closeLeakedIterators()).isZero();
+    assertThat(leaked.hasNext()).isFalse();
+    assertThatThrownBy(leaked::next).isInstanceOf(NoSuchElementException.class)
+        .hasMessageContaining("closed");
+  }
+
+  @Test
+  void nullKeysAndValuesAreRefused() {
+    CachedStore<String, Long> store = store(100, 100);
+    assertThatThrownBy(() -> store.put(null, 1L)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> store.put("a", null)).isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("use delete");
+    assertThatThrownBy(() -> store.get(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  /** Random operations against a reference sorted map, through small caches and batches. */
+  @Test
+  void randomOperationsAgreeWithAReferenceMap() {
+    for (long seed = 1; seed <= 30; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      MemoryEngine engine = new MemoryEngine();
+      StoreSpec spec = new StoreSpec("s", new MemoryEngine.Factory(), new StringSerde(),
+          new LongSerde(), null, null, 1 + random.nextInt(8), 1 + random.nextInt(8), Map.of());
+      CachedStore<String, Long> store = new CachedStore<>("s", spec, engine, null);
+      TreeMap<String, Long> reference = new TreeMap<>(
+          (a, b) -> Arrays.compareUnsigned(bytes(a), bytes(b)));
+      for (int op = 0; op < 2_000; op++) {
+        String key = "k" + random.nextInt(40);
+        switch (random.nextInt(7)) {
+          case 0, 1, 2 -> {
+            long value = random.nextLong(1000);
+            store.put(key, value);
+            reference.put(key, value);
+          }
+          case 3 -> {
+            store.delete(key);
+            reference.remove(key);
+          }
+          case 4 -> assertThat(store.get(key)).as("seed %d op %d get %s", seed, op, key)
+              .isEqualTo(reference.get(key));
+          case 5 -> {
+            String to = "k" + random.nextInt(40);
+            if (Arrays.compareUnsigned(bytes(key), bytes(to)) <= 0) {
+              try (KeyValueIterator<String, Long> it = store.range(key, to)) {
+                List<KeyValue<String, Long>> got = new ArrayList<>();
+                it.forEachRemaining(got::add);
+                List<KeyValue<String, Long>> want = new ArrayList<>();
+                reference.subMap(key, to).forEach((k, v) -> want.add(new KeyValue<>(k, v)));
+                assertThat(got).as("seed %d op %d range", seed, op).isEqualTo(want);
+              }
+            }
+          }
+          default -> {
+            if (random.nextInt(10) == 0) {
+              store.flush();
+            }
+          }
+        }
+      }
+      try (KeyValueIterator<String, Long> it = store.all()) {
+        List<String> keys = new ArrayList<>();
+        it.forEachRemaining(kv -> keys.add(kv.key()));
+        assertThat(keys).isEqualTo(new ArrayList<>(reference.keySet()));
+      }
+    }
+  }
+}

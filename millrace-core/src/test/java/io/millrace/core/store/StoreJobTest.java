@@ -1,0 +1,176 @@
+package io.millrace.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.InitableTask;
+import io.millrace.api.StreamPartition;
+import io.millrace.api.StreamTask;
+import io.millrace.api.TaskContext;
+import io.millrace.api.store.KeyValueStore;
+import io.millrace.core.checkpoint.FileCheckpointStore;
+import io.millrace.core.config.ConfigException;
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.system.memory.MemoryStream;
+import io.millrace.core.system.memory.MemoryStreams;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Jobs with stores on the embedded systems: counting, changelog, restore after a restart. */
+class StoreJobTest {
+  /** The count each task saw last for each key, as the store holds it. */
+  static final Map<String, Long> LAST_COUNT = new ConcurrentHashMap<>();
+  @TempDir Path tmp;
+  private final String input = "store-in-" + System.nanoTime();
+  private final String changelog = "store-changelog-" + System.nanoTime();
+
+  /** Counts each key in the store "counts". */
+  public static final class CountingTask implements StreamTask, InitableTask {
+    private KeyValueStore<String, Long> counts;
+
+    @Override
+    public void init(TaskContext context) {
+      counts = context.store("counts");
+    }
+
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      String key = (String) envelope.key();
+      Long count = counts.get(key);
+      long next = count == null ? 1 : count + 1;
+      counts.put(key, next);
+      LAST_COUNT.put(key, next);
+    }
+  }
+
+  @AfterEach
+  void dropStreams() {
+    MemoryStreams.drop(input);
+    MemoryStreams.drop(changelog);
+  }
+
+  private Map<String, String> job() {
+    Map<String, String> c = new HashMap<>();
+    c.put("job.name", "store-job");
+    c.put("job.state.dir", tmp.resolve("state").toString());
+    c.put("task.class", CountingTask.class.getName());
+    c.put("task.inputs", "in");
+    c.put("streams.in.system", "memory");
+    c.put("streams.in.physical.name", input);
+    c.put("stores.counts.factory", "memory");
+    c.put("stores.counts.value.serde", "long");
+    c.put("stores.counts.changelog", "memory." + changelog);
+    return c;
+  }
+
+  private void append(MemoryStream stream, int rounds, int keys) {
+    for (int r = 0; r < rounds; r++) {
+      for (int k = 0; k < keys; k++) {
+        stream.append(k % 2, "key-" + k, "x");
+      }
+    }
+  }
+
+  @Test
+  void aRestartRestoresTheStoreFromItsChangelogAndCountsGoOnWithoutLoss() throws Throwable {
+    MemoryStream in = MemoryStreams.create(input, 2);
+    append(in, 3, 10);
+    in.seal();
+    LAST_COUNT.clear();
+    assertThat(LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(job())))).isEqualTo(30);
+    assertThat(LAST_COUNT).hasSize(10).allSatisfy((k, v) -> assertThat(v).isEqualTo(3L));
+    // The memory engine keeps nothing: the second run's counts come from the changelog.
+    assertThat(MemoryStreams.get(changelog).size(0) + MemoryStreams.get(changelog).size(1))
+        .as("each key flushed once at the final commit").isEqualTo(10);
+    Map<StreamPartition, Long> checkpoint =
+        new FileCheckpointStore(tmp.resolve("state/checkpoints")).read();
+    assertThat(checkpoint).containsEntry(new StreamPartition("memory", "changelog:counts", 0), 4L)
+        .containsEntry(new StreamPartition("memory", "in", 0), 14L);
+
+    MemoryStream more = MemoryStreams.create(input, 2);
+    append(more, 5, 10); // the same 30 again (offsets 0..14 are checkpointed), then 20 more
+    more.seal();
+    LAST_COUNT.clear();
+    assertThat(LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(job())))).isEqualTo(20);
+    assertThat(LAST_COUNT).hasSize(10).allSatisfy((k, v) -> assertThat(v).isEqualTo(5L));
+  }
+
+  @Test
+  void aStoreWithoutAChangelogStartsEmptyEachRunOnTheMemoryEngine() throws Throwable {
+    MemoryStream in = MemoryStreams.create(input, 2);
+    append(in, 2, 4);
+    in.seal();
+    Map<String, String> c = job();
+    c.remove("stores.counts.changelog");
+    LAST_COUNT.clear();
+    LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(c)));
+    assertThat(LAST_COUNT).allSatisfy((k, v) -> assertThat(v).isEqualTo(2L));
+  }
+
+  @Test
+  void storeKeysAreCheckedWithSuggestions() {
+    MemoryStreams.create(input, 1).seal();
+    Map<String, String> c = job();
+    c.put("stores.counts.cache.sise", "10");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(c))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("unknown key stores.counts.cache.sise")
+        .hasMessageContaining("did you mean stores.counts.cache.size?");
+  }
+
+  @Test
+  void aStoreNeedsAKnownEngine() {
+    Map<String, String> c = job();
+    c.put("stores.counts.factory", "leveldb");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(c))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("bad value 'leveldb' for stores.counts.factory")
+        .hasMessageContaining("memory");
+    c.remove("stores.counts.factory");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(c))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("missing required key stores.counts.factory");
+  }
+
+  @Test
+  void aChangelogMustNameASystemAndAStream() {
+    Map<String, String> c = job();
+    c.put("stores.counts.changelog", "counts-changelog");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(c))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("stores.counts.changelog").hasMessageContaining("<system>.<stream>");
+    c.put("stores.counts.changelog", "kafka.counts-changelog");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(c))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("no system named kafka");
+  }
+
+  /** Asks for a store the job does not declare. */
+  public static final class WrongStoreTask implements StreamTask, InitableTask {
+    @Override
+    public void init(TaskContext context) {
+      context.store("countz");
+    }
+
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {}
+  }
+
+  @Test
+  void askingForAnUndeclaredStoreNamesTheDeclaredOnes() throws Exception {
+    MemoryStreams.create(input, 1).seal();
+    Map<String, String> c = job();
+    c.put("task.class", WrongStoreTask.class.getName());
+    LocalRunner runner = new LocalRunner(JobPlanner.plan(JobConfig.of(c)),
+        io.millrace.core.loop.Clock.SYSTEM);
+    runner.start();
+    runner.await();
+    assertThat(runner.failure()).hasMessageContaining("store 'countz'")
+        .hasMessageContaining("[counts]");
+  }
+}
