@@ -24,7 +24,7 @@ public interface StorageEngineFactory {
    * Checks a store's engine keys; throws {@link io.millrace.core.config.ConfigException} naming the
    * key, the value and what is allowed.
    */
-  default void validate(StoreSpec spec, StoreResources resources) {}
+  default void validate(StoreSpec spec) {}
 
   /**
    * Opens (creating if needed) one task's instance of a store.

@@ -89,6 +89,7 @@ public final class StoreConfig {
           Serdes.byName(p + KEY_SERDE, config.get(p + KEY_SERDE, "string")),
           Serdes.byName(p + VALUE_SERDE, config.get(p + VALUE_SERDE, "string")),
           system, stream, cacheSize, writeBatch, config.withPrefix(p));
+      engine.validate(spec);
       specs.add(spec);
     }
     return specs;

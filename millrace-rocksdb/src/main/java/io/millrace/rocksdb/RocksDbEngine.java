@@ -1,0 +1,218 @@
+package io.millrace.rocksdb;
+
+import io.millrace.core.store.CorruptStoreException;
+import io.millrace.core.store.StorageEngine;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+import org.rocksdb.Status;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * One task's instance of a RocksDB store. Writes arrive as one {@link WriteBatch} per cache flush;
+ * the write-ahead log is on (not synced per write) and {@link #sync} syncs it at each commit, so
+ * what a commit recorded survives a crash of the machine. Keys are ordered by RocksDB's default
+ * bytewise comparator (unsigned bytes), as the store API promises.
+ */
+final class RocksDbEngine implements StorageEngine {
+  /** Bloom filters at 10 bits a key: immutable, so one policy object serves every store. */
+  private static final BloomFilter BLOOM = new BloomFilter(10);
+  private final String name;
+  private final Path dir;
+  private final RocksDB db;
+  private final Options options;
+  private final WriteOptions writeOptions = new WriteOptions();
+  private final WriteBatch batch = new WriteBatch();
+
+  private RocksDbEngine(String name, Path dir, RocksDB db, Options options) {
+    this.name = name;
+    this.dir = dir;
+    this.db = db;
+    this.options = options;
+  }
+
+  /** Opens or creates the instance in {@code dir}; damaged files raise CorruptStoreException. */
+  static RocksDbEngine open(String name, Path dir, RocksDbEngineFactory.UserOptions user,
+      RocksDbMemory memory) {
+    Options options = options(user, memory);
+    try {
+      Files.createDirectories(dir);
+      return new RocksDbEngine(name, dir, RocksDB.open(options, dir.toString()), options);
+    } catch (RocksDBException e) {
+      options.close();
+      Status status = e.getStatus();
+      if (status != null && (status.getCode() == Status.Code.Corruption
+          || (status.getCode() == Status.Code.InvalidArgument && !isFresh(dir)))) {
+        throw new CorruptStoreException("RocksDB cannot open " + dir + ": " + e.getMessage(), e);
+      }
+      throw new IllegalStateException("store " + name + ": RocksDB cannot open " + dir + ": "
+          + e.getMessage(), e);
+    } catch (IOException e) {
+      options.close();
+      throw new IllegalStateException("store " + name + ": cannot create " + dir + ": " + e, e);
+    }
+  }
+
+  private static boolean isFresh(Path dir) {
+    return !Files.exists(dir.resolve("CURRENT"));
+  }
+
+  /** Millrace's defaults, the user's options over them, then the shared memory budget. */
+  private static Options options(RocksDbEngineFactory.UserOptions user, RocksDbMemory memory) {
+    DBOptions db = user.db().isEmpty() ? new DBOptions() : DBOptions.getDBOptionsFromProps(user.db());
+    ColumnFamilyOptions cf = user.cf().isEmpty() ? new ColumnFamilyOptions()
+        : ColumnFamilyOptions.getColumnFamilyOptionsFromProps(user.cf());
+    if (!user.db().containsKey("max_background_jobs")) {
+      db.setMaxBackgroundJobs(2);
+    }
+    if (!user.cf().containsKey("compression")) {
+      cf.setCompressionType(CompressionType.LZ4_COMPRESSION);
+    }
+    if (!user.cf().containsKey("write_buffer_size")) {
+      cf.setWriteBufferSize(16L << 20);
+    }
+    if (!user.cf().containsKey("arena_block_size")) {
+      // A memtable holds at least one arena block (by default write_buffer_size / 8): small blocks
+      // keep 100 tasks' memtables within the shared budget the write-buffer manager enforces.
+      cf.setArenaBlockSize(64 << 10);
+    }
+    Options options = new Options(db, cf);
+    db.close();
+    cf.close();
+    options.setCreateIfMissing(true);
+    options.setWriteBufferManager(memory.writeBuffers);
+    BlockBasedTableConfig table = new BlockBasedTableConfig();
+    table.setBlockCache(memory.cache);
+    table.setCacheIndexAndFilterBlocks(true); // counted against the shared budget too
+    table.setPinL0FilterAndIndexBlocksInCache(true);
+    table.setFilterPolicy(BLOOM); // a miss (a new key) rarely touches a data block
+    table.setBlockSize(16 * 1024);
+    options.setTableFormatConfig(table);
+    return options;
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    try {
+      return db.get(key);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("store " + name + ": RocksDB get failed in " + dir + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void write(List<byte[]> keys, List<byte[]> values) {
+    try {
+      batch.clear(); // one native batch, reused: no allocation per flush on the Java side
+      for (int i = 0; i < keys.size(); i++) {
+        byte[] value = values.get(i);
+        if (value == null) {
+          batch.delete(keys.get(i));
+        } else {
+          batch.put(keys.get(i), value);
+        }
+      }
+      db.write(writeOptions, batch);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("store " + name + ": RocksDB write failed in " + dir + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public EngineIterator range(byte[] from, byte[] to) {
+    ReadOptions read = new ReadOptions();
+    Slice upper = to == null ? null : new Slice(to);
+    if (upper != null) {
+      read.setIterateUpperBound(upper);
+    }
+    RocksIterator it = db.newIterator(read);
+    return new EngineIterator() {
+      private boolean started;
+      private boolean closed;
+
+      @Override
+      public boolean next() {
+        if (!started) {
+          started = true;
+          if (from == null) {
+            it.seekToFirst();
+          } else {
+            it.seek(from);
+          }
+        } else {
+          it.next();
+        }
+        return it.isValid();
+      }
+
+      @Override
+      public byte[] key() {
+        return it.key();
+      }
+
+      @Override
+      public byte[] value() {
+        return it.value();
+      }
+
+      @Override
+      public void close() {
+        if (!closed) {
+          closed = true;
+          it.close();
+          read.close();
+          if (upper != null) {
+            upper.close();
+          }
+        }
+      }
+    };
+  }
+
+  @Override
+  public void sync() {
+    try {
+      db.flushWal(true);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("store " + name + ": cannot sync RocksDB's log in " + dir
+          + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public boolean persistent() {
+    return true;
+  }
+
+  /** A RocksDB property of this instance (e.g. rocksdb.estimate-num-keys), for tests and metrics. */
+  String property(String property) {
+    try {
+      return db.getProperty(property);
+    } catch (RocksDBException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public void close() {
+    batch.close();
+    writeOptions.close();
+    db.close();
+    options.close();
+  }
+}

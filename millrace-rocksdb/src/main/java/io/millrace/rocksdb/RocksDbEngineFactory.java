@@ -1,0 +1,99 @@
+package io.millrace.rocksdb;
+
+import io.millrace.core.config.ConfigException;
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.store.StorageEngine;
+import io.millrace.core.store.StorageEngineFactory;
+import io.millrace.core.store.StoreResources;
+import io.millrace.core.store.StoreSpec;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+
+/**
+ * {@code stores.<name>.factory=rocksdb}: a RocksDB instance per store per task, under
+ * {@code <job.state.dir>/stores/<store>/task-<n>}.
+ *
+ * <p>Keys: {@code stores.<name>.rocksdb.<option>} passes any RocksDB option by its native name
+ * ({@code write_buffer_size}, {@code compression}, {@code max_background_jobs}, ...), checked by
+ * RocksDB's own option parser so a misspelt one stops the job naming it;
+ * {@code stores.rocksdb.memory.bytes} bounds the memory of a container's RocksDB stores together
+ * (block cache, index and filter blocks, memtables; default 256 MB).
+ */
+public final class RocksDbEngineFactory implements StorageEngineFactory {
+  static final String MEMORY_BYTES = "memory.bytes";
+  static final String OPTION_PREFIX = "rocksdb.";
+
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  @Override
+  public String shortName() {
+    return "rocksdb";
+  }
+
+  @Override
+  public Set<String> storeKeys() {
+    return Set.of(OPTION_PREFIX + "*");
+  }
+
+  @Override
+  public Set<String> engineKeys() {
+    return Set.of(MEMORY_BYTES);
+  }
+
+  @Override
+  public void validate(StoreSpec spec) {
+    options(spec);
+  }
+
+  @Override
+  public StorageEngine open(StoreSpec spec, Path dir, StoreResources resources) {
+    RocksDbMemory memory = resources.shared("rocksdb", () -> new RocksDbMemory(
+        memoryBytes(resources.jobConfig())));
+    return RocksDbEngine.open(spec.name(), dir, options(spec), memory);
+  }
+
+  static long memoryBytes(Map<String, String> jobConfig) {
+    return JobConfig.of(jobConfig).getLong("stores.rocksdb." + MEMORY_BYTES,
+        RocksDbMemory.DEFAULT_BYTES, 1 << 20);
+  }
+
+  /** The store's {@code rocksdb.*} options, split into DB and column-family options. */
+  static UserOptions options(StoreSpec spec) {
+    Properties db = new Properties();
+    Properties cf = new Properties();
+    for (Map.Entry<String, String> e : spec.config().entrySet()) {
+      if (!e.getKey().startsWith(OPTION_PREFIX)) {
+        continue;
+      }
+      String option = e.getKey().substring(OPTION_PREFIX.length());
+      Properties one = new Properties();
+      one.put(option, e.getValue());
+      try (ColumnFamilyOptions asCf = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(one)) {
+        if (asCf != null) {
+          cf.put(option, e.getValue());
+          continue;
+        }
+      }
+      try (DBOptions asDb = DBOptions.getDBOptionsFromProps(one)) {
+        if (asDb != null) {
+          db.put(option, e.getValue());
+          continue;
+        }
+      }
+      throw new ConfigException("bad key or value: stores." + spec.name() + "." + e.getKey()
+          + "=" + e.getValue() + " is not a RocksDB option RocksDB accepts (give the native "
+          + "name, e.g. stores." + spec.name() + ".rocksdb.write_buffer_size=67108864)");
+    }
+    return new UserOptions(db, cf);
+  }
+
+  /** The user's RocksDB options, by kind (native names). */
+  record UserOptions(Properties db, Properties cf) {}
+}

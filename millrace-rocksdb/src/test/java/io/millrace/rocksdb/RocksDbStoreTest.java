@@ -1,0 +1,185 @@
+package io.millrace.rocksdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.api.store.KeyValue;
+import io.millrace.api.store.KeyValueIterator;
+import io.millrace.core.config.ConfigException;
+import io.millrace.core.serde.LongSerde;
+import io.millrace.core.serde.StringSerde;
+import io.millrace.core.store.CachedStore;
+import io.millrace.core.store.CorruptStoreException;
+import io.millrace.core.store.StorageEngine;
+import io.millrace.core.store.StoreResources;
+import io.millrace.core.store.StoreSpec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The RocksDB engine under the store API: semantics, persistence, options, damage, memory. */
+class RocksDbStoreTest {
+  @TempDir Path tmp;
+  private final RocksDbEngineFactory factory = new RocksDbEngineFactory();
+  private final StoreResources resources = new StoreResources(Map.of());
+
+  @AfterEach
+  void close() {
+    resources.close();
+  }
+
+  private StoreSpec spec(Map<String, String> config, int cache, int batch) {
+    return new StoreSpec("s", factory, new StringSerde(), new LongSerde(), null, null, cache,
+        batch, config);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Random operations against a reference sorted map, with the store closed and reopened from its
+   * files now and then: what was flushed survives, in key order.
+   */
+  @Test
+  void randomOperationsAgreeWithAReferenceMapAcrossReopens() {
+    for (long seed = 1; seed <= 8; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      Path dir = tmp.resolve("seed-" + seed);
+      StoreSpec spec = spec(Map.of(), 1 + random.nextInt(16), 1 + random.nextInt(16));
+      CachedStore<String, Long> store = new CachedStore<>("s", spec,
+          factory.open(spec, dir, resources), null);
+      TreeMap<String, Long> reference = new TreeMap<>(
+          (a, b) -> Arrays.compareUnsigned(bytes(a), bytes(b)));
+      for (int op = 0; op < 3_000; op++) {
+        String key = "k" + random.nextInt(60);
+        switch (random.nextInt(8)) {
+          case 0, 1, 2 -> {
+            long value = random.nextLong(1_000_000);
+            store.put(key, value);
+            reference.put(key, value);
+          }
+          case 3 -> {
+            store.delete(key);
+            reference.remove(key);
+          }
+          case 4 -> assertThat(store.get(key)).as("seed %d op %d", seed, op)
+              .isEqualTo(reference.get(key));
+          case 5 -> {
+            try (KeyValueIterator<String, Long> it = store.prefix("k" + random.nextInt(6))) {
+              List<String> got = new ArrayList<>();
+              it.forEachRemaining(kv -> got.add(kv.key() + "=" + kv.value()));
+              assertThat(got).isNotNull();
+            }
+          }
+          case 6 -> {
+            if (random.nextInt(50) == 0) {
+              store.flush();
+              store.close();
+              store = new CachedStore<>("s", spec, factory.open(spec, dir, resources), null);
+            }
+          }
+          default -> {
+            String to = "k" + random.nextInt(60);
+            if (Arrays.compareUnsigned(bytes(key), bytes(to)) <= 0) {
+              try (KeyValueIterator<String, Long> it = store.range(key, to)) {
+                List<KeyValue<String, Long>> got = new ArrayList<>();
+                it.forEachRemaining(got::add);
+                List<KeyValue<String, Long>> want = new ArrayList<>();
+                reference.subMap(key, to).forEach((k, v) -> want.add(new KeyValue<>(k, v)));
+                assertThat(got).as("seed %d op %d range", seed, op).isEqualTo(want);
+              }
+            }
+          }
+        }
+      }
+      store.flush();
+      store.close();
+      StorageEngine reopened = factory.open(spec, dir, resources);
+      CachedStore<String, Long> last = new CachedStore<>("s", spec, reopened, null);
+      try (KeyValueIterator<String, Long> it = last.all()) {
+        TreeMap<String, Long> got = new TreeMap<>(reference.comparator());
+        it.forEachRemaining(kv -> got.put(kv.key(), kv.value()));
+        assertThat(got).isEqualTo(reference);
+      }
+      last.close();
+    }
+  }
+
+  @Test
+  void rocksDbOptionsPassThroughByTheirNativeNamesAndAMisspeltOneIsNamed() {
+    StoreSpec good = spec(Map.of("rocksdb.write_buffer_size", "1048576",
+        "rocksdb.max_background_jobs", "1", "rocksdb.compression", "kNoCompression"), 10, 10);
+    factory.validate(good);
+    factory.open(good, tmp.resolve("good"), resources).close();
+
+    StoreSpec bad = spec(Map.of("rocksdb.write_bufer_size", "1048576"), 10, 10);
+    assertThatThrownBy(() -> factory.validate(bad)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("stores.s.rocksdb.write_bufer_size=1048576")
+        .hasMessageContaining("not a RocksDB option");
+  }
+
+  @Test
+  void damagedFilesAreReportedAsCorrupt() throws Exception {
+    Path dir = tmp.resolve("damaged");
+    StoreSpec spec = spec(Map.of(), 10, 10);
+    CachedStore<String, Long> store = new CachedStore<>("s", spec,
+        factory.open(spec, dir, resources), null);
+    store.put("a", 1L);
+    store.flush();
+    store.close();
+    try (var files = Files.list(dir)) {
+      for (Path f : files.filter(f -> f.getFileName().toString().startsWith("MANIFEST"))
+          .toList()) {
+        Files.write(f, "this is not a manifest".getBytes(StandardCharsets.UTF_8));
+      }
+    }
+
+    assertThatThrownBy(() -> factory.open(spec, dir, resources))
+        .isInstanceOf(CorruptStoreException.class).hasMessageContaining(dir.toString());
+  }
+
+  @Test
+  void a100TaskContainerSharesOneMemoryBudget() {
+    StoreResources small = new StoreResources(Map.of("stores.rocksdb.memory.bytes",
+        Long.toString(32L << 20)));
+    StoreSpec spec = spec(Map.of(), 1, 1000);
+    List<CachedStore<String, Long>> stores = new ArrayList<>();
+    try {
+      for (int t = 0; t < 100; t++) {
+        stores.add(new CachedStore<>("s" + t, spec, factory.open(spec, tmp.resolve("t" + t),
+            small), null));
+      }
+      SplittableRandom random = new SplittableRandom(7);
+      for (int i = 0; i < 300_000; i++) {
+        stores.get(random.nextInt(100)).put("key-" + random.nextInt(1_000_000),
+            random.nextLong());
+      }
+      for (CachedStore<String, Long> s : stores) {
+        s.flush();
+      }
+      RocksDbMemory memory = small.shared("rocksdb", () -> {
+        throw new AssertionError("the stores created it");
+      });
+      // Memtables of 100 instances, charged to one 32 MB cache: the usage stays near the budget
+      // (100 separate default memtables would be 100 x 64 MB).
+      System.out.printf("100 RocksDB instances, 32 MB budget: cache usage %.1f MB%n",
+          memory.usage() / 1e6);
+      assertThat(memory.usage()).isLessThanOrEqualTo((32L << 20) * 12 / 10);
+    } finally {
+      for (CachedStore<String, Long> s : stores) {
+        s.close();
+      }
+      small.close();
+    }
+  }
+}
