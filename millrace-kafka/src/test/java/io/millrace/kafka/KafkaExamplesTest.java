@@ -100,4 +100,38 @@ class KafkaExamplesTest {
     }
     assertThat(pagesByUser).as("each user's views, enriched in order").isEqualTo(expectedByUser);
   }
+
+  @Test
+  void pageViewsAreCountedPerUserInARocksDbStoreWithAKafkaChangelog() throws Throwable {
+    DevBroker broker = TestBroker.shared();
+    String pageviews = topic("pageviews");
+    String counts = topic("pageview-counts");
+    String changelog = topic("count-by-key-changelog");
+    List<String> lines = Files.readAllLines(DATA.resolve("pageviews-large.csv"));
+    LocalRunner.runToEnd(JobPlanner.plan(load("pageviews-load.properties", broker,
+        "streams.lines.physical.name=" + DATA.resolve("pageviews-large.csv"),
+        "streams.out.physical.name=" + pageviews)));
+    Map<String, Long> expected = new HashMap<>();
+    for (String line : lines) {
+      expected.merge(line.substring(0, line.indexOf(',')), 1L, Long::sum);
+    }
+
+    LocalRunner count = new LocalRunner(JobPlanner.plan(load("count-by-key.properties", broker,
+        "streams.views.physical.name=" + pageviews, "streams.out.physical.name=" + counts,
+        "stores.counts.changelog=kafka." + changelog, "task.window.ms=100",
+        "systems.kafka.checkpoint.topic=" + topic("checkpoints"))), Clock.SYSTEM);
+    count.start();
+    await(Duration.ofSeconds(60), "every view counted", () -> count.processed() >= lines.size());
+    Thread.sleep(300); // one more window
+    stop(count);
+
+    Map<String, Long> last = new HashMap<>();
+    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), counts)) {
+      last.put(r.key(), new LongDeserializer().deserialize(counts,
+          r.value().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)));
+    }
+    assertThat(last).isEqualTo(expected);
+    assertThat(readAll(broker.bootstrapServers(), changelog)).as("the changelog holds every user")
+        .extracting(ConsumerRecord::key).containsAll(expected.keySet());
+  }
 }

@@ -63,4 +63,26 @@ class EnrichJobTest {
     assertThat(unknown).as("u6 is not in the user table").isPositive();
     assertThat(enriched).contains("u1\t/,Ada,GB", "u5\t/pricing,Niklaus,CH");
   }
+
+  @Test
+  void theStoreBackedJoinWritesWhatTheMapBackedOneDoes() throws Exception {
+    Path module = Path.of(System.getProperty("basedir", "")).toAbsolutePath();
+    Path data = module.resolve("data");
+    List<List<String>> outputs = new ArrayList<>();
+    for (String job : List.of("enrich", "enrich-store")) {
+      Path output = tmp.resolve(job + "-out");
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      int exit = Main.run(new String[] {
+          "run", module.resolve("jobs/" + job + ".properties").toString(),
+          "--set", "streams.users.physical.name=" + data.resolve("users.csv"),
+          "--set", "streams.pageviews.physical.name=" + data.resolve("pageviews.csv"),
+          "--set", "streams.enriched.physical.name=" + output,
+          "--set", "job.state.dir=" + tmp.resolve(job + "-state")},
+          new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+          new PrintStream(err, true, StandardCharsets.UTF_8));
+      assertThat(exit).as("%s: %s", job, err.toString(StandardCharsets.UTF_8)).isZero();
+      outputs.add(Files.readAllLines(output.resolve("part-00000")));
+    }
+    assertThat(outputs.get(1)).hasSize(200).isEqualTo(outputs.get(0));
+  }
 }

@@ -188,6 +188,33 @@ public final class KafkaSystemAdmin implements SystemAdmin {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topic " + topic, e);
     }
+    awaitLeaders(topic, partitions);
+  }
+
+  /**
+   * Waits until every partition of a new topic has a leader in the metadata, so the first sends
+   * do not race the topic's creation (a first batch refused and retried after later ones were
+   * accepted was seen to stall an idempotent producer on out-of-order sequence errors).
+   */
+  private void awaitLeaders(String topic, int partitions) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (true) {
+      TopicDescription description = describe(topic);
+      if (description != null && description.partitions().size() >= partitions
+          && description.partitions().stream().allMatch(p -> p.leader() != null
+              && !p.leader().isEmpty())) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw unreachable("see every partition of the new topic " + topic + " get a leader");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for topic " + topic, e);
+      }
+    }
   }
 
   private IllegalStateException unreachable(String what) {

@@ -1,0 +1,47 @@
+package io.millrace.examples.enrich;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.InitableTask;
+import io.millrace.api.StreamTask;
+import io.millrace.api.TaskContext;
+import io.millrace.api.store.KeyValueStore;
+
+/**
+ * A stream-table join with the table in a store: {@code users} ({@code id,name,country}) is a
+ * bootstrap stream, read to its end before any page view, into the store {@code users}; each page
+ * view ({@code userId,page}) is written out with the user's name and country from the store
+ * ({@code ?,?} for an unknown user). Unlike {@link EnrichTask}'s map, the table survives a restart
+ * without re-reading it, and may be larger than the heap.
+ */
+public final class StoreEnrichTask implements StreamTask, InitableTask {
+  private KeyValueStore<String, String> users;
+
+  @Override
+  public void init(TaskContext context) {
+    users = context.store("users");
+  }
+
+  @Override
+  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    String line = (String) envelope.value();
+    if (line.isBlank() || line.startsWith("#")) {
+      return;
+    }
+    String[] fields = line.split(",", -1);
+    if (envelope.stream().equals("users")) {
+      if (fields.length != 3) {
+        throw new IllegalArgumentException("a user line needs id,name,country: " + line);
+      }
+      users.put(fields[0].trim(), fields[1].trim() + "," + fields[2].trim());
+    } else {
+      if (fields.length != 2) {
+        throw new IllegalArgumentException("a page view line needs userId,page: " + line);
+      }
+      String user = users.get(fields[0].trim());
+      collector.send("enriched", fields[0].trim(),
+          fields[1].trim() + "," + (user == null ? "?,?" : user));
+    }
+  }
+}
