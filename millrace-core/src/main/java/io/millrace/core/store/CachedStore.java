@@ -20,21 +20,22 @@ import org.slf4j.LoggerFactory;
  * A task's store: deserialized objects in an LRU cache in front of a {@link StorageEngine}, with
  * writes kept as dirty entries until a flush.
  *
- * <p>Reads look in the cache, then in the dirty entries (an entry may leave the cache while still
- * dirty), then in the engine, so a task always reads its own writes. A flush (at each commit, when
- * {@code write.batch.size} entries are dirty, and before an iterator is opened) serializes the
- * dirty entries once, writes them to the engine as one batch and sends each to the changelog, in
- * the order they were first written. Hot keys therefore cost a hash lookup per read and write and
- * reach the engine and the changelog once per flush, however often they change.
+ * <p>One map holds both: each cached key has an entry with its value (null: known to have none)
+ * and a dirty flag, and the dirty entries are also listed in the order they were first written.
+ * Reads look in the map, then in the engine, so a task always reads its own writes. A flush (at
+ * each commit, when {@code write.batch.size} entries are dirty, before an iterator is opened, and
+ * before a dirty entry would be evicted) serializes the dirty entries once, writes them to the
+ * engine as one batch and sends each to the changelog, in first-write order. Hot keys therefore
+ * cost a hash lookup per read and write and reach the engine and the changelog once per flush,
+ * however often they change.
+ *
+ * <p>A read-modify-write ({@code put(k, get(k) + 1)}) costs one lookup, not two: the entry the
+ * last {@code get} found is kept and reused when the next call names the same key object.
  *
  * <p>Loop thread only.
  */
 public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   private static final Logger LOG = LoggerFactory.getLogger(CachedStore.class);
-  /** In the cache: the key is known to have no value. */
-  private static final Object ABSENT = new Object();
-  /** In the dirty entries: the key was deleted. */
-  private static final Object TOMBSTONE = new Object();
 
   private final String name;
   private final StorageEngine engine;
@@ -42,12 +43,27 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   private final Serde<V> valueSerde;
   private final ChangelogWriter changelog;
   private final int writeBatchSize;
-  private final LinkedHashMap<K, Object> cache;
-  private final LinkedHashMap<K, Object> dirty = new LinkedHashMap<>();
+  private final LinkedHashMap<K, Entry<K>> cache;
+  /** Dirty entries in first-write order. */
+  private final ArrayList<Entry<K>> dirty = new ArrayList<>();
   private final Set<StoreIterator> open = Collections.newSetFromMap(new IdentityHashMap<>());
   private final List<byte[]> batchKeys = new ArrayList<>();
   private final List<byte[]> batchValues = new ArrayList<>();
+  /** The entry of the last key looked up, for a put of the same key object that follows. */
+  private Entry<K> last;
   private long flushedEntries;
+
+  /** A cached key: its value (null: it has none) and whether the value is not yet flushed. */
+  private static final class Entry<K> {
+    final K key;
+    Object value;
+    boolean dirty;
+
+    Entry(K key, Object value) {
+      this.key = key;
+      this.value = value;
+    }
+  }
 
   /**
    * A store over an engine.
@@ -63,41 +79,60 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     this.valueSerde = (Serde<V>) spec.valueSerde();
     this.changelog = changelog;
     this.writeBatchSize = Math.max(1, spec.writeBatchSize());
-    int cacheSize = spec.cacheSize();
+    int cacheSize = Math.max(1, spec.cacheSize());
     this.cache = new LinkedHashMap<>(Math.min(cacheSize, 1 << 16) * 4 / 3 + 1, 0.75f, true) {
       @Override
-      protected boolean removeEldestEntry(Map.Entry<K, Object> eldest) {
-        return size() > cacheSize; // a dirty entry stays in the dirty map until flushed
+      protected boolean removeEldestEntry(Map.Entry<K, Entry<K>> eldest) {
+        if (size() <= cacheSize) {
+          return false;
+        }
+        if (eldest.getValue().dirty) {
+          flush(); // its value must reach the engine before it leaves the cache
+        }
+        if (last == eldest.getValue()) {
+          last = null;
+        }
+        return true;
       }
     };
   }
 
   @Override
-  @SuppressWarnings("unchecked") // the cache and the dirty map hold this store's values
+  @SuppressWarnings("unchecked") // entries hold this store's values
   public V get(K key) {
     Objects.requireNonNull(key, "key");
-    Object cached = cache.get(key);
-    if (cached != null) {
-      return cached == ABSENT ? null : (V) cached;
+    Entry<K> entry = cache.get(key);
+    if (entry == null) {
+      byte[] bytes = engine.get(serializeKey(key));
+      entry = new Entry<>(key, bytes == null ? null : deserializeValue(bytes));
+      cache.put(key, entry);
     }
-    Object pending = dirty.get(key);
-    if (pending != null) {
-      return pending == TOMBSTONE ? null : (V) pending;
-    }
-    byte[] bytes = engine.get(serializeKey(key));
-    V value = bytes == null ? null : deserializeValue(bytes);
-    cache.put(key, value == null ? ABSENT : value);
-    return value;
+    last = entry;
+    return (V) entry.value;
   }
 
   @Override
   public void put(K key, V value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value (use delete to remove a key)");
-    cache.put(key, value);
-    dirty.put(key, value);
-    if (dirty.size() >= writeBatchSize) {
-      flush();
+    write(key, value);
+  }
+
+  private void write(K key, Object value) {
+    Entry<K> entry = last != null && last.key == key ? last : cache.get(key);
+    if (entry == null) {
+      entry = new Entry<>(key, value);
+      cache.put(key, entry);
+    } else {
+      entry.value = value;
+    }
+    last = entry;
+    if (!entry.dirty) {
+      entry.dirty = true;
+      dirty.add(entry);
+      if (dirty.size() >= writeBatchSize) {
+        flush();
+      }
     }
   }
 
@@ -111,11 +146,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   @Override
   public void delete(K key) {
     Objects.requireNonNull(key, "key");
-    cache.put(key, ABSENT);
-    dirty.put(key, TOMBSTONE);
-    if (dirty.size() >= writeBatchSize) {
-      flush();
-    }
+    write(key, null);
   }
 
   @Override
@@ -161,15 +192,18 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     }
     batchKeys.clear();
     batchValues.clear();
-    for (Map.Entry<K, Object> entry : dirty.entrySet()) {
-      batchKeys.add(serializeKey(entry.getKey()));
-      batchValues.add(entry.getValue() == TOMBSTONE ? null : serializeValue(entry.getValue()));
+    for (Entry<K> entry : dirty) {
+      batchKeys.add(serializeKey(entry.key));
+      batchValues.add(entry.value == null ? null : serializeValue(entry.value));
     }
     engine.write(batchKeys, batchValues);
     if (changelog != null) {
       for (int i = 0; i < batchKeys.size(); i++) {
         changelog.send(batchKeys.get(i), batchValues.get(i));
       }
+    }
+    for (Entry<K> entry : dirty) {
+      entry.dirty = false; // only once the batch is in the engine: a failure keeps them dirty
     }
     flushedEntries += batchKeys.size();
     dirty.clear();
