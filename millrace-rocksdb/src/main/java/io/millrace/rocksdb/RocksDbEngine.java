@@ -84,12 +84,6 @@ final class RocksDbEngine implements StorageEngine {
     if (!user.cf().containsKey("write_buffer_size")) {
       cf.setWriteBufferSize(16L << 20);
     }
-    if (!user.cf().containsKey("memtable_prefix_bloom_size_ratio")) {
-      // A bloom filter over the memtable's whole keys: a key the store does not hold (a new key:
-      // every read of a unique-key count) skips the skip-list search (2.8 -> 2.0 us a miss here).
-      cf.setMemtableWholeKeyFiltering(true);
-      cf.setMemtablePrefixBloomSizeRatio(0.1);
-    }
     if (!user.cf().containsKey("arena_block_size")) {
       // A memtable holds at least one arena block (by default write_buffer_size / 8): small blocks
       // keep 100 tasks' memtables within the shared budget the write-buffer manager enforces.
