@@ -83,7 +83,15 @@ public final class CoreKeys {
       new ConfigKey("streams.<id>.offset.default", "oldest", "Where to start without a checkpoint: oldest | upcoming."),
       new ConfigKey("streams.<id>.offset.reset", "false", "Ignore the checkpoint of this stream and start at offset.default."),
       new ConfigKey("streams.<id>.poll.interval.ms", "task.poll.interval.ms", "Overrides the poll interval for this stream's partitions."),
-      new ConfigKey("streams.<id>.partitions", "the job's task count", "Partitions of an output stream the system creates."));
+      new ConfigKey("streams.<id>.partitions", "the job's task count", "Partitions of an output stream the system creates."),
+      new ConfigKey("stores.<name>.factory", null, "A store's engine: rocksdb (millrace-rocksdb), memory, or a StorageEngineFactory class name."),
+      new ConfigKey("stores.<name>.key.serde", "string", "How the store's keys become bytes (and their order)."),
+      new ConfigKey("stores.<name>.value.serde", "string", "How the store's values become bytes."),
+      new ConfigKey("stores.<name>.changelog", null, "<system>.<stream>: the changelog a restart restores the store from."),
+      new ConfigKey("stores.<name>.cache.size", "10000", "Deserialized entries the store keeps in its object cache."),
+      new ConfigKey("stores.<name>.write.batch.size", "min(10000, cache.size)", "Dirty entries that flush the cache before a commit."),
+      new ConfigKey("stores.<name>.rocksdb.<option>", null, "Any RocksDB option by its native name."),
+      new ConfigKey("stores.rocksdb.memory.bytes", "268435456", "The memory of a container's RocksDB stores together."));
 
   private CoreKeys() {}
 }
