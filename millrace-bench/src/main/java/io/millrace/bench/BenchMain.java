@@ -8,6 +8,7 @@ import io.millrace.bench.jmh.JmhBenchmarks;
 import io.millrace.bench.kafka.KafkaBench;
 import io.millrace.bench.kafka.KafkaMemoryBench;
 import io.millrace.bench.kafka.KafkaRun;
+import io.millrace.bench.store.RestoreBench;
 import io.millrace.bench.store.StoreCountBench;
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -35,6 +36,8 @@ public final class BenchMain {
       "             heap after GC of a job with 1,000 partitions behind a slow task",
       "  store-count [--messages 2000000] [--keys N] [--store rocksdb|memory] [--cache-size 10000]",
       "             [--runs 3]   count per key in a store (unique keys by default), memory system input",
+      "  store-restore [--records 10000000] [--runs 3]   restore a RocksDB store from its Kafka",
+      "             changelog vs from its local files after a clean stop",
       "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
       "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
@@ -61,6 +64,7 @@ public final class BenchMain {
       case "kafka-run" -> KafkaRun.main(rest);
       case "kafka-memory" -> KafkaMemoryBench.main(rest);
       case "store-count" -> StoreCountBench.main(rest);
+      case "store-restore" -> RestoreBench.main(rest);
       case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(args[0], rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       default -> {

@@ -162,7 +162,8 @@ public final class ContainerFactory {
         system -> new ChangelogRestorer(system,
             plan.factories().get(system).consumer(context(plan, system, id)),
             plan.admins().get(system),
-            plan.metrics().counter("container-" + id, "store-restore-records")));
+            plan.metrics().counter("container-" + id, "store-restore-records"),
+            plan.metrics().counter("container-" + id, "store-restore-ms")));
   }
 
   private static DefaultSystemContext context(JobPlan plan, String system, int id) {

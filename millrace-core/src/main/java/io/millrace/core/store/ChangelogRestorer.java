@@ -31,6 +31,7 @@ public final class ChangelogRestorer {
   private final SystemConsumer consumer;
   private final SystemAdmin admin;
   private final Counter restored;
+  private final Counter restoreMillis;
 
   /**
    * A restorer.
@@ -39,13 +40,15 @@ public final class ChangelogRestorer {
    * @param consumer a fresh consumer of that system, used only for the restore
    * @param admin the system's admin, for the heads
    * @param restored counts the records applied (a metric)
+   * @param restoreMillis counts the milliseconds spent restoring (a metric)
    */
   public ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin,
-      Counter restored) {
+      Counter restored, Counter restoreMillis) {
     this.system = system;
     this.consumer = consumer;
     this.admin = admin;
     this.restored = restored;
+    this.restoreMillis = restoreMillis;
   }
 
   /** Restores the given logged instances; returns the records applied. */
@@ -110,8 +113,10 @@ public final class ChangelogRestorer {
     } finally {
       consumer.stop();
     }
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    restoreMillis.inc(millis);
     LOG.info("restored {} store partition(s) from system '{}': {} records in {} ms", n, system,
-        applier.applied, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        applier.applied, millis);
     return applier.applied;
   }
 

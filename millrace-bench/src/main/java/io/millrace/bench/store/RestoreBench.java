@@ -1,0 +1,122 @@
+package io.millrace.bench.store;
+
+import io.millrace.bench.Args;
+import io.millrace.bench.Stats;
+import io.millrace.bench.TempDirs;
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.job.JobPlan;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.kafka.dev.DevBroker;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Restoring a store: a job fills a RocksDB store with N unique keys and ~100-byte values (10M: about
+ * 1.1 GB of data) whose changelog is a Kafka topic, and stops cleanly. Then, alternating R times:
+ * a restart that reopens the local files (nothing to replay after a clean stop), and a restart
+ * after the local files are deleted, which restores the whole changelog. The figure is the
+ * restart's whole time, from planning the job (opening the store's files) to its end of stream,
+ * with the restore's own time (the {@code store-restore-ms} metric: reading the changelog and
+ * writing RocksDB) beside it.
+ */
+public final class RestoreBench {
+  private RestoreBench() {}
+
+  /** Runs it; see the class comment. */
+  public static void main(String[] argv) throws Throwable {
+    Args args = new Args(argv, 0);
+    long records = args.getLong("records", 10_000_000);
+    int partitions = (int) args.getLong("partitions", 8);
+    int runs = (int) args.getLong("runs", 3);
+    String bootstrap = args.get("bootstrap", null);
+    DevBroker broker = null;
+    if (bootstrap == null) {
+      broker = DevBroker.start(Files.createTempDirectory("millrace-bench-broker"), 0,
+          Path.of(System.getProperty("millrace.broker.lib", "millrace-kafka/target/broker-lib")),
+          List.of("-Xms1g", "-Xmx1g"), Duration.ofSeconds(90));
+      bootstrap = broker.bootstrapServers();
+    }
+    Path state = Files.createTempDirectory("millrace-restore-bench");
+    String changelog = "bench-restore-changelog-" + System.nanoTime();
+    try {
+      long started = System.nanoTime();
+      run(job(bootstrap, state, changelog, records, partitions, records));
+      System.out.printf(Locale.ROOT, "loaded %,d records into the store and its changelog in %.1f "
+          + "s; store files: %.0f MB%n", records, (System.nanoTime() - started) / 1e9,
+          size(state.resolve("stores")) / 1e6);
+      double[] local = new double[runs];
+      double[] full = new double[runs];
+      double[] fullRestore = new double[runs];
+      for (int r = 0; r < runs; r++) {
+        double[] l = run(job(bootstrap, state, changelog, records, partitions, 0));
+        local[r] = l[2];
+        TempDirs.deleteRecursively(state.resolve("stores"));
+        double[] f = run(job(bootstrap, state, changelog, records, partitions, 0));
+        full[r] = f[2];
+        fullRestore[r] = f[0];
+        System.out.printf(Locale.ROOT, "round %d: restart from local files %.0f ms (%,.0f records "
+                + "replayed); from the changelog %.0f ms (restore %.0f ms, %,.0f records)%n",
+            r + 1, local[r], l[1], full[r], f[0], f[1]);
+      }
+      System.out.printf(Locale.ROOT, "RESULT store-restore records=%d changelog_restart_ms=%.0f "
+              + "changelog_restore_ms=%.0f local_restart_ms=%.0f local_over_changelog=%.4f "
+              + "runs=%d%n", records, Stats.median(full), Stats.median(fullRestore),
+          Stats.median(local), Stats.median(local) / Stats.median(full), runs);
+    } finally {
+      TempDirs.deleteRecursively(state);
+      if (broker != null) {
+        broker.stop();
+      }
+    }
+  }
+
+  private static Map<String, String> job(String bootstrap, Path state, String changelog,
+      long records, int partitions, long messages) {
+    Map<String, String> c = new HashMap<>();
+    c.put("job.name", "bench-restore");
+    c.put("job.state.dir", state.toString());
+    c.put("task.class", LoadTask.class.getName());
+    c.put("task.inputs", "events");
+    c.put("systems.kafka.bootstrap.servers", bootstrap);
+    c.put("streams.events.system", "memory");
+    c.put("streams.events.physical.name", "bench-restore-events");
+    c.put("streams.events.value.serde", "bytes");
+    c.put("streams.events.generator.messages", Long.toString(messages));
+    c.put("streams.events.generator.partitions", Integer.toString(partitions));
+    c.put("streams.events.generator.payload.bytes", "100");
+    c.put("streams.events.generator.keys", Long.toString(Math.max(1, records)));
+    c.put("streams.events.offset.reset", "true");
+    c.put("stores.data.factory", "rocksdb");
+    c.put("stores.data.value.serde", "bytes");
+    c.put("stores.data.changelog", "kafka." + changelog);
+    return c;
+  }
+
+  /**
+   * Runs a job to its end; returns the restore's milliseconds, the records it applied, and the
+   * whole run's milliseconds.
+   */
+  private static double[] run(Map<String, String> config) throws Throwable {
+    MemoryStreams.drop("bench-restore-events");
+    long start = System.nanoTime();
+    JobPlan plan = JobPlanner.plan(JobConfig.of(config));
+    LocalRunner.runToEnd(plan);
+    double whole = (System.nanoTime() - start) / 1e6;
+    Map<String, Long> metrics = plan.metrics().snapshot().get("container-0");
+    return new double[] {metrics.getOrDefault("store-restore-ms", 0L),
+        metrics.getOrDefault("store-restore-records", 0L), whole};
+  }
+
+  private static long size(Path dir) throws java.io.IOException {
+    try (var files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+    }
+  }
+}
