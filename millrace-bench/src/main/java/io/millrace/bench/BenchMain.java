@@ -67,6 +67,7 @@ public final class BenchMain {
       case "store-restore" -> RestoreBench.main(rest);
       case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(args[0], rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
+      case "peers-store-count" -> peers("io.millrace.bench.peers.PeersStoreCountBench", rest);
       default -> {
         System.err.println("unknown benchmark '" + args[0] + "'\n" + USAGE);
         System.exit(2);

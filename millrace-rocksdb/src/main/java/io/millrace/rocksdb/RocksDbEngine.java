@@ -11,6 +11,7 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -22,10 +23,13 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * One task's instance of a RocksDB store. Writes arrive as one {@link WriteBatch} per cache flush;
- * the write-ahead log is on (not synced per write) and {@link #sync} syncs it at each commit, so
- * what a commit recorded survives a crash of the machine. Keys are ordered by RocksDB's default
- * bytewise comparator (unsigned bytes), as the store API promises.
+ * One task's instance of a RocksDB store. Writes arrive as one {@link WriteBatch} per cache flush,
+ * without RocksDB's write-ahead log: at each commit {@link #sync} flushes the memtables to files
+ * (when anything was written), so what a commit recorded survives a crash of the machine, and
+ * writes after it are covered by the changelog and by processing the input after the checkpoint
+ * again (Kafka Streams runs RocksDB the same way). Skipping the log halves the cost of a write
+ * batch. Keys are ordered by RocksDB's default bytewise comparator (unsigned bytes), as the store
+ * API promises.
  */
 final class RocksDbEngine implements StorageEngine {
   /** Bloom filters at 10 bits a key: immutable, so one policy object serves every store. */
@@ -34,8 +38,11 @@ final class RocksDbEngine implements StorageEngine {
   private final Path dir;
   private final RocksDB db;
   private final Options options;
-  private final WriteOptions writeOptions = new WriteOptions();
+  private final WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
+  private final FlushOptions flushOptions = new FlushOptions().setWaitForFlush(true);
   private final WriteBatch batch = new WriteBatch();
+  /** Whether anything was written since the last sync. */
+  private boolean unsynced;
 
   private RocksDbEngine(String name, Path dir, RocksDB db, Options options) {
     this.name = name;
@@ -127,6 +134,7 @@ final class RocksDbEngine implements StorageEngine {
         }
       }
       db.write(writeOptions, batch);
+      unsynced = true;
     } catch (RocksDBException e) {
       throw new IllegalStateException("store " + name + ": RocksDB write failed in " + dir + ": "
           + e.getMessage(), e);
@@ -186,11 +194,15 @@ final class RocksDbEngine implements StorageEngine {
 
   @Override
   public void sync() {
+    if (!unsynced) {
+      return; // nothing new: no empty flush, no tiny files at short commit intervals
+    }
     try {
-      db.flushWal(true);
+      db.flush(flushOptions);
+      unsynced = false;
     } catch (RocksDBException e) {
-      throw new IllegalStateException("store " + name + ": cannot sync RocksDB's log in " + dir
-          + ": " + e.getMessage(), e);
+      throw new IllegalStateException("store " + name + ": cannot flush RocksDB's memtables in "
+          + dir + ": " + e.getMessage(), e);
     }
   }
 
@@ -212,6 +224,7 @@ final class RocksDbEngine implements StorageEngine {
   public void close() {
     batch.close();
     writeOptions.close();
+    flushOptions.close();
     db.close();
     options.close();
   }

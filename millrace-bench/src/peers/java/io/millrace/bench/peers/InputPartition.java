@@ -28,18 +28,31 @@ final class InputPartition implements Iterable<IncomingMessageEnvelope> {
   private final SystemStreamPartition ssp;
   private final int partitions;
   private final long count;
+  private final long keys;
 
-  private InputPartition(SystemStreamPartition ssp, int partitions, long count) {
+  private InputPartition(SystemStreamPartition ssp, int partitions, long count, long keys) {
     this.ssp = ssp;
     this.partitions = partitions;
     this.count = count;
+    this.keys = keys;
   }
 
   /** Partition {@code partition}'s share of {@code messages} dealt round-robin over {@code partitions}. */
   static InputPartition of(String system, String stream, long messages, int partitions, int partition) {
     long count = messages / partitions + (partition < messages % partitions ? 1 : 0);
     return new InputPartition(new SystemStreamPartition(system, stream, new Partition(partition)), partitions,
-        count);
+        count, KEY_CARDINALITY);
+  }
+
+  /**
+   * As {@link #of(String, String, long, int, int)} with keys {@code key-(i % keys)}: with as many
+   * keys as messages, every key is new (the store benchmark's unique keys), made as the input is
+   * loaded, before the timed interval.
+   */
+  static InputPartition of(String system, String stream, long messages, int partitions, int partition,
+      long keys) {
+    InputPartition base = of(system, stream, messages, partitions, partition);
+    return new InputPartition(base.ssp, partitions, base.count, keys);
   }
 
   @Override
@@ -58,8 +71,8 @@ final class InputPartition implements Iterable<IncomingMessageEnvelope> {
           throw new NoSuchElementException();
         }
         long i = ssp.getPartition().getPartitionId() + offset * partitions; // the message's index in the input
-        return new IncomingMessageEnvelope(ssp, Long.toString(offset++), KEYS[(int) (i % KEY_CARDINALITY)],
-            PAYLOADS[(int) (i % PAYLOAD_POOL)]);
+        String key = keys == KEY_CARDINALITY ? KEYS[(int) (i % KEY_CARDINALITY)] : "key-" + (i % keys);
+        return new IncomingMessageEnvelope(ssp, Long.toString(offset++), key, PAYLOADS[(int) (i % PAYLOAD_POOL)]);
       }
     };
   }

@@ -157,13 +157,18 @@ public final class ContainerFactory {
         return spec.changelogSpec();
       }
     };
-    return ContainerStores.open(plan.stores(), taskNumbers, taskNames, plan.storesDir(),
+    long started = System.nanoTime();
+    ContainerStores stores = ContainerStores.open(plan.stores(), taskNumbers, taskNames,
+        plan.storesDir(),
         plan.config().asMap(), plan.checkpoint(), changelogs,
         system -> new ChangelogRestorer(system,
             plan.factories().get(system).consumer(context(plan, system, id)),
             plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
             plan.metrics().counter("container-" + id, "store-restore-ms")));
+    plan.metrics().counter("container-" + id, "store-open-ms")
+        .inc((System.nanoTime() - started) / 1_000_000);
+    return stores;
   }
 
   private static DefaultSystemContext context(JobPlan plan, String system, int id) {

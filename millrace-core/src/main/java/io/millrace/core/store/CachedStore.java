@@ -56,6 +56,8 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   /** A cached key: its value (null: it has none) and whether the value is not yet flushed. */
   private static final class Entry<K> {
     final K key;
+    /** The serialized key, kept from the engine read so a flush does not serialize it again. */
+    byte[] keyBytes;
     Object value;
     boolean dirty;
 
@@ -103,8 +105,10 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     Objects.requireNonNull(key, "key");
     Entry<K> entry = cache.get(key);
     if (entry == null) {
-      byte[] bytes = engine.get(serializeKey(key));
+      byte[] keyBytes = serializeKey(key);
+      byte[] bytes = engine.get(keyBytes);
       entry = new Entry<>(key, bytes == null ? null : deserializeValue(bytes));
+      entry.keyBytes = keyBytes;
       cache.put(key, entry);
     }
     last = entry;
@@ -193,7 +197,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     batchKeys.clear();
     batchValues.clear();
     for (Entry<K> entry : dirty) {
-      batchKeys.add(serializeKey(entry.key));
+      batchKeys.add(entry.keyBytes != null ? entry.keyBytes : serializeKey(entry.key));
       batchValues.add(entry.value == null ? null : serializeValue(entry.value));
     }
     engine.write(batchKeys, batchValues);
