@@ -9,6 +9,7 @@ import io.millrace.bench.kafka.KafkaBench;
 import io.millrace.bench.kafka.KafkaMemoryBench;
 import io.millrace.bench.kafka.KafkaRun;
 import io.millrace.bench.store.RestoreBench;
+import io.millrace.bench.store.RocksDbGetBench;
 import io.millrace.bench.store.StoreCountBench;
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -38,6 +39,7 @@ public final class BenchMain {
       "             [--runs 3]   count per key in a store (unique keys by default), memory system input",
       "  store-restore [--records 10000000] [--runs 3]   restore a RocksDB store from its Kafka",
       "             changelog vs from its local files after a clean stop",
+      "  rocksdb-get [--keys 1000000]   bare RocksDB get of missing and present keys (the floor)",
       "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
       "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
@@ -65,6 +67,7 @@ public final class BenchMain {
       case "kafka-memory" -> KafkaMemoryBench.main(rest);
       case "store-count" -> StoreCountBench.main(rest);
       case "store-restore" -> RestoreBench.main(rest);
+      case "rocksdb-get" -> RocksDbGetBench.main(rest);
       case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(args[0], rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       case "peers-store-count" -> peers("io.millrace.bench.peers.PeersStoreCountBench", rest);
