@@ -1,12 +1,9 @@
 package io.millrace.bench.async;
 
 import io.millrace.bench.Args;
+import io.millrace.bench.BenchJobs;
 import io.millrace.bench.Stats;
 import io.millrace.bench.TempDirs;
-import io.millrace.core.config.JobConfig;
-import io.millrace.core.job.JobPlanner;
-import io.millrace.core.job.LocalRunner;
-import io.millrace.core.loop.Clock;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,20 +63,10 @@ public final class SyncPoolBench {
       config.put("streams.events.generator.payload.bytes", "100");
       MemoryStreams.drop("bench-sync-pool");
       SpinTask.PROCESSED.reset();
-      LocalRunner runner = new LocalRunner(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
-      long start = System.nanoTime();
-      runner.start();
-      runner.await();
-      long elapsed = System.nanoTime() - start;
-      if (runner.failure() != null) {
-        throw runner.failure();
-      }
-      if (SpinTask.PROCESSED.sum() != messages) {
-        throw new IllegalStateException("processed " + SpinTask.PROCESSED.sum() + " of "
-            + messages);
-      }
+      long[] run = BenchJobs.timeToEnd(config);
+      BenchJobs.expect(messages, SpinTask.PROCESSED.sum());
       MemoryStreams.drop("bench-sync-pool");
-      return messages / (elapsed / 1e9);
+      return messages / (run[0] / 1e9);
     } finally {
       TempDirs.deleteRecursively(state);
     }

@@ -1,13 +1,9 @@
 package io.millrace.bench.e2e;
 
 import io.millrace.bench.Args;
+import io.millrace.bench.BenchJobs;
 import io.millrace.bench.Stats;
 import io.millrace.bench.TempDirs;
-import io.millrace.core.config.JobConfig;
-import io.millrace.core.job.JobPlan;
-import io.millrace.core.job.JobPlanner;
-import io.millrace.core.job.LocalRunner;
-import io.millrace.core.loop.Clock;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,20 +69,10 @@ public final class ContainerBench {
       config.put("streams.events.generator.mode", mode);
       MemoryStreams.drop("bench-events");
       System.gc();
-      JobPlan plan = JobPlanner.plan(JobConfig.of(config)); // preloaded: fills the stream here
-      LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
-      long start = System.nanoTime();
-      runner.start();
-      runner.await();
-      long elapsed = System.nanoTime() - start;
-      if (runner.failure() != null) {
-        throw runner.failure();
-      }
-      if (runner.processed() != messages) {
-        throw new IllegalStateException("processed " + runner.processed() + " of " + messages);
-      }
+      long[] run = BenchJobs.timeToEnd(config); // planning fills the preloaded stream, untimed
+      BenchJobs.expect(messages, run[1]);
       MemoryStreams.drop("bench-events");
-      return messages / (elapsed / 1e9);
+      return messages / (run[0] / 1e9);
     } finally {
       TempDirs.deleteRecursively(state);
     }

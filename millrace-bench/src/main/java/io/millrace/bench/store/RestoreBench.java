@@ -11,9 +11,7 @@ import io.millrace.core.system.memory.MemoryStreams;
 import io.millrace.kafka.dev.DevBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -38,9 +36,7 @@ public final class RestoreBench {
     String bootstrap = args.get("bootstrap", null);
     DevBroker broker = null;
     if (bootstrap == null) {
-      broker = DevBroker.start(Files.createTempDirectory("millrace-bench-broker"), 0,
-          Path.of(System.getProperty("millrace.broker.lib", "millrace-kafka/target/broker-lib")),
-          List.of("-Xms1g", "-Xmx1g"), Duration.ofSeconds(90));
+      broker = io.millrace.bench.BenchJobs.startBroker();
       bootstrap = broker.bootstrapServers();
     }
     Path state = Files.createTempDirectory("millrace-restore-bench");

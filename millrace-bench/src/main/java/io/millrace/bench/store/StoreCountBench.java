@@ -1,12 +1,9 @@
 package io.millrace.bench.store;
 
 import io.millrace.bench.Args;
+import io.millrace.bench.BenchJobs;
 import io.millrace.bench.Stats;
 import io.millrace.bench.TempDirs;
-import io.millrace.core.config.JobConfig;
-import io.millrace.core.job.JobPlanner;
-import io.millrace.core.job.LocalRunner;
-import io.millrace.core.loop.Clock;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,19 +76,10 @@ public final class StoreCountBench {
       c.putAll(extra); // --set k=v,k2=v2: job keys to try, e.g. stores.counts.rocksdb.<option>
       MemoryStreams.drop("bench-store-events");
       System.gc();
-      LocalRunner runner = new LocalRunner(JobPlanner.plan(JobConfig.of(c)), Clock.SYSTEM);
-      long start = System.nanoTime();
-      runner.start();
-      runner.await();
-      long elapsed = System.nanoTime() - start;
-      if (runner.failure() != null) {
-        throw runner.failure();
-      }
-      if (runner.processed() != messages) {
-        throw new IllegalStateException("processed " + runner.processed() + " of " + messages);
-      }
+      long[] run = BenchJobs.timeToEnd(c);
+      BenchJobs.expect(messages, run[1]);
       MemoryStreams.drop("bench-store-events");
-      return messages / (elapsed / 1e9);
+      return messages / (run[0] / 1e9);
     } finally {
       TempDirs.deleteRecursively(state);
     }

@@ -1,0 +1,55 @@
+package io.millrace.bench;
+
+import io.millrace.core.config.JobConfig;
+import io.millrace.core.job.JobPlan;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.loop.Clock;
+import io.millrace.kafka.dev.DevBroker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** What the end-to-end benchmarks share: timing a bounded job, starting a broker. */
+public final class BenchJobs {
+  private BenchJobs() {}
+
+  /**
+   * Plans a bounded job (which fills preloaded inputs), then times it from the containers' start
+   * to their end of stream (final commit included).
+   *
+   * @return the nanoseconds it ran, and the messages the runner counts as processed
+   */
+  public static long[] timeToEnd(Map<String, String> config) throws Throwable {
+    JobPlan plan = JobPlanner.plan(JobConfig.of(config));
+    LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+    long start = System.nanoTime();
+    runner.start();
+    runner.await();
+    long elapsed = System.nanoTime() - start;
+    if (runner.failure() != null) {
+      throw runner.failure();
+    }
+    return new long[] {elapsed, runner.processed()};
+  }
+
+  /** Fails unless {@code actual} messages were processed. */
+  public static void expect(long expected, long actual) {
+    if (actual != expected) {
+      throw new IllegalStateException("processed " + actual + " of " + expected);
+    }
+  }
+
+  /**
+   * A single-node broker for a benchmark (the one of {@code bin/millrace kafka-dev}), in a new
+   * temporary directory, with a 1 GB heap; the caller stops it.
+   */
+  public static DevBroker startBroker() throws IOException {
+    return DevBroker.start(Files.createTempDirectory("millrace-bench-broker"), 0,
+        Path.of(System.getProperty("millrace.broker.lib", "millrace-kafka/target/broker-lib")),
+        List.of("-Xms1g", "-Xmx1g"), Duration.ofSeconds(90));
+  }
+}
