@@ -43,7 +43,8 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   private final Serde<V> valueSerde;
   private final ChangelogWriter changelog;
   private final int writeBatchSize;
-  private final LinkedHashMap<K, Entry<K>> cache;
+  /** Keyed by the key itself, or by a {@link BytesKey} for byte-array keys (see mapKey). */
+  private final LinkedHashMap<Object, Entry<K>> cache;
   /** Dirty entries in first-write order. */
   private final ArrayList<Entry<K>> dirty = new ArrayList<>();
   private final Set<StoreIterator> open = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -84,7 +85,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     int cacheSize = Math.max(1, spec.cacheSize());
     this.cache = new LinkedHashMap<>(Math.min(cacheSize, 1 << 16) * 4 / 3 + 1, 0.75f, true) {
       @Override
-      protected boolean removeEldestEntry(Map.Entry<K, Entry<K>> eldest) {
+      protected boolean removeEldestEntry(Map.Entry<Object, Entry<K>> eldest) {
         if (size() <= cacheSize) {
           return false;
         }
@@ -103,13 +104,13 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   @SuppressWarnings("unchecked") // entries hold this store's values
   public V get(K key) {
     Objects.requireNonNull(key, "key");
-    Entry<K> entry = cache.get(key);
+    Entry<K> entry = cache.get(mapKey(key));
     if (entry == null) {
       byte[] keyBytes = serializeKey(key);
       byte[] bytes = engine.get(keyBytes);
       entry = new Entry<>(key, bytes == null ? null : deserializeValue(bytes));
       entry.keyBytes = keyBytes;
-      cache.put(key, entry);
+      cache.put(mapKey(key), entry);
     }
     last = entry;
     return (V) entry.value;
@@ -123,10 +124,10 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   }
 
   private void write(K key, Object value) {
-    Entry<K> entry = last != null && last.key == key ? last : cache.get(key);
+    Entry<K> entry = last != null && last.key == key ? last : cache.get(mapKey(key));
     if (entry == null) {
       entry = new Entry<>(key, value);
-      cache.put(key, entry);
+      cache.put(mapKey(key), entry);
     } else {
       entry.value = value;
     }
@@ -187,6 +188,28 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     StoreIterator iterator = new StoreIterator(engine.range(from, to));
     open.add(iterator);
     return iterator;
+  }
+
+  /**
+   * The cache's key for {@code key}: the key itself, whose equals and hashCode define it, except
+   * a byte array, whose equals is identity: it is compared by content (a store with
+   * {@code key.serde=bytes} gets a new array per message).
+   */
+  private static Object mapKey(Object key) {
+    return key instanceof byte[] bytes ? new BytesKey(bytes) : key;
+  }
+
+  /** A byte-array key compared by content. */
+  private record BytesKey(byte[] bytes) {
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof BytesKey that && java.util.Arrays.equals(bytes, that.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Arrays.hashCode(bytes);
+    }
   }
 
   /** Writes the dirty entries to the engine in one batch and to the changelog. */

@@ -217,4 +217,18 @@ class CachedStoreTest {
       }
     }
   }
+
+  @Test
+  void byteArrayKeysAreComparedByContent() {
+    StoreSpec spec = new StoreSpec("raw", new MemoryEngine.Factory(),
+        new io.millrace.core.serde.BytesSerde(), new LongSerde(), null, null, 100, 100, Map.of());
+    CachedStore<byte[], Long> store = new CachedStore<>("raw", spec, new MemoryEngine(), null);
+    store.put(bytes("k"), 1L);
+
+    assertThat(store.get(bytes("k"))).as("an equal array, not the same one").isEqualTo(1L);
+    store.put(bytes("k"), 2L);
+    store.flush();
+    assertThat(store.flushedEntries()).as("one key, flushed once").isEqualTo(1);
+    assertThat(store.get(bytes("k"))).isEqualTo(2L);
+  }
 }
