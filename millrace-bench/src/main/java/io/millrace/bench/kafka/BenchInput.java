@@ -24,6 +24,12 @@ final class BenchInput {
   /** Makes sure {@code topic} exists with {@code partitions} and holds {@code records} records. */
   static void ensure(String bootstrap, String topic, int partitions, long records, int valueBytes)
       throws Exception {
+    ensure(bootstrap, topic, partitions, records, valueBytes, 100_000);
+  }
+
+  /** As above, with 8-byte keys from a cardinality of {@code keys} (record i: key i % keys). */
+  static void ensure(String bootstrap, String topic, int partitions, long records, int valueBytes,
+      long keys) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       TopicDescription existing = admin.listTopics().names().get(30, TimeUnit.SECONDS)
           .contains(topic) ? admin.describeTopics(List.of(topic)).allTopicNames()
@@ -68,7 +74,7 @@ final class BenchInput {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
         new ByteArraySerializer())) {
       for (long i = 0; i < records; i++) {
-        byte[] key = java.nio.ByteBuffer.allocate(8).putLong(i % 100_000).array();
+        byte[] key = java.nio.ByteBuffer.allocate(8).putLong(i % keys).array();
         producer.send(new ProducerRecord<>(topic, (int) (i % partitions), key,
             values[(int) (i & 1023)]));
       }

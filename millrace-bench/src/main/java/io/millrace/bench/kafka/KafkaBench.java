@@ -41,7 +41,9 @@ public final class KafkaBench {
     int runs = (int) args.getLong("runs", 3);
     // Rounds run first and not counted: the broker's JIT and page cache warm up in them.
     int warmup = (int) args.getLong("warmup", 1);
-    String topic = args.get("topic", "bench-in-" + partitions + "x" + records);
+    long keys = args.getLong("keys", 100_000);
+    String topic = args.get("topic", "bench-in-" + partitions + "x" + records
+        + (keys == 100_000 ? "" : "-k" + keys));
     List<String> modes = new ArrayList<>(List.of(args.get("modes",
         "raw,consume,passthrough,streams").split(",")));
     List<String> jvm = List.of(args.get("jvm-opts", "-Xmx2g").trim().split("\\s+"));
@@ -66,7 +68,7 @@ public final class KafkaBench {
       brokerProcess = ProcessHandle.of(Long.parseLong(args.get("broker-pid", null)));
     }
     try {
-      BenchInput.ensure(bootstrap, topic, partitions, records, 100);
+      BenchInput.ensure(bootstrap, topic, partitions, records, 100, keys);
       String classpath = System.getProperty("java.class.path");
       String millraceCp = Arrays.stream(classpath.split(File.pathSeparator))
           .filter(e -> !e.contains("peers-lib")).collect(Collectors.joining(File.pathSeparator));
@@ -78,9 +80,10 @@ public final class KafkaBench {
           command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
           command.addAll(jvm);
           command.add("-cp");
-          if (mode.equals("streams")) {
+          if (mode.startsWith("streams")) {
             command.add(streamsCp);
-            command.add("io.millrace.bench.peers.StreamsPassThrough");
+            command.add(mode.equals("streams-count") ? "io.millrace.bench.peers.StreamsCount"
+                : "io.millrace.bench.peers.StreamsPassThrough");
           } else {
             command.add(millraceCp);
             command.add(KafkaRun.class.getName());
@@ -125,6 +128,10 @@ public final class KafkaBench {
       if (medians.containsKey("streams") && medians.containsKey("passthrough")) {
         System.out.printf(Locale.ROOT, "RESULT kafka-ratio passthrough_over_kafka_streams=%.3f%n",
             medians.get("passthrough") / medians.get("streams"));
+      }
+      if (medians.containsKey("streams-count") && medians.containsKey("count")) {
+        System.out.printf(Locale.ROOT, "RESULT kafka-ratio count_over_kafka_streams=%.3f%n",
+            medians.get("count") / medians.get("streams-count"));
       }
     } finally {
       if (broker != null) {

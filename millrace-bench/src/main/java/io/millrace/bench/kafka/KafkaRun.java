@@ -27,8 +27,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * One run of one Kafka benchmark, in this JVM: {@code raw} (a plain KafkaConsumer reading the
- * topic), {@code consume} (a Millrace job that counts) or {@code passthrough} (a Millrace job
- * writing every record to a new output topic, at-least-once, one container). Prints
+ * topic), {@code consume} (a Millrace job that counts), {@code passthrough} (a Millrace job
+ * writing every record to a new output topic, at-least-once, one container) or {@code count} (a
+ * count per key in a RocksDB store whose changelog is a new topic). Prints
  * {@code RESULT kafka-run mode=... msgs_per_sec=... whole_msgs_per_sec=... cpu_us_per_record=...}.
  *
  * <p>{@code msgs_per_sec} is measured from the first record processed to the last (start-up left
@@ -54,8 +55,9 @@ public final class KafkaRun {
     }
     double[] r = switch (mode) {
       case "raw" -> raw(bootstrap, topic, records);
-      case "consume", "passthrough" -> job(mode, bootstrap, topic, records, extra);
-      default -> throw new IllegalArgumentException("--mode raw|consume|passthrough, not " + mode);
+      case "consume", "passthrough", "count" -> job(mode, bootstrap, topic, records, extra);
+      default -> throw new IllegalArgumentException("--mode raw|consume|passthrough|count, not "
+          + mode);
     };
     System.out.printf(Locale.ROOT, "RESULT kafka-run mode=%s records=%d msgs_per_sec=%.0f "
         + "whole_msgs_per_sec=%.0f cpu_us_per_record=%.3f%n", mode, records, r[0], r[1], r[2]);
@@ -124,6 +126,13 @@ public final class KafkaRun {
         c.put("streams.out.physical.name", "bench-out-" + run);
         c.put("streams.out.key.serde", "bytes");
         c.put("streams.out.value.serde", "bytes");
+      } else if (mode.equals("count")) {
+        // Count per key in RocksDB, changelog on Kafka: Kafka Streams' groupByKey().count().
+        c.put("task.class", io.millrace.bench.store.CountTask.class.getName());
+        c.put("stores.counts.factory", "rocksdb");
+        c.put("stores.counts.key.serde", "bytes");
+        c.put("stores.counts.value.serde", "long");
+        c.put("stores.counts.changelog", "kafka.bench-count-changelog-" + run);
       } else {
         c.put("task.class", CountingTask.class.getName());
       }
