@@ -3,7 +3,6 @@ package io.millrace.core.job;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamMetadata;
-import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.core.checkpoint.CheckpointStore;
@@ -16,7 +15,6 @@ import io.millrace.core.output.TaskCollector;
 import io.millrace.core.store.ChangelogRestorer;
 import io.millrace.core.store.ChangelogWriter;
 import io.millrace.core.store.ContainerStores;
-import io.millrace.core.store.StoreSpec;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -139,28 +137,19 @@ public final class ContainerFactory {
       return null;
     }
     Map<String, Integer> changelogIndex = new HashMap<>();
-    ContainerStores.Changelogs changelogs = new ContainerStores.Changelogs() {
-      @Override
-      public ChangelogWriter writer(StoreSpec spec, int taskNumber) {
-        SystemProducer producer = producers.computeIfAbsent(spec.changelogSystem(),
-            s -> plan.factories().get(s).producer(context(plan, s, id)));
-        int index = changelogIndex.computeIfAbsent(spec.name(), n -> {
-          int i = producerIndices.computeIfAbsent(producer, p -> new int[1])[0]++;
-          producer.register(i, spec.changelogSpec(), plan.taskCount());
-          return i;
-        });
-        return new ChangelogWriter(producer, index, taskNumber);
-      }
-
-      @Override
-      public StreamSpec stream(StoreSpec spec) {
-        return spec.changelogSpec();
-      }
+    ContainerStores.Changelogs changelogs = (spec, taskNumber) -> {
+      SystemProducer producer = producers.computeIfAbsent(spec.changelogSystem(),
+          s -> plan.factories().get(s).producer(context(plan, s, id)));
+      int index = changelogIndex.computeIfAbsent(spec.name(), n -> {
+        int i = producerIndices.computeIfAbsent(producer, p -> new int[1])[0]++;
+        producer.register(i, spec.changelogSpec(), plan.taskCount());
+        return i;
+      });
+      return new ChangelogWriter(producer, index, taskNumber);
     };
     long started = System.nanoTime();
     ContainerStores stores = ContainerStores.open(plan.stores(), taskNumbers, taskNames,
-        plan.storesDir(),
-        plan.config().asMap(), plan.checkpoint(), changelogs,
+        plan.storesDir(), plan.config().asMap(), plan.checkpoint(), changelogs,
         system -> new ChangelogRestorer(system,
             plan.factories().get(system).consumer(context(plan, system, id)),
             plan.admins().get(system),

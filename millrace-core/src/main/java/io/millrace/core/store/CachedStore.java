@@ -57,8 +57,6 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   /** A cached key: its value (null: it has none) and whether the value is not yet flushed. */
   private static final class Entry<K> {
     final K key;
-    /** The serialized key, kept from the engine read so a flush does not serialize it again. */
-    byte[] keyBytes;
     Object value;
     boolean dirty;
 
@@ -104,13 +102,12 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   @SuppressWarnings("unchecked") // entries hold this store's values
   public V get(K key) {
     Objects.requireNonNull(key, "key");
-    Entry<K> entry = cache.get(mapKey(key));
+    Object mapKey = mapKey(key);
+    Entry<K> entry = cache.get(mapKey);
     if (entry == null) {
-      byte[] keyBytes = serializeKey(key);
-      byte[] bytes = engine.get(keyBytes);
+      byte[] bytes = engine.get(serializeKey(key));
       entry = new Entry<>(key, bytes == null ? null : deserializeValue(bytes));
-      entry.keyBytes = keyBytes;
-      cache.put(mapKey(key), entry);
+      cache.put(mapKey, entry);
     }
     last = entry;
     return (V) entry.value;
@@ -124,10 +121,16 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   }
 
   private void write(K key, Object value) {
-    Entry<K> entry = last != null && last.key == key ? last : cache.get(mapKey(key));
+    Entry<K> entry = last != null && last.key == key ? last : null;
     if (entry == null) {
-      entry = new Entry<>(key, value);
-      cache.put(mapKey(key), entry);
+      Object mapKey = mapKey(key);
+      entry = cache.get(mapKey);
+      if (entry == null) {
+        entry = new Entry<>(key, value);
+        cache.put(mapKey, entry);
+      } else {
+        entry.value = value;
+      }
     } else {
       entry.value = value;
     }
@@ -220,7 +223,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     batchKeys.clear();
     batchValues.clear();
     for (Entry<K> entry : dirty) {
-      batchKeys.add(entry.keyBytes != null ? entry.keyBytes : serializeKey(entry.key));
+      batchKeys.add(serializeKey(entry.key));
       batchValues.add(entry.value == null ? null : serializeValue(entry.value));
     }
     engine.write(batchKeys, batchValues);
@@ -251,6 +254,9 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   /** Closes iterators left open, saying where each was opened. Called at each commit. */
   public int closeLeakedIterators() {
     int leaked = open.size();
+    if (leaked == 0) {
+      return 0;
+    }
     for (StoreIterator iterator : new ArrayList<>(open)) {
       LOG.warn("store {}: an iterator was not closed; closing it now. It was opened here:", name,
           iterator.openedAt);

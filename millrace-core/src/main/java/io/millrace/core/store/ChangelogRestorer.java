@@ -62,7 +62,7 @@ public final class ChangelogRestorer {
     for (int i = 0; i < n; i++) {
       instance[i] = stores.logged().get(which.get(i));
       StoreInstance s = instance[i];
-      StreamMetadata head = admin.metadata(s.changelogSpec(), s.taskNumber());
+      StreamMetadata head = admin.metadata(s.spec().changelogSpec(), s.taskNumber());
       target[i] = head.upcoming();
       long checkpointed = stores.checkpointed(which.get(i));
       StartPosition start;
@@ -76,7 +76,7 @@ public final class ChangelogRestorer {
         done[i] = head.isEmpty();
         full++;
       }
-      consumer.register(i, s.changelogSpec(), s.taskNumber(), start);
+      consumer.register(i, s.spec().changelogSpec(), s.taskNumber(), start);
       if (!done[i]) {
         remaining++;
       }
@@ -150,7 +150,6 @@ public final class ChangelogRestorer {
       }
       keys.clear();
       values.clear();
-      long last = -1;
       for (int i = from; i < from + count; i++) {
         Envelope e = messages[i];
         if (e.offset() >= target[index]) {
@@ -162,16 +161,14 @@ public final class ChangelogRestorer {
         }
         keys.add((byte[]) e.key());
         values.add((byte[]) e.value());
-        last = e.offset();
       }
       if (!keys.isEmpty()) {
         instance[index].store().engine().write(keys, values);
         applied += keys.size();
         restored.inc(keys.size());
       }
-      if (last + 1 >= target[index] || (count > 0 && messages[from + count - 1].offset() + 1
-          >= target[index])) {
-        done[index] = true;
+      if (count > 0 && messages[from + count - 1].offset() + 1 >= target[index]) {
+        done[index] = true; // handed the head as of the restore's start, or past it
       }
     }
 

@@ -2,7 +2,6 @@ package io.millrace.core.store;
 
 import io.millrace.api.StreamPartition;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.api.system.StreamSpec;
 import io.millrace.core.checkpoint.CheckpointStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -61,13 +60,10 @@ public final class ContainerStores implements AutoCloseable {
     }
   }
 
-  /** What opening a container's stores needs to know about one task's changelog of a store. */
+  /** How a task's instance of a store reaches its changelog. */
   public interface Changelogs {
-    /** The writer of a store's changelog for a task, or null if the store has none. */
+    /** The writer of a store's changelog for a task (the store has one). */
     ChangelogWriter writer(StoreSpec spec, int taskNumber);
-
-    /** The changelog stream of a store as its system sees it (bytes serdes). */
-    StreamSpec stream(StoreSpec spec);
   }
 
   /**
@@ -135,10 +131,7 @@ public final class ContainerStores implements AutoCloseable {
       localOffset = -1;
     }
     CachedStore<?, ?> store = new CachedStore<>(name, spec, engine, changelog);
-    return new StoreInstance(spec, taskIndex, taskNumber, store, dir, changelog,
-        changelog == null ? null : changelogs.stream(spec),
-        changelog == null ? null : new StreamPartition(spec.changelogSystem(), spec.changelogId(),
-            taskNumber), localOffset);
+    return new StoreInstance(spec, taskIndex, taskNumber, store, dir, changelog, localOffset);
   }
 
   /** Deletes a store's local directory (a full restore rebuilds it). */

@@ -1,7 +1,6 @@
 package io.millrace.core.store;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.system.StreamSpec;
 import java.nio.file.Path;
 
 /**
@@ -13,10 +12,13 @@ import java.nio.file.Path;
  * @param store the store the task uses
  * @param dir its local directory (persistent engines)
  * @param changelog where its changes go, or null
- * @param changelogSpec its changelog stream as the system sees it (bytes serdes), or null
- * @param changelogPartition its changelog partition as checkpoints name it, or null
  * @param localOffset the changelog offset its local files hold up to, or -1 if unknown
  */
 public record StoreInstance(StoreSpec spec, int taskIndex, int taskNumber,
-    CachedStore<?, ?> store, Path dir, ChangelogWriter changelog, StreamSpec changelogSpec,
-    StreamPartition changelogPartition, long localOffset) {}
+    CachedStore<?, ?> store, Path dir, ChangelogWriter changelog, long localOffset) {
+
+  /** Its changelog partition as checkpoints name it (the store must have a changelog). */
+  public StreamPartition changelogPartition() {
+    return new StreamPartition(spec.changelogSystem(), spec.changelogId(), taskNumber);
+  }
+}
