@@ -139,32 +139,16 @@ public final class KafkaSettings {
     handoffBatchSize();
     handoffQueueBatches();
     pollTimeoutMs();
-    Set<String> consumer = ConsumerConfig.configNames();
-    Set<String> producer = ProducerConfig.configNames();
-    Set<String> admin = AdminClientConfig.configNames();
-    Set<String> shared = shared();
+    // Top-level keys are checked by the planner against KafkaSystemFactory.systemKeys(); the
+    // pass-through groups accept any suffix there, so their names are checked here.
     for (Map.Entry<String, String> entry : raw.entrySet()) {
       String k = entry.getKey();
-      if (OWN_KEYS.contains(k) || k.equals("factory")) {
-        continue;
-      }
       if (k.startsWith("consumer.")) {
-        check(k, "consumer.", consumer, entry.getValue());
+        check(k, "consumer.", ConsumerConfig.configNames(), entry.getValue());
       } else if (k.startsWith("producer.")) {
-        check(k, "producer.", producer, entry.getValue());
+        check(k, "producer.", ProducerConfig.configNames(), entry.getValue());
       } else if (k.startsWith("admin.")) {
-        check(k, "admin.", admin, entry.getValue());
-      } else if (!shared.contains(k)) {
-        List<String> candidates = new ArrayList<>();
-        for (String own : OWN_KEYS) {
-          candidates.add(key(own));
-        }
-        for (String s : shared) {
-          candidates.add(key(s));
-        }
-        throw KeyValidator.unknown(key(k), entry.getValue(), source, candidates);
-      } else if (OWNED.containsKey(k)) {
-        throw owned(k);
+        check(k, "admin.", AdminClientConfig.configNames(), entry.getValue());
       }
     }
   }
@@ -172,7 +156,7 @@ public final class KafkaSettings {
   private void check(String k, String prefix, Set<String> names, String value) {
     String name = k.substring(prefix.length());
     if (OWNED.containsKey(name)) {
-      throw owned(k);
+      throw new ConfigException("key " + key(k) + " cannot be set: " + OWNED.get(name));
     }
     if (!names.contains(name)) {
       List<String> candidates = new ArrayList<>();
@@ -183,12 +167,6 @@ public final class KafkaSettings {
       throw new ConfigException(e.getMessage().replace("unknown key", "unknown Kafka "
           + prefix.substring(0, prefix.length() - 1) + " setting"));
     }
-  }
-
-  private ConfigException owned(String k) {
-    String name = k.contains(".") && OWNED.containsKey(k.substring(k.indexOf('.') + 1))
-        ? k.substring(k.indexOf('.') + 1) : k;
-    return new ConfigException("key " + key(k) + " cannot be set: " + OWNED.get(name));
   }
 
   /** Settings every client understands (security, DNS, ...), passed to all three. */
