@@ -41,6 +41,17 @@ public final class PeersContainerBench {
         List.of("--messages", messages, "--partitions", PARTITIONS, "--timers", "off"),
         "RESULT samza-container ");
 
+    double[] medians = alternate(millrace, samza, runs);
+    System.out.printf(Locale.ROOT,
+        "RESULT peers-container millrace_msgs_per_sec=%.1f samza_msgs_per_sec=%.1f ratio=%.3f runs=%d%n",
+        medians[0], medians[1], medians[0] / medians[1], runs);
+  }
+
+  /**
+   * Runs Millrace's child then Samza's, {@code runs} times, printing each round; returns the two
+   * medians (Millrace's first).
+   */
+  static double[] alternate(ChildJvm millrace, ChildJvm samza, int runs) throws InterruptedException {
     double[] millraceRates = new double[runs];
     double[] samzaRates = new double[runs];
     for (int i = 0; i < runs; i++) {
@@ -49,11 +60,7 @@ public final class PeersContainerBench {
       System.out.printf(Locale.ROOT, "run %d/%d millrace_msgs_per_sec=%.1f samza_msgs_per_sec=%.1f%n",
           i + 1, runs, millraceRates[i], samzaRates[i]);
     }
-    double millraceMedian = median(millraceRates);
-    double samzaMedian = median(samzaRates);
-    System.out.printf(Locale.ROOT,
-        "RESULT peers-container millrace_msgs_per_sec=%.1f samza_msgs_per_sec=%.1f ratio=%.3f runs=%d%n",
-        millraceMedian, samzaMedian, millraceMedian / samzaMedian, runs);
+    return new double[] {median(millraceRates), median(samzaRates)};
   }
 
   /** The classpath without Samza's jars, which the peers profile copies to target/peers-lib. */

@@ -33,16 +33,9 @@ public final class PeersStoreCountBench {
         SamzaStoreCountBench.class.getName(),
         List.of("--messages", messages, "--keys", keys, "--partitions", "8"),
         "RESULT samza-store-count ");
-    double[] millraceRates = new double[runs];
-    double[] samzaRates = new double[runs];
-    for (int i = 0; i < runs; i++) {
-      millraceRates[i] = millrace.run();
-      samzaRates[i] = samza.run();
-      System.out.printf(Locale.ROOT, "run %d/%d millrace_msgs_per_sec=%.1f samza_msgs_per_sec=%.1f%n",
-          i + 1, runs, millraceRates[i], samzaRates[i]);
-    }
-    double m = PeersContainerBench.median(millraceRates);
-    double s = PeersContainerBench.median(samzaRates);
+    double[] medians = PeersContainerBench.alternate(millrace, samza, runs);
+    double m = medians[0];
+    double s = medians[1];
     System.out.printf(Locale.ROOT,
         "RESULT peers-store-count millrace_msgs_per_sec=%.1f samza_msgs_per_sec=%.1f ratio=%.3f keys=%s "
             + "messages=%s runs=%d%n", m, s, m / s, keys, messages, runs);
