@@ -8,11 +8,8 @@ import io.millrace.api.Coordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
-import io.millrace.core.cli.Main;
 import io.millrace.core.job.LocalRunner;
-import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
 import io.millrace.kafka.dev.DevBroker;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,21 +61,12 @@ class KafkaKillRestartTest {
         out, tmp.resolve("state").toString());
     config.put("task.checkpoint.system", "kafka");
     config.put("task.commit.ms", "100");
-    Path properties = tmp.resolve("job.properties");
-    StringBuilder text = new StringBuilder();
-    config.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    Files.writeString(properties, text);
-
-    Process child = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-        "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
-        properties.toString())
-        .redirectErrorStream(true).redirectOutput(tmp.resolve("child.log").toFile()).start();
+    Process child = startChild(config, tmp);
     KafkaSettings settings = KafkaTestSupport.settings(config);
     try {
       await(Duration.ofSeconds(90), "a few checkpoints and some output", () -> {
         if (!child.isAlive()) {
-          throw new AssertionError("the child died: " + log());
+          throw new AssertionError("the child died: " + childLog(tmp));
         }
         Map<StreamPartition, Long> checkpoint = readCheckpoint(settings, jobName);
         return checkpoint.values().stream().mapToLong(Long::longValue).sum() > 4_000;
@@ -120,17 +108,5 @@ class KafkaKillRestartTest {
     assertThat(duplicates).isLessThan(PARTITIONS * PER_PARTITION / 2);
   }
 
-  private String log() {
-    try {
-      return Files.readString(tmp.resolve("child.log"));
-    } catch (java.io.IOException e) {
-      return e.toString();
-    }
-  }
 
-  private static Map<StreamPartition, Long> readCheckpoint(KafkaSettings settings, String job) {
-    try (KafkaCheckpointStore store = new KafkaCheckpointStore(settings, job)) {
-      return store.read();
-    }
-  }
 }

@@ -11,12 +11,9 @@ import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
 import io.millrace.api.TaskContext;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.core.cli.Main;
 import io.millrace.core.job.LocalRunner;
-import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
 import io.millrace.kafka.dev.DevBroker;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,21 +82,12 @@ class KafkaStoreKillTest {
     config.put("stores.counts.value.serde", "long");
     config.put("stores.counts.changelog", "kafka." + changelog);
     config.put("stores.counts.write.batch.size", "100"); // flushes between commits too
-    Path properties = tmp.resolve("job.properties");
-    StringBuilder text = new StringBuilder();
-    config.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-    Files.writeString(properties, text);
+    Process child = startChild(config, tmp);
     KafkaSettings settings = KafkaTestSupport.settings(config);
-
-    Process child = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-        "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
-        properties.toString())
-        .redirectErrorStream(true).redirectOutput(tmp.resolve("child.log").toFile()).start();
     try {
       await(Duration.ofSeconds(120), "the changelog ahead of a checkpoint mid-input", () -> {
         if (!child.isAlive()) {
-          throw new AssertionError("the child died: " + log());
+          throw new AssertionError("the child died: " + childLog(tmp));
         }
         Map<StreamPartition, Long> checkpoint = readCheckpoint(settings, jobName);
         long inputDone = 0;
@@ -155,19 +143,7 @@ class KafkaStoreKillTest {
     }
   }
 
-  private String log() {
-    try {
-      return Files.readString(tmp.resolve("child.log"));
-    } catch (java.io.IOException e) {
-      return e.toString();
-    }
-  }
 
-  private static Map<StreamPartition, Long> readCheckpoint(KafkaSettings settings, String job) {
-    try (KafkaCheckpointStore store = new KafkaCheckpointStore(settings, job)) {
-      return store.read();
-    }
-  }
 
   private static long endOffsets(String bootstrap, String topic) {
     try (var admin = org.apache.kafka.clients.admin.Admin.create(

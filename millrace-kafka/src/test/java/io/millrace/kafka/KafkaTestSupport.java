@@ -135,4 +135,39 @@ final class KafkaTestSupport {
         return null;
       }
     });
-  }}
+  }
+  /**
+   * Runs a job with {@code bin/millrace run}'s main class in a child JVM (so a test can kill it),
+   * writing its properties to {@code dir/job.properties} and its output to {@code dir/child.log}.
+   */
+  static Process startChild(Map<String, String> config, java.nio.file.Path dir)
+      throws java.io.IOException {
+    java.nio.file.Path properties = dir.resolve("job.properties");
+    StringBuilder text = new StringBuilder();
+    config.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    java.nio.file.Files.writeString(properties, text);
+    return new ProcessBuilder(
+        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        io.millrace.core.cli.Main.class.getName(), "run", properties.toString())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("child.log").toFile()).start();
+  }
+
+  /** What a child started by {@link #startChild} printed. */
+  static String childLog(java.nio.file.Path dir) {
+    try {
+      return java.nio.file.Files.readString(dir.resolve("child.log"));
+    } catch (java.io.IOException e) {
+      return e.toString();
+    }
+  }
+
+  /** A job's checkpoint in its Kafka checkpoint topic, read now. */
+  static Map<io.millrace.api.StreamPartition, Long> readCheckpoint(KafkaSettings settings,
+      String job) {
+    try (io.millrace.kafka.checkpoint.KafkaCheckpointStore store =
+        new io.millrace.kafka.checkpoint.KafkaCheckpointStore(settings, job)) {
+      return store.read();
+    }
+  }
+}
