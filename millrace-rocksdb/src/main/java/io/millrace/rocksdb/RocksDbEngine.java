@@ -211,15 +211,6 @@ final class RocksDbEngine implements StorageEngine {
     return true;
   }
 
-  /** A RocksDB property of this instance (e.g. rocksdb.estimate-num-keys), for tests and metrics. */
-  String property(String property) {
-    try {
-      return db.getProperty(property);
-    } catch (RocksDBException e) {
-      return null;
-    }
-  }
-
   @Override
   public void close() {
     batch.close();

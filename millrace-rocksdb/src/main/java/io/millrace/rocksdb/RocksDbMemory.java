@@ -16,10 +16,8 @@ final class RocksDbMemory implements AutoCloseable {
   static final long DEFAULT_BYTES = 256L << 20;
   final Cache cache;
   final WriteBufferManager writeBuffers;
-  final long bytes;
 
   RocksDbMemory(long bytes) {
-    this.bytes = bytes;
     // Strict capacity off: a full cache evicts rather than failing reads; memtables get a third.
     this.cache = new LRUCache(bytes, -1, false, 0.1);
     this.writeBuffers = new WriteBufferManager(bytes / 3, cache);
