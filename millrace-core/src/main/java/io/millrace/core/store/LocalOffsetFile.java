@@ -40,13 +40,4 @@ final class LocalOffsetFile {
       throw new IllegalStateException("cannot write " + file + ": " + e, e);
     }
   }
-
-  /** Forgets the recorded offset (before the files are changed by a full restore). */
-  static void delete(Path dir) {
-    try {
-      Files.deleteIfExists(dir.resolve(NAME));
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot delete " + dir.resolve(NAME) + ": " + e, e);
-    }
-  }
 }

@@ -9,7 +9,6 @@ import io.millrace.core.config.CoreKeys;
 import io.millrace.core.handoff.BatchedHandoff;
 import io.millrace.kafka.KafkaSettings;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -133,6 +132,5 @@ public final class KafkaSystemConsumer implements SystemConsumer {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    Arrays.fill(positionScratch, -1);
   }
 }
