@@ -26,22 +26,16 @@ public final class StoreEnrichTask implements StreamTask, InitableTask {
   @Override
   public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
     String line = (String) envelope.value();
-    if (line.isBlank() || line.startsWith("#")) {
+    if (Records.skip(line)) {
       return;
     }
-    String[] fields = line.split(",", -1);
     if (envelope.stream().equals("users")) {
-      if (fields.length != 3) {
-        throw new IllegalArgumentException("a user line needs id,name,country: " + line);
-      }
-      users.put(fields[0].trim(), fields[1].trim() + "," + fields[2].trim());
+      String[] user = Records.user(line);
+      users.put(user[0], user[1]);
     } else {
-      if (fields.length != 2) {
-        throw new IllegalArgumentException("a page view line needs userId,page: " + line);
-      }
-      String user = users.get(fields[0].trim());
-      collector.send("enriched", fields[0].trim(),
-          fields[1].trim() + "," + (user == null ? "?,?" : user));
+      String[] view = Records.pageView(line);
+      String user = users.get(view[0]);
+      collector.send("enriched", view[0], view[1] + "," + (user == null ? "?,?" : user));
     }
   }
 }
