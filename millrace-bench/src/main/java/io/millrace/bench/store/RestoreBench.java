@@ -23,6 +23,10 @@ import java.util.Map;
  * time until the stores are ready (the {@code store-open-ms} and {@code store-restore-ms}
  * metrics: opening RocksDB, reading the changelog, writing RocksDB), and beside it the restart's
  * whole time, from planning the job to its end of stream (Kafka clients, consumers, the loop).
+ *
+ * <p>{@code --threads 1,2} restores from the changelog once per value of
+ * {@code job.container.restore.threads} in each round (the figures of the first value are the
+ * RESULT's), to compare parallel restore with one thread in the same run.
  */
 public final class RestoreBench {
   private RestoreBench() {}
@@ -34,6 +38,8 @@ public final class RestoreBench {
     int partitions = (int) args.getLong("partitions", 8);
     int runs = (int) args.getLong("runs", 3);
     String bootstrap = args.get("bootstrap", null);
+    String[] threads = args.get("threads", "").isEmpty() ? new String[] {null}
+        : args.get("threads", "").split(",");
     DevBroker broker = null;
     if (bootstrap == null) {
       broker = io.millrace.bench.BenchJobs.startBroker();
@@ -43,7 +49,7 @@ public final class RestoreBench {
     String changelog = "bench-restore-changelog-" + System.nanoTime();
     try {
       long started = System.nanoTime();
-      run(job(bootstrap, state, changelog, records, partitions, records));
+      run(job(bootstrap, state, changelog, records, partitions, records, null));
       System.out.printf(Locale.ROOT, "loaded %,d records into the store and its changelog in %.1f "
           + "s; store files: %.0f MB%n", records, (System.nanoTime() - started) / 1e9,
           size(state.resolve("stores")) / 1e6);
@@ -51,18 +57,29 @@ public final class RestoreBench {
       double[] localRestore = new double[runs];
       double[] full = new double[runs];
       double[] fullRestore = new double[runs];
+      double[][] byThreads = new double[threads.length][runs];
       for (int r = 0; r < runs; r++) {
-        double[] l = run(job(bootstrap, state, changelog, records, partitions, 0));
+        double[] l = run(job(bootstrap, state, changelog, records, partitions, 0, null));
         local[r] = l[2];
         localRestore[r] = l[0];
-        TempDirs.deleteRecursively(state.resolve("stores"));
-        double[] f = run(job(bootstrap, state, changelog, records, partitions, 0));
-        full[r] = f[2];
-        fullRestore[r] = f[0];
         System.out.printf(Locale.ROOT, "round %d: from local files: stores ready in %.0f ms (%,.0f "
-                + "records replayed), restart %.0f ms; from the changelog: stores ready in %.0f ms "
-                + "(%,.0f records), restart %.0f ms%n", r + 1, l[0], l[1], local[r], f[0], f[1],
-            full[r]);
+            + "records replayed), restart %.0f ms%n", r + 1, l[0], l[1], local[r]);
+        for (int t = 0; t < threads.length; t++) {
+          TempDirs.deleteRecursively(state.resolve("stores"));
+          double[] f = run(job(bootstrap, state, changelog, records, partitions, 0, threads[t]));
+          byThreads[t][r] = f[0];
+          if (t == 0) {
+            full[r] = f[2];
+            fullRestore[r] = f[0];
+          }
+          System.out.printf(Locale.ROOT, "round %d: from the changelog%s: stores ready in %.0f ms "
+              + "(%,.0f records), restart %.0f ms%n", r + 1,
+              threads[t] == null ? "" : " on " + threads[t] + " restore thread(s)", f[0], f[1], f[2]);
+        }
+      }
+      for (int t = 0; t < threads.length && threads[0] != null; t++) {
+        System.out.printf(Locale.ROOT, "RESULT store-restore-threads threads=%s "
+            + "changelog_ready_ms=%.0f runs=%d%n", threads[t], Stats.median(byThreads[t]), runs);
       }
       System.out.printf(Locale.ROOT, "RESULT store-restore records=%d changelog_ready_ms=%.0f "
               + "local_ready_ms=%.0f ready_ratio=%.4f changelog_restart_ms=%.0f "
@@ -79,8 +96,11 @@ public final class RestoreBench {
   }
 
   private static Map<String, String> job(String bootstrap, Path state, String changelog,
-      long records, int partitions, long messages) {
+      long records, int partitions, long messages, String restoreThreads) {
     Map<String, String> c = new HashMap<>();
+    if (restoreThreads != null) {
+      c.put("job.container.restore.threads", restoreThreads);
+    }
     c.put("job.name", "bench-restore");
     c.put("job.state.dir", state.toString());
     c.put("task.class", LoadTask.class.getName());

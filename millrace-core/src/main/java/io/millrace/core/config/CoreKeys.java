@@ -29,6 +29,7 @@ public final class CoreKeys {
   public static final String CALLBACK_TIMEOUT_MS = "task.callback.timeout.ms";
   public static final String POOL_SIZE = "job.container.thread.pool.size";
   public static final String POOL_VIRTUAL = "job.container.thread.pool.virtual";
+  public static final String RESTORE_THREADS = "job.container.restore.threads";
   public static final String TIMERS_ENABLED = "metrics.timers.enabled";
   public static final String REPORTERS = "metrics.reporters";
   public static final String REPORTER_INTERVAL_MS = "metrics.reporter.interval.ms";
@@ -70,6 +71,7 @@ public final class CoreKeys {
       new ConfigKey(CALLBACK_TIMEOUT_MS, "60000", "Fail a message whose callback has not come after this many ms (task.error.policy applies)."),
       new ConfigKey(POOL_SIZE, "0", "Worker threads that run synchronous (blocking) tasks; 0 runs them inline on the loop thread."),
       new ConfigKey(POOL_VIRTUAL, "false", "Use virtual threads for the worker pool (Java 21+; on 17 it falls back with a log line)."),
+      new ConfigKey(RESTORE_THREADS, "the number of processors", "Threads a container applies restored changelog records with: several store instances restore at once, each in order."),
       new ConfigKey(TIMERS_ENABLED, "false", "Record per-batch processing timers (two clock reads per batch)."),
       new ConfigKey(REPORTERS, "", "Comma-separated metrics reporters: log, jmx."),
       new ConfigKey(REPORTER_INTERVAL_MS, "60000", "How often the log reporter writes, in ms."),

@@ -7,6 +7,7 @@ import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.core.checkpoint.CheckpointStore;
 import io.millrace.core.config.ConfigException;
+import io.millrace.core.config.CoreKeys;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.loop.TaskInstance;
@@ -147,6 +148,8 @@ public final class ContainerFactory {
       });
       return new ChangelogWriter(producer, index, taskNumber);
     };
+    int restoreThreads = plan.config().getInt(CoreKeys.RESTORE_THREADS,
+        Runtime.getRuntime().availableProcessors(), 1);
     long started = System.nanoTime();
     ContainerStores stores = ContainerStores.open(plan.stores(), taskNumbers, taskNames,
         plan.storesDir(), plan.config().asMap(), plan.checkpoint(), changelogs,
@@ -154,7 +157,7 @@ public final class ContainerFactory {
             plan.factories().get(system).consumer(context(plan, system, id)),
             plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
-            plan.metrics().counter("container-" + id, "store-restore-ms")));
+            plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads));
     plan.metrics().counter("container-" + id, "store-open-ms")
         .inc((System.nanoTime() - started) / 1_000_000);
     return stores;

@@ -196,6 +196,7 @@ public final class JobPlanner {
             config.getInt(POOL_SIZE, 0, 0),
             config.getBoolean(POOL_VIRTUAL, false)));
     config.getInt(CONTAINER_COUNT, 1, 1);
+    config.getInt(RESTORE_THREADS, 1, 1);
     checkpointSystem(config, factories);
     config.getLong(SHUTDOWN_MS, 30_000, 0);
     config.getBoolean(TIMERS_ENABLED, false);

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Restores stores from the changelogs on one system: one consumer reads every changelog partition
  * of the container at once (on Kafka, fetched in parallel) up to the head each had when the
- * restore began, applying each batch to its store's engine as one write.
+ * restore began, applying each batch to its store's engine as one write. With more than one
+ * thread, the writes of different store instances run in parallel ({@link RestoreLanes}), each
+ * instance's in order; with one, on the calling thread.
  *
  * <p>Where each partition starts: a persistent store whose local files say which changelog offset
  * they hold (and were not wiped) replays only what follows the smaller of that offset and the
@@ -32,6 +34,7 @@ public final class ChangelogRestorer {
   private final SystemAdmin admin;
   private final Counter restored;
   private final Counter restoreMillis;
+  private final int threads;
 
   /**
    * A restorer.
@@ -41,14 +44,16 @@ public final class ChangelogRestorer {
    * @param admin the system's admin, for the heads
    * @param restored counts the records applied (a metric)
    * @param restoreMillis counts the milliseconds spent restoring (a metric)
+   * @param threads the most threads that apply restored records at once (1: the calling thread)
    */
   public ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin,
-      Counter restored, Counter restoreMillis) {
+      Counter restored, Counter restoreMillis, int threads) {
     this.system = system;
     this.consumer = consumer;
     this.admin = admin;
     this.restored = restored;
     this.restoreMillis = restoreMillis;
+    this.threads = threads;
   }
 
   /** Restores the given logged instances; returns the records applied. */
@@ -84,10 +89,19 @@ public final class ChangelogRestorer {
     if (remaining == 0) {
       return 0;
     }
+    int laneCount = Math.min(threads, remaining);
     LOG.info("restoring {} store partition(s) from changelogs on system '{}' ({} in full, the "
-        + "rest from their local files)", remaining, system, full);
+        + "rest from their local files) on {} thread(s)", remaining, system, full, laneCount);
     long started = System.nanoTime();
-    Applier applier = new Applier(instance, target, done);
+    RestoreLanes lanes = laneCount > 1 ? new RestoreLanes(laneCount, "millrace-restore-" + system)
+        : null;
+    int[] lane = new int[n];
+    for (int i = 0, next = 0; i < n; i++) {
+      if (!done[i] && lanes != null) {
+        lane[i] = next++ % laneCount;
+      }
+    }
+    Applier applier = new Applier(instance, target, done, lanes, lane);
     consumer.start();
     try {
       int[] pending = new int[n];
@@ -107,10 +121,16 @@ public final class ChangelogRestorer {
           nextReport = now + PROGRESS_NANOS;
         }
       }
+      if (lanes != null) {
+        lanes.finish();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while restoring stores", e);
     } finally {
+      if (lanes != null) {
+        lanes.close();
+      }
       consumer.stop();
     }
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -120,19 +140,29 @@ public final class ChangelogRestorer {
     return applier.applied;
   }
 
-  /** Applies what the consumer hands over, one engine write per batch. */
+  /**
+   * Applies what the consumer hands over, one engine write per batch: here, or queued on the
+   * instance's lane. {@code applied} counts records handed to an engine (a lane's are applied by
+   * the time the restore returns).
+   */
   private final class Applier implements BatchSink {
     private final StoreInstance[] instance;
     private final long[] target;
     private final boolean[] done;
-    private final List<byte[]> keys = new ArrayList<>();
-    private final List<byte[]> values = new ArrayList<>();
+    private final RestoreLanes lanes;
+    private final int[] lane;
+    // Reused when applying here; a lane gets fresh lists, as it applies them later.
+    private List<byte[]> keys = new ArrayList<>();
+    private List<byte[]> values = new ArrayList<>();
     long applied;
 
-    Applier(StoreInstance[] instance, long[] target, boolean[] done) {
+    Applier(StoreInstance[] instance, long[] target, boolean[] done, RestoreLanes lanes,
+        int[] lane) {
       this.instance = instance;
       this.target = target;
       this.done = done;
+      this.lanes = lanes;
+      this.lane = lane;
     }
 
     int remaining() {
@@ -148,8 +178,13 @@ public final class ChangelogRestorer {
       if (done[index]) {
         return; // past the head as of the restore's start: not ours to apply
       }
-      keys.clear();
-      values.clear();
+      if (lanes != null) {
+        keys = new ArrayList<>(count);
+        values = new ArrayList<>(count);
+      } else {
+        keys.clear();
+        values.clear();
+      }
       for (int i = from; i < from + count; i++) {
         Envelope e = messages[i];
         if (e.offset() >= target[index]) {
@@ -163,7 +198,17 @@ public final class ChangelogRestorer {
         values.add((byte[]) e.value());
       }
       if (!keys.isEmpty()) {
-        instance[index].store().engine().write(keys, values);
+        StorageEngine engine = instance[index].store().engine();
+        if (lanes == null) {
+          engine.write(keys, values);
+        } else {
+          try {
+            lanes.apply(lane[index], engine, keys, values);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restoring stores", e);
+          }
+        }
         applied += keys.size();
         restored.inc(keys.size());
       }

@@ -20,6 +20,7 @@ import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
@@ -103,6 +104,76 @@ class StoreJobTest {
     LAST_COUNT.clear();
     assertThat(LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(job())))).isEqualTo(20);
     assertThat(LAST_COUNT).hasSize(10).allSatisfy((k, v) -> assertThat(v).isEqualTo(5L));
+  }
+
+  @Test
+  void severalStoresRestoreInParallelToTheSameStateAsOnOneThread() throws Throwable {
+    String second = changelog + "-second";
+    try {
+      for (String threads : new String[] {"1", "3"}) {
+        MemoryStreams.drop(changelog);
+        MemoryStreams.drop(second);
+        Map<String, String> c = job();
+        c.put("stores.counts.changelog", "memory." + changelog);
+        c.put("stores.counts.cache.size", "2"); // many flushes: many changelog records
+        c.put("stores.spare.factory", "memory");
+        c.put("stores.spare.value.serde", "long");
+        c.put("stores.spare.changelog", "memory." + second);
+        c.put("stores.spare.cache.size", "2");
+        c.put("task.class", TwoStoreTask.class.getName());
+        c.put("job.container.restore.threads", threads);
+        c.put("job.state.dir", tmp.resolve("state-" + threads).toString());
+        MemoryStream in = MemoryStreams.create(input, 2);
+        append(in, 50, 40);
+        in.seal();
+        LAST_COUNT.clear();
+        LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(c)));
+        assertThat(LAST_COUNT).hasSize(80).allSatisfy((k, v) -> assertThat(v).isEqualTo(50L));
+
+        MemoryStream more = MemoryStreams.create(input, 2);
+        append(more, 51, 40); // one more round after the 2,000 checkpointed
+        more.seal();
+        LAST_COUNT.clear();
+        assertThat(LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(c)))).isEqualTo(40);
+        assertThat(LAST_COUNT).as("restored on %s thread(s)", threads).hasSize(80)
+            .allSatisfy((k, v) -> assertThat(v).isEqualTo(51L));
+      }
+    } finally {
+      MemoryStreams.drop(second);
+    }
+  }
+
+  /** Counts each key in two stores, "counts" and "spare" (its keys prefixed "spare-"). */
+  public static final class TwoStoreTask implements StreamTask, InitableTask {
+    private KeyValueStore<String, Long> counts;
+    private KeyValueStore<String, Long> spare;
+
+    @Override
+    public void init(TaskContext context) {
+      counts = context.store("counts");
+      spare = context.store("spare");
+    }
+
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      String key = (String) envelope.key();
+      for (KeyValueStore<String, Long> store : List.of(counts, spare)) {
+        String k = store == counts ? key : "spare-" + key;
+        Long count = store.get(k);
+        long next = count == null ? 1 : count + 1;
+        store.put(k, next);
+        LAST_COUNT.put(k, next);
+      }
+    }
+  }
+
+  @Test
+  void restoreThreadsMustBePositive() {
+    MemoryStreams.create(input, 1).seal();
+    Map<String, String> c = job();
+    c.put("job.container.restore.threads", "0");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(c))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("job.container.restore.threads");
   }
 
   @Test

@@ -192,9 +192,13 @@ public final class KafkaSystemAdmin implements SystemAdmin {
   }
 
   /**
-   * Waits until every partition of a new topic has a leader in the metadata, so the first sends
-   * do not race the topic's creation (a first batch refused and retried after later ones were
-   * accepted was seen to stall an idempotent producer on out-of-order sequence errors).
+   * Waits until every partition of a new topic has a leader that serves requests, so the first
+   * sends do not race the topic's creation: a first batch refused and retried after later ones
+   * were accepted stalls an idempotent producer on out-of-order sequence errors until its records
+   * expire (seen twice on this broker). A leader in the metadata is not enough: the broker
+   * publishes its metadata before its replica manager takes the leadership, so this also lists
+   * every partition's offsets, which only a serving leader answers (the admin client retries
+   * until it does).
    */
   private void awaitLeaders(String topic, int partitions) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -203,6 +207,7 @@ public final class KafkaSystemAdmin implements SystemAdmin {
       if (description != null && description.partitions().size() >= partitions
           && description.partitions().stream().allMatch(p -> p.leader() != null
               && !p.leader().isEmpty())) {
+        fetchOffsets(topic);
         return;
       }
       if (System.nanoTime() > deadline) {
