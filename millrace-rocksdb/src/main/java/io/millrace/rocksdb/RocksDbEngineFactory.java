@@ -56,7 +56,7 @@ public final class RocksDbEngineFactory implements StorageEngineFactory {
   public StorageEngine open(StoreSpec spec, Path dir, StoreResources resources) {
     RocksDbMemory memory = resources.shared("rocksdb", () -> new RocksDbMemory(
         memoryBytes(resources.jobConfig())));
-    return RocksDbEngine.open(spec.name(), dir, options(spec), memory);
+    return RocksDbEngine.open(spec.name(), dir, options(spec), memory, resources.instances());
   }
 
   static long memoryBytes(Map<String, String> jobConfig) {

@@ -16,11 +16,14 @@ final class RocksDbMemory implements AutoCloseable {
   static final long DEFAULT_BYTES = 256L << 20;
   final Cache cache;
   final WriteBufferManager writeBuffers;
+  /** The memtables' share of the budget, which the write-buffer manager enforces. */
+  final long writeBufferBytes;
 
   RocksDbMemory(long bytes) {
     // Strict capacity off: a full cache evicts rather than failing reads; memtables get a third.
     this.cache = new LRUCache(bytes, -1, false, 0.1);
-    this.writeBuffers = new WriteBufferManager(bytes / 3, cache);
+    this.writeBufferBytes = bytes / 3;
+    this.writeBuffers = new WriteBufferManager(writeBufferBytes, cache);
   }
 
   /** Bytes the cache holds now (blocks and memtables charged to it). */

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RocksDbStoreTest {
   @TempDir Path tmp;
   private final RocksDbEngineFactory factory = new RocksDbEngineFactory();
-  private final StoreResources resources = new StoreResources(Map.of());
+  private final StoreResources resources = new StoreResources(Map.of(), 1);
 
   @AfterEach
   void close() {
@@ -151,7 +151,7 @@ class RocksDbStoreTest {
   @Test
   void a100TaskContainerSharesOneMemoryBudget() {
     StoreResources small = new StoreResources(Map.of("stores.rocksdb.memory.bytes",
-        Long.toString(32L << 20)));
+        Long.toString(32L << 20)), 100);
     StoreSpec spec = spec(Map.of(), 1, 1000);
     List<CachedStore<String, Long>> stores = new ArrayList<>();
     try {
@@ -181,5 +181,18 @@ class RocksDbStoreTest {
       }
       small.close();
     }
+  }
+
+  @Test
+  void memtableBloomFiltersAreOnlyGivenWhereTheMemoryBudgetAffordsThem() {
+    long memtables = (256L << 20) / 3; // the default budget's memtable share
+    assertThat(RocksDbEngine.memtableBloomRatio(16L << 20, memtables, 8))
+        .as("8 tasks in the default budget: 2%% of each 16 MB memtable")
+        .isCloseTo(0.02, org.assertj.core.api.Assertions.within(1e-6));
+    assertThat(RocksDbEngine.memtableBloomRatio(16L << 20, (32L << 20) / 3, 100))
+        .as("100 tasks in 32 MB: a filter would overrun the budget").isZero();
+    double oneLarge = RocksDbEngine.memtableBloomRatio(256L << 20, (96L << 20) / 3, 1);
+    assertThat(oneLarge * (256L << 20)).as("at most an eighth of the instance's share")
+        .isLessThanOrEqualTo((96L << 20) / 3 / 16.0);
   }
 }

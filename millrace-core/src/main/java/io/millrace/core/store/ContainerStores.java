@@ -82,7 +82,8 @@ public final class ContainerStores implements AutoCloseable {
       String[] taskNames, Path storesDir, Map<String, String> jobConfig,
       Map<StreamPartition, Long> checkpoint, Changelogs changelogs,
       Function<String, ChangelogRestorer> restorers) {
-    StoreResources resources = new StoreResources(jobConfig);
+    StoreResources resources = new StoreResources(jobConfig,
+        specs.size() * taskNumbers.length);
     List<StoreInstance> instances = new ArrayList<>();
     try {
       for (StoreSpec spec : specs) {

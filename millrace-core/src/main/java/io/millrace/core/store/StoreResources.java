@@ -16,16 +16,31 @@ import org.slf4j.LoggerFactory;
 public final class StoreResources implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StoreResources.class);
   private final Map<String, String> jobConfig;
+  private final int instances;
   private final Map<String, AutoCloseable> shared = new LinkedHashMap<>();
 
-  /** Resources for a container of a job with this configuration. */
-  public StoreResources(Map<String, String> jobConfig) {
+  /**
+   * Resources for a container of a job with this configuration.
+   *
+   * @param jobConfig the job's configuration
+   * @param instances the store instances the container opens (every store of every task)
+   */
+  public StoreResources(Map<String, String> jobConfig, int instances) {
     this.jobConfig = jobConfig;
+    this.instances = Math.max(1, instances);
   }
 
   /** The job's configuration. */
   public Map<String, String> jobConfig() {
     return jobConfig;
+  }
+
+  /**
+   * The store instances the container opens, all engines together: what an engine divides a
+   * shared budget by to size what each instance takes up front.
+   */
+  public int instances() {
+    return instances;
   }
 
   /** The shared resource of that name, created by {@code create} the first time. */
