@@ -12,6 +12,8 @@ import java.util.Properties;
 import java.util.Set;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
+import org.rocksdb.Env;
+import org.rocksdb.Priority;
 import org.rocksdb.RocksDB;
 
 /**
@@ -30,6 +32,13 @@ public final class RocksDbEngineFactory implements StorageEngineFactory {
 
   static {
     RocksDB.loadLibrary();
+    // RocksDB's flush pool is process-wide and starts with one thread: a commit that syncs
+    // several stores at once (EngineSync) would still see their memtables written one by one.
+    Env env = Env.getDefault();
+    int flushThreads = Math.min(Runtime.getRuntime().availableProcessors(), 4);
+    if (env.getBackgroundThreads(Priority.HIGH) < flushThreads) {
+      env.setBackgroundThreads(flushThreads, Priority.HIGH);
+    }
   }
 
   @Override

@@ -37,6 +37,7 @@ public final class ContainerStores implements AutoCloseable {
   private final StoreResources resources;
   private final List<Map<String, KeyValueStore<?, ?>>> byTask;
   private final Function<String, ChangelogRestorer> restorers;
+  private final EngineSync sync;
 
   private ContainerStores(List<StoreInstance> instances, StoreResources resources, int tasks,
       Map<StreamPartition, Long> checkpoint, Function<String, ChangelogRestorer> restorers) {
@@ -53,6 +54,11 @@ public final class ContainerStores implements AutoCloseable {
         logged.add(instance);
       }
     }
+    List<StorageEngine> engines = new ArrayList<>();
+    for (StoreInstance instance : instances) {
+      engines.add(instance.store().engine());
+    }
+    sync = new EngineSync(engines, Runtime.getRuntime().availableProcessors());
     changelogOffsets = new long[logged.size()];
     for (int i = 0; i < logged.size(); i++) {
       Long saved = checkpoint.get(logged.get(i).changelogPartition());
@@ -211,9 +217,7 @@ public final class ContainerStores implements AutoCloseable {
         changelogOffsets[i] = last;
       }
     }
-    for (StoreInstance instance : instances) {
-      instance.store().engine().sync();
-    }
+    sync.syncAll();
     for (int i = 0; i < logged.size(); i++) {
       StoreInstance instance = logged.get(i);
       if (instance.store().engine().persistent() && changelogOffsets[i] != CheckpointStore.NONE) {
@@ -233,6 +237,7 @@ public final class ContainerStores implements AutoCloseable {
         LOG.warn("store {} failed to close", instance.spec().name(), e);
       }
     }
+    sync.close();
     resources.close();
   }
 }
