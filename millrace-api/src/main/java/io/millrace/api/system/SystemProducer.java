@@ -4,7 +4,9 @@ package io.millrace.api.system;
  * Writes output streams of a system for one container.
  *
  * <p>Threading contract: {@link #register}, {@link #start}, {@link #send}, {@link #flush} and
- * {@link #stop} are called by the container's loop thread only.
+ * {@link #stop} are called by the container's loop thread only, except that a producer whose
+ * {@link #concurrentSends} says so also gets {@link #send} calls from the container's changelog
+ * thread, between the loop's own calls; {@link #flush} is then called only after those sends.
  */
 public interface SystemProducer {
   /**
@@ -43,6 +45,15 @@ public interface SystemProducer {
    */
   default long lastOffset(int index, int partition) {
     return -1;
+  }
+
+  /**
+   * Whether {@link #send} may be called from another thread of the container while the loop
+   * thread sends too (never at the same time as {@link #flush}). Stores then hand their
+   * changelog records to a thread of their own, off the loop. Default: false.
+   */
+  default boolean concurrentSends() {
+    return false;
   }
 
   /** Flushes and releases resources. */

@@ -8,7 +8,8 @@ import java.util.Set;
  * The store-count benchmark on Millrace and on Samza 1.8 in the same run: R rounds, each a fresh
  * JVM for Millrace's {@code BenchMain store-count --store rocksdb --runs 1} and a fresh JVM for
  * {@link SamzaStoreCountBench}, then the medians and their ratio. Both use RocksDB (the same
- * rocksdbjni 10.1.3: Samza 1.8's store runs on it unchanged), each with its own defaults.
+ * rocksdbjni 8.11.4, which the build pins: Samza 1.8's store runs on it unchanged), each with its
+ * own defaults.
  *
  * <p>Usage: {@code PeersStoreCountBench [--messages N] [--keys K] [--runs R] [--jvm-opts ...]};
  * {@code --keys} defaults to N (every key new: each read goes to RocksDB).

@@ -14,6 +14,7 @@ import io.millrace.core.loop.TaskInstance;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.output.TaskCollector;
 import io.millrace.core.store.ChangelogRestorer;
+import io.millrace.core.store.ChangelogSender;
 import io.millrace.core.store.ChangelogWriter;
 import io.millrace.core.store.ContainerStores;
 import java.lang.reflect.InvocationTargetException;
@@ -138,6 +139,10 @@ public final class ContainerFactory {
       return null;
     }
     Map<String, Integer> changelogIndex = new HashMap<>();
+    // With a core to spare, Kafka changelog records are sent off the loop thread.
+    ChangelogSender sender = Runtime.getRuntime().availableProcessors() > 1
+        ? ChangelogSender.threaded("millrace-" + plan.jobName() + "-changelog-" + id)
+        : ChangelogSender.inline();
     ContainerStores.Changelogs changelogs = (spec, taskNumber) -> {
       SystemProducer producer = producers.computeIfAbsent(spec.changelogSystem(),
           s -> plan.factories().get(s).producer(context(plan, s, id)));
@@ -146,7 +151,7 @@ public final class ContainerFactory {
         producer.register(i, spec.changelogSpec(), plan.taskCount());
         return i;
       });
-      return new ChangelogWriter(producer, index, taskNumber);
+      return new ChangelogWriter(producer, index, taskNumber, sender);
     };
     int restoreThreads = plan.config().getInt(CoreKeys.RESTORE_THREADS,
         Runtime.getRuntime().availableProcessors(), 1);
@@ -157,7 +162,8 @@ public final class ContainerFactory {
             plan.factories().get(system).consumer(context(plan, system, id)),
             plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
-            plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads));
+            plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads),
+        sender);
     plan.metrics().counter("container-" + id, "store-open-ms")
         .inc((System.nanoTime() - started) / 1_000_000);
     return stores;

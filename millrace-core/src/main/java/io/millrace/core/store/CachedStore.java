@@ -228,9 +228,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     }
     engine.write(batchKeys, batchValues);
     if (changelog != null) {
-      for (int i = 0; i < batchKeys.size(); i++) {
-        changelog.send(batchKeys.get(i), batchValues.get(i));
-      }
+      changelog.send(batchKeys, batchValues);
     }
     for (Entry<K> entry : dirty) {
       entry.dirty = false; // only once the batch is in the engine: a failure keeps them dirty

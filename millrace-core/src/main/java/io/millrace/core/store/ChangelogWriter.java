@@ -1,6 +1,7 @@
 package io.millrace.core.store;
 
 import io.millrace.api.system.SystemProducer;
+import java.util.List;
 
 /**
  * Where one task's store writes its changes: partition {@code partition} (the task's number) of
@@ -11,6 +12,7 @@ public final class ChangelogWriter {
   private final SystemProducer producer;
   private final int index;
   private final int partition;
+  private final ChangelogSender sender;
 
   /**
    * A writer.
@@ -18,16 +20,31 @@ public final class ChangelogWriter {
    * @param producer the producer of the changelog's system
    * @param index the index the producer knows the changelog stream by
    * @param partition the task's partition of the changelog
+   * @param sender the container's changelog sender
    */
-  public ChangelogWriter(SystemProducer producer, int index, int partition) {
+  public ChangelogWriter(SystemProducer producer, int index, int partition,
+      ChangelogSender sender) {
     this.producer = producer;
     this.index = index;
     this.partition = partition;
+    this.sender = sender;
   }
 
-  /** Sends one change. */
-  public void send(byte[] key, byte[] value) {
-    producer.send(index, partition, key, value, -1);
+  /** Sends one flush's changes (a null value: a delete), in order, through the sender. */
+  public void send(List<byte[]> keys, List<byte[]> values) {
+    sender.send(this, keys, values);
+  }
+
+  /** Sends the changes to the producer on this thread. */
+  void sendNow(List<byte[]> keys, List<byte[]> values) {
+    for (int i = 0; i < keys.size(); i++) {
+      producer.send(index, partition, keys.get(i), values.get(i), -1);
+    }
+  }
+
+  /** Whether the producer takes sends from the sender's thread. */
+  boolean concurrentSends() {
+    return producer.concurrentSends();
   }
 
   /** The offset of the last change acknowledged, once the producer has been flushed; -1: none. */

@@ -38,10 +38,13 @@ public final class ContainerStores implements AutoCloseable {
   private final List<Map<String, KeyValueStore<?, ?>>> byTask;
   private final Function<String, ChangelogRestorer> restorers;
   private final EngineSync sync;
+  private final ChangelogSender sender;
 
   private ContainerStores(List<StoreInstance> instances, StoreResources resources, int tasks,
-      Map<StreamPartition, Long> checkpoint, Function<String, ChangelogRestorer> restorers) {
+      Map<StreamPartition, Long> checkpoint, Function<String, ChangelogRestorer> restorers,
+      ChangelogSender sender) {
     this.instances = instances;
+    this.sender = sender;
     this.restorers = restorers;
     this.resources = resources;
     this.byTask = new ArrayList<>();
@@ -83,11 +86,12 @@ public final class ContainerStores implements AutoCloseable {
    * @param checkpoint the job's checkpoint (changelog offsets)
    * @param changelogs how stores reach their changelogs
    * @param restorers a restorer for the changelogs on a system (called at restore time)
+   * @param sender the sender the changelog writers use; the stores own it from here on
    */
   public static ContainerStores open(List<StoreSpec> specs, int[] taskNumbers,
       String[] taskNames, Path storesDir, Map<String, String> jobConfig,
       Map<StreamPartition, Long> checkpoint, Changelogs changelogs,
-      Function<String, ChangelogRestorer> restorers) {
+      Function<String, ChangelogRestorer> restorers, ChangelogSender sender) {
     StoreResources resources = new StoreResources(jobConfig,
         specs.size() * taskNumbers.length);
     List<StoreInstance> instances = new ArrayList<>();
@@ -104,9 +108,11 @@ public final class ContainerStores implements AutoCloseable {
         opened.store().engine().close();
       }
       resources.close();
+      sender.close();
       throw e;
     }
-    return new ContainerStores(instances, resources, taskNumbers.length, checkpoint, restorers);
+    return new ContainerStores(instances, resources, taskNumbers.length, checkpoint, restorers,
+        sender);
   }
 
   private static StoreInstance openOne(StoreSpec spec, int taskIndex, int taskNumber,
@@ -197,12 +203,16 @@ public final class ContainerStores implements AutoCloseable {
     return applied;
   }
 
-  /** Commit, step 1: every store's dirty entries to its engine and changelog. */
+  /**
+   * Commit, step 1: every store's dirty entries to its engine and changelog; returns once every
+   * changelog record is in its producer (the sender's thread may have been sending them).
+   */
   public void flush() {
     for (StoreInstance instance : instances) {
       instance.store().flush();
       instance.store().closeLeakedIterators();
     }
+    sender.drain();
   }
 
   /**
@@ -237,6 +247,7 @@ public final class ContainerStores implements AutoCloseable {
         LOG.warn("store {} failed to close", instance.spec().name(), e);
       }
     }
+    sender.close();
     sync.close();
     resources.close();
   }

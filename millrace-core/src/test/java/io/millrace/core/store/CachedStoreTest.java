@@ -50,7 +50,7 @@ class CachedStoreTest {
     StoreSpec spec = new StoreSpec("counts", new MemoryEngine.Factory(), new StringSerde(),
         new LongSerde(), "mem", "counts-changelog", cacheSize, writeBatch, Map.of());
     return new CachedStore<>("counts of Partition 0", spec, engine,
-        new ChangelogWriter(changelog, 0, 0));
+        new ChangelogWriter(changelog, 0, 0, ChangelogSender.inline()));
   }
 
   private static byte[] bytes(String s) {

@@ -99,6 +99,12 @@ public final class KafkaSystemProducer implements SystemProducer {
         timestamp < 0 ? null : timestamp, k, v), callbacks[index]);
   }
 
+  /** KafkaProducer is thread-safe, and the serdes and topics are fixed before {@link #start}. */
+  @Override
+  public boolean concurrentSends() {
+    return true;
+  }
+
   @Override
   public long lastOffset(int index, int partition) {
     return acked[index][partition];
