@@ -133,6 +133,12 @@ final class RocksDbEngine implements StorageEngine {
     return bloom < (64 << 10) ? 0 : (double) bloom / writeBufferSize;
   }
 
+  /** RocksDB takes a write on one thread while others read. */
+  @Override
+  public boolean concurrentWrites() {
+    return true;
+  }
+
   @Override
   public byte[] get(byte[] key) {
     try {

@@ -14,9 +14,9 @@ import io.millrace.core.loop.TaskInstance;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.output.TaskCollector;
 import io.millrace.core.store.ChangelogRestorer;
-import io.millrace.core.store.ChangelogSender;
 import io.millrace.core.store.ChangelogWriter;
 import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StoreFlusher;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -139,10 +139,10 @@ public final class ContainerFactory {
       return null;
     }
     Map<String, Integer> changelogIndex = new HashMap<>();
-    // With a core to spare, Kafka changelog records are sent off the loop thread.
-    ChangelogSender sender = Runtime.getRuntime().availableProcessors() > 1
-        ? ChangelogSender.threaded("millrace-" + plan.jobName() + "-changelog-" + id)
-        : ChangelogSender.inline();
+    // With a core to spare, RocksDB writes and Kafka changelog sends are done off the loop thread.
+    StoreFlusher flusher = Runtime.getRuntime().availableProcessors() > 1
+        ? StoreFlusher.threaded("millrace-" + plan.jobName() + "-store-flush-" + id)
+        : StoreFlusher.inline();
     ContainerStores.Changelogs changelogs = (spec, taskNumber) -> {
       SystemProducer producer = producers.computeIfAbsent(spec.changelogSystem(),
           s -> plan.factories().get(s).producer(context(plan, s, id)));
@@ -151,7 +151,7 @@ public final class ContainerFactory {
         producer.register(i, spec.changelogSpec(), plan.taskCount());
         return i;
       });
-      return new ChangelogWriter(producer, index, taskNumber, sender);
+      return new ChangelogWriter(producer, index, taskNumber);
     };
     int restoreThreads = plan.config().getInt(CoreKeys.RESTORE_THREADS,
         Runtime.getRuntime().availableProcessors(), 1);
@@ -163,7 +163,7 @@ public final class ContainerFactory {
             plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
             plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads),
-        sender);
+        flusher);
     plan.metrics().counter("container-" + id, "store-open-ms")
         .inc((System.nanoTime() - started) / 1_000_000);
     return stores;

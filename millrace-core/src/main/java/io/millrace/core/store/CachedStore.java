@@ -6,6 +6,7 @@ import io.millrace.api.store.KeyValueIterator;
 import io.millrace.api.store.KeyValueStore;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * <p>A read-modify-write ({@code put(k, get(k) + 1)}) costs one lookup, not two: the entry the
  * last {@code get} found is kept and reused when the next call names the same key object.
  *
+ * <p>The container's {@link StoreFlusher} may write a flush to the engine on its own thread while
+ * the loop goes on. Until it has, an entry of that flush that leaves the cache is kept in a side
+ * map ({@code unwritten}) that a read looks in before the engine, so a read never sees the engine
+ * behind the task's writes; the map is emptied once the flusher has caught up. An iterator waits
+ * for the flusher, as it reads the engine itself.
+ *
  * <p>Loop thread only.
  */
 public final class CachedStore<K, V> implements KeyValueStore<K, V> {
@@ -42,14 +49,20 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   private final Serde<K> keySerde;
   private final Serde<V> valueSerde;
   private final ChangelogWriter changelog;
+  private final StoreFlusher flusher;
   private final int writeBatchSize;
   /** Keyed by the key itself, or by a {@link BytesKey} for byte-array keys (see mapKey). */
   private final LinkedHashMap<Object, Entry<K>> cache;
   /** Dirty entries in first-write order. */
   private final ArrayList<Entry<K>> dirty = new ArrayList<>();
+  /**
+   * Entries evicted before the flusher wrote their value to the engine; see the class comment. A
+   * key is never both here and in the cache, so an entry here holds the key's latest value.
+   */
+  private final HashMap<Object, Entry<K>> unwritten = new HashMap<>();
+  /** The sequence number of the last flush whose engine write was deferred; 0: none. */
+  private long deferredThrough;
   private final Set<StoreIterator> open = Collections.newSetFromMap(new IdentityHashMap<>());
-  private final List<byte[]> batchKeys = new ArrayList<>();
-  private final List<byte[]> batchValues = new ArrayList<>();
   /** The entry of the last key looked up, for a put of the same key object that follows. */
   private Entry<K> last;
   private long flushedEntries;
@@ -59,6 +72,8 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     final K key;
     Object value;
     boolean dirty;
+    /** The deferred flush that holds the value (see StoreFlusher#flush); 0: in the engine. */
+    long flushedIn;
 
     Entry(K key, Object value) {
       this.key = key;
@@ -67,15 +82,28 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   }
 
   /**
-   * A store over an engine.
+   * A store over an engine, flushing on the caller's thread.
    *
    * @param name the store and task, for messages ({@code counts of Partition 3})
    * @param changelog where flushed changes go, or null
    */
-  @SuppressWarnings("unchecked") // the spec's serdes are declared for this store's types
   public CachedStore(String name, StoreSpec spec, StorageEngine engine, ChangelogWriter changelog) {
+    this(name, spec, engine, changelog, StoreFlusher.inline());
+  }
+
+  /**
+   * A store over an engine.
+   *
+   * @param name the store and task, for messages ({@code counts of Partition 3})
+   * @param changelog where flushed changes go, or null
+   * @param flusher the container's flusher, which applies each flush to the engine and changelog
+   */
+  @SuppressWarnings("unchecked") // the spec's serdes are declared for this store's types
+  public CachedStore(String name, StoreSpec spec, StorageEngine engine, ChangelogWriter changelog,
+      StoreFlusher flusher) {
     this.name = name;
     this.engine = engine;
+    this.flusher = flusher;
     this.keySerde = (Serde<K>) spec.keySerde();
     this.valueSerde = (Serde<V>) spec.valueSerde();
     this.changelog = changelog;
@@ -87,10 +115,14 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
         if (size() <= cacheSize) {
           return false;
         }
-        if (eldest.getValue().dirty) {
+        Entry<K> entry = eldest.getValue();
+        if (entry.dirty) {
           flush(); // its value must reach the engine before it leaves the cache
         }
-        if (last == eldest.getValue()) {
+        if (entry.flushedIn > flusher.finished()) {
+          unwritten.put(eldest.getKey(), entry); // the engine does not hold it yet
+        }
+        if (last == entry) {
           last = null;
         }
         return true;
@@ -105,12 +137,24 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     Object mapKey = mapKey(key);
     Entry<K> entry = cache.get(mapKey);
     if (entry == null) {
-      byte[] bytes = engine.get(serializeKey(key));
-      entry = new Entry<>(key, bytes == null ? null : deserializeValue(bytes));
+      entry = unwritten.isEmpty() ? null : unwrittenEntry(mapKey);
+      if (entry == null) {
+        byte[] bytes = engine.get(serializeKey(key));
+        entry = new Entry<>(key, bytes == null ? null : deserializeValue(bytes));
+      }
       cache.put(mapKey, entry);
     }
     last = entry;
     return (V) entry.value;
+  }
+
+  /** The evicted entry of a key whose flush the engine may not hold yet, or null. */
+  private Entry<K> unwrittenEntry(Object mapKey) {
+    if (flusher.finished() >= deferredThrough) {
+      unwritten.clear(); // the engine holds every flush: it answers for them all again
+      return null;
+    }
+    return unwritten.remove(mapKey);
   }
 
   @Override
@@ -126,6 +170,9 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       Object mapKey = mapKey(key);
       entry = cache.get(mapKey);
       if (entry == null) {
+        if (!unwritten.isEmpty()) {
+          unwritten.remove(mapKey); // a key is in the cache or in unwritten, never in both
+        }
         entry = new Entry<>(key, value);
         cache.put(mapKey, entry);
       } else {
@@ -188,6 +235,9 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
 
   private KeyValueIterator<K, V> iterator(byte[] from, byte[] to) {
     flush(); // the engine must hold the task's writes before it is iterated
+    if (flusher.finished() < deferredThrough) {
+      flusher.drain();
+    }
     StoreIterator iterator = new StoreIterator(engine.range(from, to));
     open.add(iterator);
     return iterator;
@@ -226,23 +276,25 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     if (dirty.isEmpty()) {
       return;
     }
-    batchKeys.clear();
-    batchValues.clear();
+    // New lists each flush: the flusher's thread may still be reading the last ones.
+    List<byte[]> keys = new ArrayList<>(dirty.size());
+    List<byte[]> values = new ArrayList<>(dirty.size());
     for (Entry<K> entry : dirty) {
-      batchKeys.add(serializeKey(entry.key));
-      batchValues.add(entry.value == null ? null : serializeValue(entry.value));
+      keys.add(serializeKey(entry.key));
+      values.add(entry.value == null ? null : serializeValue(entry.value));
     }
-    engine.write(batchKeys, batchValues);
-    if (changelog != null) {
-      changelog.send(batchKeys, batchValues);
+    long deferred = flusher.flush(engine, changelog, keys, values);
+    if (deferred > 0) {
+      deferredThrough = deferred;
     }
     for (Entry<K> entry : dirty) {
-      entry.dirty = false; // only once the batch is in the engine: a failure keeps them dirty
+      // Only once the flusher took the batch: a failure before keeps them dirty (a deferred
+      // write's failure fails the next flush or commit, before any checkpoint).
+      entry.dirty = false;
+      entry.flushedIn = deferred;
     }
-    flushedEntries += batchKeys.size();
+    flushedEntries += keys.size();
     dirty.clear();
-    batchKeys.clear();
-    batchValues.clear();
   }
 
   /** Entries written to the engine so far (a flushed key counts once per flush). */

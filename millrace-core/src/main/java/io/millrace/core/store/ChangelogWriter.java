@@ -12,7 +12,6 @@ public final class ChangelogWriter {
   private final SystemProducer producer;
   private final int index;
   private final int partition;
-  private final ChangelogSender sender;
 
   /**
    * A writer.
@@ -20,29 +19,21 @@ public final class ChangelogWriter {
    * @param producer the producer of the changelog's system
    * @param index the index the producer knows the changelog stream by
    * @param partition the task's partition of the changelog
-   * @param sender the container's changelog sender
    */
-  public ChangelogWriter(SystemProducer producer, int index, int partition,
-      ChangelogSender sender) {
+  public ChangelogWriter(SystemProducer producer, int index, int partition) {
     this.producer = producer;
     this.index = index;
     this.partition = partition;
-    this.sender = sender;
   }
 
-  /** Sends one flush's changes (a null value: a delete), in order, through the sender. */
-  public void send(List<byte[]> keys, List<byte[]> values) {
-    sender.send(this, keys, values);
-  }
-
-  /** Sends the changes to the producer on this thread. */
+  /** Sends one flush's changes (a null value: a delete), in order, on this thread. */
   void sendNow(List<byte[]> keys, List<byte[]> values) {
     for (int i = 0; i < keys.size(); i++) {
       producer.send(index, partition, keys.get(i), values.get(i), -1);
     }
   }
 
-  /** Whether the producer takes sends from the sender's thread. */
+  /** Whether the producer takes sends from the flusher's thread. */
   boolean concurrentSends() {
     return producer.concurrentSends();
   }

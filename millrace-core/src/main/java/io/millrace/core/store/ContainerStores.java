@@ -38,13 +38,13 @@ public final class ContainerStores implements AutoCloseable {
   private final List<Map<String, KeyValueStore<?, ?>>> byTask;
   private final Function<String, ChangelogRestorer> restorers;
   private final EngineSync sync;
-  private final ChangelogSender sender;
+  private final StoreFlusher flusher;
 
   private ContainerStores(List<StoreInstance> instances, StoreResources resources, int tasks,
       Map<StreamPartition, Long> checkpoint, Function<String, ChangelogRestorer> restorers,
-      ChangelogSender sender) {
+      StoreFlusher flusher) {
     this.instances = instances;
-    this.sender = sender;
+    this.flusher = flusher;
     this.restorers = restorers;
     this.resources = resources;
     this.byTask = new ArrayList<>();
@@ -86,12 +86,12 @@ public final class ContainerStores implements AutoCloseable {
    * @param checkpoint the job's checkpoint (changelog offsets)
    * @param changelogs how stores reach their changelogs
    * @param restorers a restorer for the changelogs on a system (called at restore time)
-   * @param sender the sender the changelog writers use; the stores own it from here on
+   * @param flusher the flusher the stores use; the stores own it from here on
    */
   public static ContainerStores open(List<StoreSpec> specs, int[] taskNumbers,
       String[] taskNames, Path storesDir, Map<String, String> jobConfig,
       Map<StreamPartition, Long> checkpoint, Changelogs changelogs,
-      Function<String, ChangelogRestorer> restorers, ChangelogSender sender) {
+      Function<String, ChangelogRestorer> restorers, StoreFlusher flusher) {
     StoreResources resources = new StoreResources(jobConfig,
         specs.size() * taskNumbers.length);
     List<StoreInstance> instances = new ArrayList<>();
@@ -100,7 +100,7 @@ public final class ContainerStores implements AutoCloseable {
         for (int t = 0; t < taskNumbers.length; t++) {
           instances.add(openOne(spec, t, taskNumbers[t], taskNames[t],
               storesDir.resolve(spec.name()).resolve("task-" + taskNumbers[t]), changelogs,
-              resources));
+              resources, flusher));
         }
       }
     } catch (RuntimeException e) {
@@ -108,15 +108,16 @@ public final class ContainerStores implements AutoCloseable {
         opened.store().engine().close();
       }
       resources.close();
-      sender.close();
+      flusher.close();
       throw e;
     }
     return new ContainerStores(instances, resources, taskNumbers.length, checkpoint, restorers,
-        sender);
+        flusher);
   }
 
   private static StoreInstance openOne(StoreSpec spec, int taskIndex, int taskNumber,
-      String taskName, Path dir, Changelogs changelogs, StoreResources resources) {
+      String taskName, Path dir, Changelogs changelogs, StoreResources resources,
+      StoreFlusher flusher) {
     String name = spec.name() + " of " + taskName;
     ChangelogWriter changelog = spec.hasChangelog() ? changelogs.writer(spec, taskNumber) : null;
     long localOffset = LocalOffsetFile.read(dir);
@@ -143,7 +144,7 @@ public final class ContainerStores implements AutoCloseable {
     if (!engine.persistent()) {
       localOffset = -1;
     }
-    CachedStore<?, ?> store = new CachedStore<>(name, spec, engine, changelog);
+    CachedStore<?, ?> store = new CachedStore<>(name, spec, engine, changelog, flusher);
     return new StoreInstance(spec, taskIndex, taskNumber, store, dir, changelog, localOffset);
   }
 
@@ -205,14 +206,15 @@ public final class ContainerStores implements AutoCloseable {
 
   /**
    * Commit, step 1: every store's dirty entries to its engine and changelog; returns once every
-   * changelog record is in its producer (the sender's thread may have been sending them).
+   * changelog record is in its producer and every write in its engine (the flusher's thread may
+   * have been doing both).
    */
   public void flush() {
     for (StoreInstance instance : instances) {
       instance.store().flush();
       instance.store().closeLeakedIterators();
     }
-    sender.drain();
+    flusher.drain();
   }
 
   /**
@@ -240,6 +242,13 @@ public final class ContainerStores implements AutoCloseable {
   /** Closes every store and the shared resources. */
   @Override
   public void close() {
+    if (!flusher.stop()) {
+      // Its thread is still in an engine (a write that hangs): closing the engines under it would
+      // crash the process, so they are left to the process's end.
+      LOG.error("the store flusher did not stop within 10 s: store engines left open");
+      sync.close();
+      return;
+    }
     for (StoreInstance instance : instances) {
       try {
         instance.store().close();
@@ -247,7 +256,6 @@ public final class ContainerStores implements AutoCloseable {
         LOG.warn("store {} failed to close", instance.spec().name(), e);
       }
     }
-    sender.close();
     sync.close();
     resources.close();
   }

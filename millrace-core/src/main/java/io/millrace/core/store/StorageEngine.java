@@ -4,7 +4,9 @@ import java.util.List;
 
 /**
  * The bytes underneath a store: RocksDB, or a sorted map in memory. Keys are ordered as unsigned
- * bytes. Used by one task's store on its loop thread (and by the restore before it starts).
+ * bytes. Used by one task's store on its loop thread (and by the restore before it starts); an
+ * engine that says so ({@link #concurrentWrites}) has its write batches applied on the container's
+ * flushing thread while the loop thread reads.
  */
 public interface StorageEngine extends AutoCloseable {
   /** The value of {@code key}, or null. */
@@ -30,6 +32,14 @@ public interface StorageEngine extends AutoCloseable {
 
   /** Whether the data lives in local files that a restart can open again. */
   boolean persistent();
+
+  /**
+   * Whether {@link #write} may run on another thread than, and at the same time as, {@link #get}
+   * and {@link #range} (never two writes at once). False unless the engine says so.
+   */
+  default boolean concurrentWrites() {
+    return false;
+  }
 
   @Override
   void close();

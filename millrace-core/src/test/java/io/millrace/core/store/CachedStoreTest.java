@@ -50,7 +50,7 @@ class CachedStoreTest {
     StoreSpec spec = new StoreSpec("counts", new MemoryEngine.Factory(), new StringSerde(),
         new LongSerde(), "mem", "counts-changelog", cacheSize, writeBatch, Map.of());
     return new CachedStore<>("counts of Partition 0", spec, engine,
-        new ChangelogWriter(changelog, 0, 0, ChangelogSender.inline()));
+        new ChangelogWriter(changelog, 0, 0));
   }
 
   private static byte[] bytes(String s) {
@@ -166,55 +166,192 @@ class CachedStoreTest {
     assertThatThrownBy(() -> store.get(null)).isInstanceOf(NullPointerException.class);
   }
 
+  /**
+   * A memory engine whose writes the flusher may do on its thread: each write waits for the gate,
+   * then (when {@code maxDelayNanos > 0}) a random pause, so reads run while writes lag behind.
+   */
+  static final class LaggingEngine implements StorageEngine {
+    final MemoryEngine delegate = new MemoryEngine();
+    final java.util.concurrent.CountDownLatch gate;
+    final long maxDelayNanos;
+
+    LaggingEngine(boolean gateOpen, long maxDelayNanos) {
+      this.gate = new java.util.concurrent.CountDownLatch(gateOpen ? 0 : 1);
+      this.maxDelayNanos = maxDelayNanos;
+    }
+
+    void release() {
+      gate.countDown();
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+      return delegate.get(key);
+    }
+
+    @Override
+    public void write(List<byte[]> keys, List<byte[]> values) {
+      try {
+        gate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      if (maxDelayNanos > 0) {
+        java.util.concurrent.locks.LockSupport.parkNanos(
+            java.util.concurrent.ThreadLocalRandom.current().nextLong(maxDelayNanos));
+      }
+      delegate.write(keys, values);
+    }
+
+    @Override
+    public EngineIterator range(byte[] from, byte[] to) {
+      return delegate.range(from, to);
+    }
+
+    @Override
+    public void sync() {}
+
+    @Override
+    public boolean persistent() {
+      return false;
+    }
+
+    @Override
+    public boolean concurrentWrites() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static StoreSpec smallSpec(int cacheSize, int writeBatch) {
+    return new StoreSpec("s", new MemoryEngine.Factory(), new StringSerde(), new LongSerde(), null,
+        null, cacheSize, writeBatch, Map.of());
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(60)
+  void anEntryEvictedBeforeTheFlusherWroteItIsReadFromTheStoreNotFromTheEngine() {
+    LaggingEngine engine = new LaggingEngine(false, 0); // writes held back until release()
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      CachedStore<String, Long> store = new CachedStore<>("s", smallSpec(2, 100), engine, null,
+          flusher);
+      store.put("a", 1L);
+      store.put("b", 2L);
+      store.put("c", 3L); // evicts a, dirty: a flush of a and b, which the engine waits to write
+      store.put("d", 4L); // evicts b: flushed, not yet written
+      assertThat(engine.delegate.get(bytes("a"))).as("the engine is behind").isNull();
+
+      assertThat(store.get("a")).isEqualTo(1L);
+      assertThat(store.get("b")).isEqualTo(2L);
+      assertThat(store.get("c")).isEqualTo(3L);
+      store.put("a", 10L);
+      store.delete("b");
+      assertThat(store.get("d")).isEqualTo(4L);
+      assertThat(store.get("a")).isEqualTo(10L);
+      assertThat(store.get("b")).isNull();
+
+      engine.release();
+      store.flush();
+      flusher.drain();
+      assertThat(new LongSerde().fromBytes(engine.delegate.get(bytes("a")))).isEqualTo(10L);
+      assertThat(engine.delegate.get(bytes("b"))).isNull();
+      assertThat(new LongSerde().fromBytes(engine.delegate.get(bytes("c")))).isEqualTo(3L);
+      assertThat(new LongSerde().fromBytes(engine.delegate.get(bytes("d")))).isEqualTo(4L);
+    }
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(60)
+  void anIteratorWaitsUntilTheEngineHoldsEveryFlush() throws Exception {
+    LaggingEngine engine = new LaggingEngine(false, 0);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      CachedStore<String, Long> store = new CachedStore<>("s", smallSpec(2, 100), engine, null,
+          flusher);
+      for (int i = 0; i < 5; i++) {
+        store.put("k" + i, (long) i);
+      }
+      Thread releaser = new Thread(() -> {
+        java.util.concurrent.locks.LockSupport.parkNanos(200_000_000L);
+        engine.release();
+      });
+      releaser.start();
+      List<String> seen = new ArrayList<>();
+      try (KeyValueIterator<String, Long> it = store.all()) {
+        it.forEachRemaining(kv -> seen.add(kv.key() + "=" + kv.value()));
+      }
+      releaser.join();
+      assertThat(seen).containsExactly("k0=0", "k1=1", "k2=2", "k3=3", "k4=4");
+    }
+  }
+
   /** Random operations against a reference sorted map, through small caches and batches. */
   @Test
   void randomOperationsAgreeWithAReferenceMap() {
     for (long seed = 1; seed <= 30; seed++) {
       SplittableRandom random = new SplittableRandom(seed);
-      MemoryEngine engine = new MemoryEngine();
-      StoreSpec spec = new StoreSpec("s", new MemoryEngine.Factory(), new StringSerde(),
-          new LongSerde(), null, null, 1 + random.nextInt(8), 1 + random.nextInt(8), Map.of());
-      CachedStore<String, Long> store = new CachedStore<>("s", spec, engine, null);
-      TreeMap<String, Long> reference = new TreeMap<>(
-          (a, b) -> Arrays.compareUnsigned(bytes(a), bytes(b)));
-      for (int op = 0; op < 2_000; op++) {
-        String key = "k" + random.nextInt(40);
-        switch (random.nextInt(7)) {
-          case 0, 1, 2 -> {
-            long value = random.nextLong(1000);
-            store.put(key, value);
-            reference.put(key, value);
-          }
-          case 3 -> {
-            store.delete(key);
-            reference.remove(key);
-          }
-          case 4 -> assertThat(store.get(key)).as("seed %d op %d get %s", seed, op, key)
-              .isEqualTo(reference.get(key));
-          case 5 -> {
-            String to = "k" + random.nextInt(40);
-            if (Arrays.compareUnsigned(bytes(key), bytes(to)) <= 0) {
-              try (KeyValueIterator<String, Long> it = store.range(key, to)) {
-                List<KeyValue<String, Long>> got = new ArrayList<>();
-                it.forEachRemaining(got::add);
-                List<KeyValue<String, Long>> want = new ArrayList<>();
-                reference.subMap(key, to).forEach((k, v) -> want.add(new KeyValue<>(k, v)));
-                assertThat(got).as("seed %d op %d range", seed, op).isEqualTo(want);
-              }
-            }
-          }
-          default -> {
-            if (random.nextInt(10) == 0) {
-              store.flush();
+      StoreSpec spec = smallSpec(1 + random.nextInt(8), 1 + random.nextInt(8));
+      agreeWithAReferenceMap(seed, random, new CachedStore<>("s", spec, new MemoryEngine(), null));
+    }
+  }
+
+  /** The same, with the engine's writes done on the flusher's thread, late by up to 0.2 ms. */
+  @Test
+  @org.junit.jupiter.api.Timeout(120)
+  void randomOperationsAgreeWithAReferenceMapWhileTheEngineWritesBehind() {
+    for (long seed = 1; seed <= 30; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      StoreSpec spec = smallSpec(1 + random.nextInt(8), 1 + random.nextInt(8));
+      try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+        agreeWithAReferenceMap(seed, random, new CachedStore<>("s", spec,
+            new LaggingEngine(true, 200_000), null, flusher));
+      }
+    }
+  }
+
+  private static void agreeWithAReferenceMap(long seed, SplittableRandom random,
+      CachedStore<String, Long> store) {
+    TreeMap<String, Long> reference = new TreeMap<>(
+        (a, b) -> Arrays.compareUnsigned(bytes(a), bytes(b)));
+    for (int op = 0; op < 2_000; op++) {
+      String key = "k" + random.nextInt(40);
+      switch (random.nextInt(7)) {
+        case 0, 1, 2 -> {
+          long value = random.nextLong(1000);
+          store.put(key, value);
+          reference.put(key, value);
+        }
+        case 3 -> {
+          store.delete(key);
+          reference.remove(key);
+        }
+        case 4 -> assertThat(store.get(key)).as("seed %d op %d get %s", seed, op, key)
+            .isEqualTo(reference.get(key));
+        case 5 -> {
+          String to = "k" + random.nextInt(40);
+          if (Arrays.compareUnsigned(bytes(key), bytes(to)) <= 0) {
+            try (KeyValueIterator<String, Long> it = store.range(key, to)) {
+              List<KeyValue<String, Long>> got = new ArrayList<>();
+              it.forEachRemaining(got::add);
+              List<KeyValue<String, Long>> want = new ArrayList<>();
+              reference.subMap(key, to).forEach((k, v) -> want.add(new KeyValue<>(k, v)));
+              assertThat(got).as("seed %d op %d range", seed, op).isEqualTo(want);
             }
           }
         }
+        default -> {
+          if (random.nextInt(10) == 0) {
+            store.flush();
+          }
+        }
       }
-      try (KeyValueIterator<String, Long> it = store.all()) {
-        List<String> keys = new ArrayList<>();
-        it.forEachRemaining(kv -> keys.add(kv.key()));
-        assertThat(keys).isEqualTo(new ArrayList<>(reference.keySet()));
-      }
+    }
+    try (KeyValueIterator<String, Long> it = store.all()) {
+      List<String> keys = new ArrayList<>();
+      it.forEachRemaining(kv -> keys.add(kv.key()));
+      assertThat(keys).isEqualTo(new ArrayList<>(reference.keySet()));
     }
   }
 

@@ -1,0 +1,233 @@
+package io.millrace.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemProducer;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Store flushes done off the loop thread: order per store, drain, failures, fallback. */
+class StoreFlusherTest {
+  /** Records each partition's values in arrival order, and the threads that sent them. */
+  private static final class Recording implements SystemProducer {
+    final boolean concurrent;
+    final Map<Integer, List<Long>> byPartition = new ConcurrentHashMap<>();
+    final List<String> threads = new CopyOnWriteArrayList<>();
+    volatile long failAt = -1;
+
+    Recording(boolean concurrent) {
+      this.concurrent = concurrent;
+    }
+
+    @Override
+    public void register(int index, StreamSpec stream, int partitionCount) {}
+
+    @Override
+    public void start() {}
+
+    @Override
+    public void send(int index, int partition, Object key, Object value, long timestamp) {
+      long v = ByteBuffer.wrap((byte[]) value).getLong();
+      if (v == failAt) {
+        throw new IllegalStateException("a record sent to topic counts-changelog partition "
+            + partition + " was not acknowledged");
+      }
+      byPartition.computeIfAbsent(partition, p -> new CopyOnWriteArrayList<>()).add(v);
+      if (threads.isEmpty() || !threads.get(threads.size() - 1).equals(Thread.currentThread()
+          .getName())) {
+        threads.add(Thread.currentThread().getName());
+      }
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public boolean concurrentSends() {
+      return concurrent;
+    }
+
+    @Override
+    public void stop() {}
+  }
+
+  /** Records each write's first value and the threads that wrote; may say it takes writes from any thread. */
+  private static final class RecordingEngine implements StorageEngine {
+    final boolean concurrent;
+    final List<Long> written = new CopyOnWriteArrayList<>();
+    final List<String> threads = new CopyOnWriteArrayList<>();
+    volatile long failAt = -1;
+
+    RecordingEngine(boolean concurrent) {
+      this.concurrent = concurrent;
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+      return null;
+    }
+
+    @Override
+    public void write(List<byte[]> keys, List<byte[]> values) {
+      for (byte[] value : values) {
+        long v = ByteBuffer.wrap(value).getLong();
+        if (v == failAt) {
+          throw new IllegalStateException("store counts: RocksDB write failed: No space left");
+        }
+        written.add(v);
+      }
+      if (threads.isEmpty() || !threads.get(threads.size() - 1).equals(Thread.currentThread()
+          .getName())) {
+        threads.add(Thread.currentThread().getName());
+      }
+    }
+
+    @Override
+    public EngineIterator range(byte[] from, byte[] to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void sync() {}
+
+    @Override
+    public boolean persistent() {
+      return false;
+    }
+
+    @Override
+    public boolean concurrentWrites() {
+      return concurrent;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static byte[] bytes(long v) {
+    return ByteBuffer.allocate(8).putLong(v).array();
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void flushesLeaveTheLoopInOrderAndDrainReturnsOnceEveryOneIsDone() {
+    Recording producer = new Recording(true);
+    int stores = 5;
+    int batches = 2_000;
+    List<RecordingEngine> engines = new ArrayList<>();
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      List<ChangelogWriter> writers = new ArrayList<>();
+      for (int p = 0; p < stores; p++) {
+        writers.add(new ChangelogWriter(producer, 0, p));
+        engines.add(new RecordingEngine(true));
+      }
+      long next = 0;
+      long lastSequence = 0;
+      for (int b = 0; b < batches; b++) {
+        List<byte[]> keys = new ArrayList<>();
+        List<byte[]> values = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+          keys.add(bytes(i));
+          values.add(bytes(next++));
+        }
+        long sequence = flusher.flush(engines.get(b % stores), writers.get(b % stores), keys,
+            values);
+        assertThat(sequence).as("a deferred write is numbered").isEqualTo(lastSequence + 1);
+        lastSequence = sequence;
+        if (b % 500 == 499) {
+          flusher.drain();
+          assertThat(flusher.finished()).isEqualTo(sequence);
+          long sent = producer.byPartition.values().stream().mapToLong(List::size).sum();
+          long written = engines.stream().mapToLong(e -> e.written.size()).sum();
+          assertThat(sent).as("after a drain, every record is in the producer").isEqualTo(next);
+          assertThat(written).as("and in its engine").isEqualTo(next);
+        }
+      }
+      flusher.drain();
+    }
+    for (List<Long> values : producer.byPartition.values()) {
+      assertThat(values).isSorted();
+    }
+    for (RecordingEngine engine : engines) {
+      assertThat(engine.written).isSorted().hasSize(batches / stores * 7);
+      assertThat(engine.threads).containsExactly("test-store-flush");
+    }
+    assertThat(producer.threads).containsExactly("test-store-flush");
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aFailedSendFailsTheNextDrainAndNothingAfterItIsSent() {
+    Recording producer = new Recording(true);
+    producer.failAt = 30;
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      ChangelogWriter writer = new ChangelogWriter(producer, 0, 0);
+      RecordingEngine engine = new RecordingEngine(true);
+      assertThatThrownBy(() -> {
+        for (long v = 0; v < 1_000; v++) {
+          flusher.flush(engine, writer, List.of(bytes(v)), List.of(bytes(v)));
+        }
+        flusher.drain();
+      }).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("counts-changelog partition 0 was not acknowledged");
+      assertThat(producer.byPartition.get(0)).hasSize(30);
+    }
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aFailedEngineWriteFailsTheNextFlushOrDrainAndItsRecordsAreNotSent() {
+    Recording producer = new Recording(true);
+    RecordingEngine engine = new RecordingEngine(true);
+    engine.failAt = 30;
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      ChangelogWriter writer = new ChangelogWriter(producer, 0, 0);
+      assertThatThrownBy(() -> {
+        for (long v = 0; v < 1_000; v++) {
+          flusher.flush(engine, writer, List.of(bytes(v)), List.of(bytes(v)));
+        }
+        flusher.drain();
+      }).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("RocksDB write failed: No space left");
+      assertThat(engine.written).hasSize(30);
+      assertThat(producer.byPartition.get(0)).as("a record is sent after its write").hasSize(30);
+    }
+  }
+
+  @Test
+  void anEngineAndAProducerThatTakeWorkOnlyFromTheLoopGetItThere() {
+    Recording producer = new Recording(false);
+    RecordingEngine engine = new RecordingEngine(false);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      long sequence = flusher.flush(engine, new ChangelogWriter(producer, 0, 0),
+          List.of(bytes(1)), List.of(bytes(1)));
+      assertThat(sequence).as("nothing deferred").isZero();
+      assertThat(engine.written).containsExactly(1L);
+      assertThat(producer.byPartition.get(0)).containsExactly(1L);
+      flusher.drain();
+    }
+    assertThat(engine.threads).containsExactly(Thread.currentThread().getName());
+    assertThat(producer.threads).containsExactly(Thread.currentThread().getName());
+  }
+
+  @Test
+  void anInlineFlusherDoesEverythingOnTheCallersThread() {
+    Recording producer = new Recording(true);
+    RecordingEngine engine = new RecordingEngine(true);
+    try (StoreFlusher flusher = StoreFlusher.inline()) {
+      assertThat(flusher.flush(engine, new ChangelogWriter(producer, 0, 0), List.of(bytes(1)),
+          List.of(bytes(1)))).isZero();
+      assertThat(engine.written).containsExactly(1L);
+      assertThat(producer.byPartition.get(0)).containsExactly(1L);
+    }
+  }
+}
