@@ -128,6 +128,39 @@ class RocksDbStoreTest {
         .hasMessageContaining("not a RocksDB option");
   }
 
+  /** Keys and values of every size, around the sizes the JNI layer treats apart, come back whole. */
+  @Test
+  void keysAndValuesOfAnySizeAreReadWhole() {
+    StoreSpec spec = spec(Map.of(), 10, 10);
+    try (StorageEngine engine = factory.open(spec, tmp.resolve("sizes"), resources)) {
+      SplittableRandom random = new SplittableRandom(7);
+      int[] sizes = {0, 1, 8, 255, 256, 257, 1023, 1024, 1025, 4096, 65535, 65536, 65537, 200_000};
+      List<byte[]> keys = new ArrayList<>();
+      List<byte[]> values = new ArrayList<>();
+      for (int k : sizes) {
+        for (int v : sizes) {
+          byte[] key = new byte[Math.max(4, k)];
+          random.nextBytes(key);
+          java.nio.ByteBuffer.wrap(key).putInt(keys.size()); // unique, whatever the random bytes
+          byte[] value = new byte[v];
+          random.nextBytes(value);
+          keys.add(key);
+          values.add(value);
+        }
+      }
+      engine.write(keys, values);
+      for (int round = 0; round < 2; round++) { // the second round reads with grown buffers
+        for (int i = 0; i < keys.size(); i++) {
+          assertThat(engine.get(keys.get(i))).as("key %d bytes, value %d bytes",
+              keys.get(i).length, values.get(i).length).isEqualTo(values.get(i));
+          byte[] missing = keys.get(i).clone();
+          java.nio.ByteBuffer.wrap(missing).putInt(-1 - i); // no key was given a negative number
+          assertThat(engine.get(missing)).isNull();
+        }
+      }
+    }
+  }
+
   @Test
   void damagedFilesAreReportedAsCorrupt() throws Exception {
     Path dir = tmp.resolve("damaged");

@@ -18,7 +18,10 @@ import java.util.List;
  * non-negative numbers.
  *
  * <p>Threading: a store belongs to its task; call it from the task's own callbacks (the loop
- * thread), not from an async callback's thread.
+ * thread), not from an async callback's thread. A store is not thread-safe: a {@code StreamTask}
+ * on the worker pool ({@code job.container.thread.pool.size}) with {@code task.max.concurrency}
+ * above 1 processes several of its messages at once and must serialize its calls to a store
+ * itself (for example {@code synchronized (store)}).
  *
  * @param <K> the key type
  * @param <V> the value type
