@@ -11,6 +11,7 @@ import io.millrace.core.serde.StringSerde;
 import io.millrace.core.store.CachedStore;
 import io.millrace.core.store.CorruptStoreException;
 import io.millrace.core.store.StorageEngine;
+import io.millrace.core.store.StoreFlusher;
 import io.millrace.core.store.StoreResources;
 import io.millrace.core.store.StoreSpec;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,8 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The RocksDB engine under the store API: semantics, persistence, options, damage, memory. */
 class RocksDbStoreTest {
@@ -48,16 +51,20 @@ class RocksDbStoreTest {
 
   /**
    * Random operations against a reference sorted map, with the store closed and reopened from its
-   * files now and then: what was flushed survives, in key order.
+   * files now and then: what was flushed survives, in key order. Run again with the flushes
+   * written to RocksDB on a flusher thread while this thread reads, as a container does.
    */
-  @Test
-  void randomOperationsAgreeWithAReferenceMapAcrossReopens() {
+  @ParameterizedTest(name = "flushes written on a thread of their own: {0}")
+  @ValueSource(booleans = {false, true})
+  void randomOperationsAgreeWithAReferenceMapAcrossReopens(boolean threadedFlusher) {
     for (long seed = 1; seed <= 8; seed++) {
       SplittableRandom random = new SplittableRandom(seed);
-      Path dir = tmp.resolve("seed-" + seed);
+      Path dir = tmp.resolve("seed-" + seed + "-" + threadedFlusher);
       StoreSpec spec = spec(Map.of(), 1 + random.nextInt(16), 1 + random.nextInt(16));
+      StoreFlusher flusher = threadedFlusher ? StoreFlusher.threaded("test-store-flush")
+          : StoreFlusher.inline();
       CachedStore<String, Long> store = new CachedStore<>("s", spec,
-          factory.open(spec, dir, resources), null);
+          factory.open(spec, dir, resources), null, flusher);
       TreeMap<String, Long> reference = new TreeMap<>(
           (a, b) -> Arrays.compareUnsigned(bytes(a), bytes(b)));
       for (int op = 0; op < 3_000; op++) {
@@ -84,8 +91,10 @@ class RocksDbStoreTest {
           case 6 -> {
             if (random.nextInt(50) == 0) {
               store.flush();
+              flusher.drain(); // as a commit does before the stores close
               store.close();
-              store = new CachedStore<>("s", spec, factory.open(spec, dir, resources), null);
+              store = new CachedStore<>("s", spec, factory.open(spec, dir, resources), null,
+                  flusher);
             }
           }
           default -> {
@@ -103,6 +112,8 @@ class RocksDbStoreTest {
         }
       }
       store.flush();
+      flusher.drain();
+      flusher.close();
       store.close();
       StorageEngine reopened = factory.open(spec, dir, resources);
       CachedStore<String, Long> last = new CachedStore<>("s", spec, reopened, null);
