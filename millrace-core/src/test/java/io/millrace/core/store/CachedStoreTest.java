@@ -170,8 +170,7 @@ class CachedStoreTest {
    * A memory engine whose writes the flusher may do on its thread: each write waits for the gate,
    * then (when {@code maxDelayNanos > 0}) a random pause, so reads run while writes lag behind.
    */
-  static final class LaggingEngine implements StorageEngine {
-    final MemoryEngine delegate = new MemoryEngine();
+  static final class LaggingEngine extends WatchedEngine {
     final java.util.concurrent.CountDownLatch gate;
     final long maxDelayNanos;
 
@@ -182,11 +181,6 @@ class CachedStoreTest {
 
     void release() {
       gate.countDown();
-    }
-
-    @Override
-    public byte[] get(byte[] key) {
-      return delegate.get(key);
     }
 
     @Override
@@ -201,29 +195,13 @@ class CachedStoreTest {
         java.util.concurrent.locks.LockSupport.parkNanos(
             java.util.concurrent.ThreadLocalRandom.current().nextLong(maxDelayNanos));
       }
-      delegate.write(keys, values);
-    }
-
-    @Override
-    public EngineIterator range(byte[] from, byte[] to) {
-      return delegate.range(from, to);
-    }
-
-    @Override
-    public void sync() {}
-
-    @Override
-    public boolean persistent() {
-      return false;
+      super.write(keys, values);
     }
 
     @Override
     public boolean concurrentWrites() {
       return true;
     }
-
-    @Override
-    public void close() {}
   }
 
   private static StoreSpec smallSpec(int cacheSize, int writeBatch) {
@@ -242,7 +220,7 @@ class CachedStoreTest {
       store.put("b", 2L);
       store.put("c", 3L); // evicts a, dirty: a flush of a and b, which the engine waits to write
       store.put("d", 4L); // evicts b: flushed, not yet written
-      assertThat(engine.delegate.get(bytes("a"))).as("the engine is behind").isNull();
+      assertThat(engine.memory.get(bytes("a"))).as("the engine is behind").isNull();
 
       assertThat(store.get("a")).isEqualTo(1L);
       assertThat(store.get("b")).isEqualTo(2L);
@@ -256,10 +234,10 @@ class CachedStoreTest {
       engine.release();
       store.flush();
       flusher.drain();
-      assertThat(new LongSerde().fromBytes(engine.delegate.get(bytes("a")))).isEqualTo(10L);
-      assertThat(engine.delegate.get(bytes("b"))).isNull();
-      assertThat(new LongSerde().fromBytes(engine.delegate.get(bytes("c")))).isEqualTo(3L);
-      assertThat(new LongSerde().fromBytes(engine.delegate.get(bytes("d")))).isEqualTo(4L);
+      assertThat(new LongSerde().fromBytes(engine.memory.get(bytes("a")))).isEqualTo(10L);
+      assertThat(engine.memory.get(bytes("b"))).isNull();
+      assertThat(new LongSerde().fromBytes(engine.memory.get(bytes("c")))).isEqualTo(3L);
+      assertThat(new LongSerde().fromBytes(engine.memory.get(bytes("d")))).isEqualTo(4L);
     }
   }
 

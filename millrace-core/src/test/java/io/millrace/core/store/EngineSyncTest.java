@@ -15,23 +15,7 @@ import org.junit.jupiter.api.Timeout;
 class EngineSyncTest {
   /** An engine whose sync runs a given action. */
   private static StorageEngine engine(boolean persistent, Runnable onSync) {
-    MemoryEngine memory = new MemoryEngine();
-    return new StorageEngine() {
-      @Override
-      public byte[] get(byte[] key) {
-        return memory.get(key);
-      }
-
-      @Override
-      public void write(List<byte[]> keys, List<byte[]> values) {
-        memory.write(keys, values);
-      }
-
-      @Override
-      public EngineIterator range(byte[] from, byte[] to) {
-        return memory.range(from, to);
-      }
-
+    return new WatchedEngine() {
       @Override
       public void sync() {
         onSync.run();
@@ -41,9 +25,6 @@ class EngineSyncTest {
       public boolean persistent() {
         return persistent;
       }
-
-      @Override
-      public void close() {}
     };
   }
 

@@ -16,37 +16,6 @@ class RestoreLanesTest {
     return ByteBuffer.allocate(8).putLong(v).array();
   }
 
-  /** A memory engine whose writes a test can watch or break. */
-  private abstract static class WatchedEngine implements StorageEngine {
-    final MemoryEngine memory = new MemoryEngine();
-
-    @Override
-    public byte[] get(byte[] key) {
-      return memory.get(key);
-    }
-
-    @Override
-    public void write(List<byte[]> keys, List<byte[]> values) {
-      memory.write(keys, values);
-    }
-
-    @Override
-    public EngineIterator range(byte[] from, byte[] to) {
-      return memory.range(from, to);
-    }
-
-    @Override
-    public void sync() {}
-
-    @Override
-    public boolean persistent() {
-      return false;
-    }
-
-    @Override
-    public void close() {}
-  }
-
   /** An engine that checks its batches arrive in the order they were queued. */
   private static final class OrderCheckingEngine extends WatchedEngine {
     long lastSeen = -1;

@@ -60,8 +60,8 @@ class StoreFlusherTest {
     public void stop() {}
   }
 
-  /** Records each write's first value and the threads that wrote; may say it takes writes from any thread. */
-  private static final class RecordingEngine implements StorageEngine {
+  /** Records the values written and the threads that wrote them. */
+  private static final class RecordingEngine extends WatchedEngine {
     final boolean concurrent;
     final List<Long> written = new CopyOnWriteArrayList<>();
     final List<String> threads = new CopyOnWriteArrayList<>();
@@ -69,11 +69,6 @@ class StoreFlusherTest {
 
     RecordingEngine(boolean concurrent) {
       this.concurrent = concurrent;
-    }
-
-    @Override
-    public byte[] get(byte[] key) {
-      return null;
     }
 
     @Override
@@ -92,25 +87,9 @@ class StoreFlusherTest {
     }
 
     @Override
-    public EngineIterator range(byte[] from, byte[] to) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public void sync() {}
-
-    @Override
-    public boolean persistent() {
-      return false;
-    }
-
-    @Override
     public boolean concurrentWrites() {
       return concurrent;
     }
-
-    @Override
-    public void close() {}
   }
 
   private static byte[] bytes(long v) {
