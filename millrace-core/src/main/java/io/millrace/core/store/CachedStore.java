@@ -6,11 +6,8 @@ import io.millrace.api.store.KeyValueIterator;
 import io.millrace.api.store.KeyValueStore;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
@@ -21,8 +18,8 @@ import org.slf4j.LoggerFactory;
  * A task's store: deserialized objects in an LRU cache in front of a {@link StorageEngine}, with
  * writes kept as dirty entries until a flush.
  *
- * <p>One map holds both: each cached key has an entry with its value (null: known to have none)
- * and a dirty flag, and the dirty entries are also listed in the order they were first written.
+ * <p>One map ({@link CacheMap}) holds both: each cached key has an entry with its value (null:
+ * known to have none) and a dirty flag, and the dirty entries are also listed in the order they were first written.
  * Reads look in the map, then in the engine, so a task always reads its own writes. A flush (at
  * each commit, when {@code write.batch.size} entries are dirty, before an iterator is opened, and
  * before a dirty entry would be evicted) serializes the dirty entries once, writes them to the
@@ -37,9 +34,7 @@ import org.slf4j.LoggerFactory;
  * the loop goes on. An entry leaves the cache only once the engine holds its value: until the
  * flusher has written its flush, it stays (the cache runs over its size by what the flusher is
  * behind, at most its queue of batches), so whatever a read does not find in the cache is in the
- * engine. An iterator waits for the flusher, as it reads the engine itself. (The first version
- * moved such entries to a side map that every read missing the cache looked in: 28% of a count
- * job's loop thread.)
+ * engine. An iterator waits for the flusher, as it reads the engine itself.
  *
  * <p>Loop thread only.
  */
@@ -54,30 +49,17 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   private final StoreFlusher flusher;
   private final int writeBatchSize;
   private final int cacheSize;
-  /** Keyed by the key itself, or by a {@link BytesKey} for byte-array keys (see mapKey). */
-  private final LinkedHashMap<Object, Entry<K>> cache;
+  /** Cached and dirty entries, in LRU order. */
+  private final CacheMap<K> cache;
   /** Dirty entries in first-write order. */
-  private final ArrayList<Entry<K>> dirty = new ArrayList<>();
+  private final ArrayList<CacheMap.Entry<K>> dirty = new ArrayList<>();
   /** The sequence number of the last flush whose engine write was deferred; 0: none. */
   private long deferredThrough;
   private final Set<StoreIterator> open = Collections.newSetFromMap(new IdentityHashMap<>());
   /** The entry of the last key looked up, for a put of the same key object that follows. */
-  private Entry<K> last;
+  private CacheMap.Entry<K> last;
   private long flushedEntries;
 
-  /** A cached key: its value (null: it has none) and whether the value is not yet flushed. */
-  private static final class Entry<K> {
-    final K key;
-    Object value;
-    boolean dirty;
-    /** The deferred flush that holds the value (see StoreFlusher#flush); 0: in the engine. */
-    long flushedIn;
-
-    Entry(K key, Object value) {
-      this.key = key;
-      this.value = value;
-    }
-  }
 
   /**
    * A store over an engine, flushing on the caller's thread.
@@ -107,15 +89,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     this.changelog = changelog;
     this.writeBatchSize = Math.max(1, spec.writeBatchSize());
     this.cacheSize = Math.max(1, spec.cacheSize());
-    this.cache = new LinkedHashMap<>(Math.min(cacheSize, 1 << 16) * 4 / 3 + 1, 0.75f, true) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<Object, Entry<K>> eldest) {
-        if (size() > cacheSize) {
-          evict();
-        }
-        return false; // evict() removed what could go (LinkedHashMap allows that here)
-      }
-    };
+    this.cache = new CacheMap<>(Math.min(cacheSize, 1 << 16));
   }
 
   /**
@@ -123,11 +97,13 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
    * one whose flush the engine does not hold yet stops the eviction (younger entries were flushed
    * no earlier) until the flusher has written it.
    */
-  private void evict() {
-    Iterator<Entry<K>> eldest = cache.values().iterator();
+  private void evictIfFull() {
+    if (cache.size() <= cacheSize) {
+      return;
+    }
     long written = flusher.finished();
-    while (cache.size() > cacheSize && eldest.hasNext()) {
-      Entry<K> entry = eldest.next();
+    CacheMap.Entry<K> entry = cache.eldest();
+    while (cache.size() > cacheSize && entry != null) {
       if (entry.dirty) {
         flush(); // its value must reach the engine before it leaves the cache
         written = flusher.finished();
@@ -135,10 +111,12 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       if (entry.flushedIn > written) {
         return; // not in the engine yet: the cache holds it a little longer
       }
+      CacheMap.Entry<K> newer = cache.newerThan(entry);
       if (last == entry) {
         last = null;
       }
-      eldest.remove();
+      cache.remove(entry);
+      entry = newer;
     }
   }
 
@@ -146,12 +124,13 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   @SuppressWarnings("unchecked") // entries hold this store's values
   public V get(K key) {
     Objects.requireNonNull(key, "key");
-    Object mapKey = mapKey(key);
-    Entry<K> entry = cache.get(mapKey);
+    int hash = CacheMap.hash(key);
+    CacheMap.Entry<K> entry = cache.get(key, hash);
     if (entry == null) {
       byte[] bytes = engine.get(serializeKey(key));
-      entry = new Entry<>(key, bytes == null ? null : deserializeValue(bytes));
-      cache.put(mapKey, entry);
+      entry = new CacheMap.Entry<>(key, hash, bytes == null ? null : deserializeValue(bytes));
+      cache.add(entry);
+      evictIfFull();
     }
     last = entry;
     return (V) entry.value;
@@ -166,13 +145,14 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   }
 
   private void write(K key, Object value) {
-    Entry<K> entry = last != null && last.key == key ? last : null;
+    CacheMap.Entry<K> entry = last != null && last.key == key ? last : null;
     if (entry == null) {
-      Object mapKey = mapKey(key);
-      entry = cache.get(mapKey);
+      int hash = CacheMap.hash(key);
+      entry = cache.get(key, hash);
       if (entry == null) {
-        entry = new Entry<>(key, value);
-        cache.put(mapKey, entry);
+        entry = new CacheMap.Entry<>(key, hash, value);
+        cache.add(entry);
+        evictIfFull();
       } else {
         entry.value = value;
       }
@@ -241,33 +221,6 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     return iterator;
   }
 
-  /**
-   * The cache's key for {@code key}: the key itself, whose equals and hashCode define it, except
-   * a byte array, whose equals is identity: it is compared by content (a store with
-   * {@code key.serde=bytes} gets a new array per message).
-   */
-  private static Object mapKey(Object key) {
-    return key instanceof byte[] bytes ? new BytesKey(bytes, java.util.Arrays.hashCode(bytes))
-        : key;
-  }
-
-  /**
-   * A byte-array key compared by content. Its hash is computed once: a miss looks the key up,
-   * inserts it and later evicts it, and the map hashes the key each time (10% of a count job's
-   * loop thread with 8-byte keys, before).
-   */
-  private record BytesKey(byte[] bytes, int hash) {
-    @Override
-    public boolean equals(Object other) {
-      return other instanceof BytesKey that && hash == that.hash
-          && java.util.Arrays.equals(bytes, that.bytes);
-    }
-
-    @Override
-    public int hashCode() {
-      return hash;
-    }
-  }
 
   /** Writes the dirty entries to the engine in one batch and to the changelog. */
   public void flush() {
@@ -277,7 +230,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     // New lists each flush: the flusher's thread may still be reading the last ones.
     List<byte[]> keys = new ArrayList<>(dirty.size());
     List<byte[]> values = new ArrayList<>(dirty.size());
-    for (Entry<K> entry : dirty) {
+    for (CacheMap.Entry<K> entry : dirty) {
       keys.add(serializeKey(entry.key));
       values.add(entry.value == null ? null : serializeValue(entry.value));
     }
@@ -285,7 +238,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     if (deferred > 0) {
       deferredThrough = deferred;
     }
-    for (Entry<K> entry : dirty) {
+    for (CacheMap.Entry<K> entry : dirty) {
       // Only once the flusher took the batch: a failure before keeps them dirty (a deferred
       // write's failure fails the next flush or commit, before any checkpoint).
       entry.dirty = false;
