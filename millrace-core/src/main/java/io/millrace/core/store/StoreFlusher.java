@@ -95,9 +95,15 @@ public final class StoreFlusher implements AutoCloseable {
     return engineAway ? handed : 0;
   }
 
-  /** How many batches the thread has finished: a deferred write numbered up to this is done. */
+  /**
+   * How many batches the thread has finished: a deferred write numbered up to this is done.
+   * Throws the thread's failure instead, if it had one: a batch it failed to write counts as
+   * finished, and a store must not evict entries on the strength of it.
+   */
   long finished() {
-    return finished.get();
+    long done = finished.get();
+    rethrow();
+    return done;
   }
 
   /** Waits until everything handed over is done; throws the first failure. */
