@@ -19,11 +19,12 @@ import org.slf4j.LoggerFactory;
  * writes kept as dirty entries until a flush.
  *
  * <p>One map ({@link CacheMap}) holds both: each cached key has an entry with its value (null:
- * known to have none) and a dirty flag, and the dirty entries are also listed in the order they were first written.
- * Reads look in the map, then in the engine, so a task always reads its own writes. A flush (at
- * each commit, when {@code write.batch.size} entries are dirty, before an iterator is opened, and
- * before a dirty entry would be evicted) serializes the dirty entries once, writes them to the
- * engine as one batch and sends each to the changelog, in first-write order. Hot keys therefore
+ * known to have none) and a dirty flag, and the dirty entries are also listed in the order they
+ * were first written. Reads look in the map, then in the engine, so a task always reads its own
+ * writes. A flush (at each commit, when {@code write.batch.size} entries are dirty, before an
+ * iterator is opened, and before a dirty entry would be evicted) serializes the dirty entries
+ * once, writes them to the engine as one batch and sends each to the changelog, in first-write
+ * order. Hot keys therefore
  * cost a hash lookup per read and write and reach the engine and the changelog once per flush,
  * however often they change.
  *
@@ -59,7 +60,6 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   /** The entry of the last key looked up, for a put of the same key object that follows. */
   private CacheMap.Entry<K> last;
   private long flushedEntries;
-
 
   /**
    * A store over an engine, flushing on the caller's thread.
@@ -135,7 +135,6 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     last = entry;
     return (V) entry.value;
   }
-
 
   @Override
   public void put(K key, V value) {
@@ -213,14 +212,11 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
 
   private KeyValueIterator<K, V> iterator(byte[] from, byte[] to) {
     flush(); // the engine must hold the task's writes before it is iterated
-    if (flusher.finished() < deferredThrough) {
-      flusher.drain();
-    }
+    flusher.await(deferredThrough); // this store's writes, not the other stores' behind them
     StoreIterator iterator = new StoreIterator(engine.range(from, to));
     open.add(iterator);
     return iterator;
   }
-
 
   /** Writes the dirty entries to the engine in one batch and to the changelog. */
   public void flush() {
@@ -240,7 +236,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     }
     for (CacheMap.Entry<K> entry : dirty) {
       // Only once the flusher took the batch: a failure before keeps them dirty (a deferred
-      // write's failure fails the next flush or commit, before any checkpoint).
+      // write's failure fails the next eviction, flush or commit, before any checkpoint).
       entry.dirty = false;
       entry.flushedIn = deferred;
     }

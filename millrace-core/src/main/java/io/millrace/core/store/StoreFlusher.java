@@ -108,8 +108,16 @@ public final class StoreFlusher implements AutoCloseable {
 
   /** Waits until everything handed over is done; throws the first failure. */
   public void drain() {
-    while (finished.get() < handed) {
-      LockSupport.parkNanos(20_000); // a commit's wait: rare, and short next to the flush after it
+    await(handed);
+  }
+
+  /**
+   * Waits until the thread has finished batch {@code sequence} and those before it (0: returns at
+   * once); throws the first failure.
+   */
+  void await(long sequence) {
+    while (finished.get() < sequence) {
+      LockSupport.parkNanos(20_000); // a commit's or an iterator's wait: short next to its flush
     }
     rethrow();
   }
