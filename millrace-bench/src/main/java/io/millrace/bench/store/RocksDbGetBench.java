@@ -11,6 +11,7 @@ import java.util.Locale;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -52,7 +53,8 @@ public final class RocksDbGetBench {
       try (ReadOptions read = new ReadOptions()) {
         for (int round = -1; round < rounds; round++) { // round -1: warm-up, not counted
           double[] f = {time(db, "nokey-", keys, false), time(db, "key-", keys, true),
-              timeDirect(db, read, "nokey-", keys, false), timeDirect(db, read, "key-", keys, true)};
+              timeDirect(db, read, "nokey-", keys, false),
+              timeDirect(db, read, "key-", keys, true)};
           if (round >= 0) {
             for (int i = 0; i < 4; i++) {
               figures[i][round] = f[i];
@@ -72,7 +74,34 @@ public final class RocksDbGetBench {
     }
   }
 
+  /** One way of reading a key: whether the database holds it. */
+  private interface Lookup {
+    boolean found(byte[] key) throws RocksDBException;
+  }
+
   private static double time(RocksDB db, String prefix, int n, boolean expectFound)
+      throws Exception {
+    return time(prefix, n, expectFound, key -> db.get(key) != null);
+  }
+
+  private static double timeDirect(RocksDB db, ReadOptions read, String prefix, int n,
+      boolean expectFound) throws Exception {
+    ByteBuffer key = ByteBuffer.allocateDirect(64);
+    ByteBuffer value = ByteBuffer.allocateDirect(64);
+    return time(prefix, n, expectFound, k -> {
+      key.clear();
+      key.put(k).flip();
+      value.clear();
+      if (db.get(read, key, value) == RocksDB.NOT_FOUND) {
+        return false;
+      }
+      value.get(new byte[value.remaining()]); // copied out: a store hands its serde an array
+      return true;
+    });
+  }
+
+  /** Microseconds per lookup of {@code n} keys {@code prefix0...}, all found or none. */
+  private static double time(String prefix, int n, boolean expectFound, Lookup lookup)
       throws Exception {
     byte[][] keys = new byte[n][];
     for (int i = 0; i < n; i++) {
@@ -81,34 +110,7 @@ public final class RocksDbGetBench {
     long found = 0;
     long start = System.nanoTime();
     for (byte[] key : keys) {
-      if (db.get(key) != null) {
-        found++;
-      }
-    }
-    long elapsed = System.nanoTime() - start;
-    if ((found == n) != expectFound) {
-      throw new IllegalStateException("found " + found + " of " + n + " " + prefix + " keys");
-    }
-    return elapsed / 1e3 / n;
-  }
-
-  private static double timeDirect(RocksDB db, ReadOptions read, String prefix, int n,
-      boolean expectFound) throws Exception {
-    byte[][] keys = new byte[n][];
-    for (int i = 0; i < n; i++) {
-      keys[i] = (prefix + i).getBytes(StandardCharsets.UTF_8);
-    }
-    ByteBuffer key = ByteBuffer.allocateDirect(64);
-    ByteBuffer value = ByteBuffer.allocateDirect(64);
-    long found = 0;
-    long start = System.nanoTime();
-    for (byte[] k : keys) {
-      key.clear();
-      key.put(k).flip();
-      value.clear();
-      if (db.get(read, key, value) != RocksDB.NOT_FOUND) {
-        byte[] copy = new byte[value.remaining()]; // as a store must hand its serde an array
-        value.get(copy);
+      if (lookup.found(key)) {
         found++;
       }
     }
