@@ -139,7 +139,7 @@ class RocksDbStoreTest {
         .hasMessageContaining("not a RocksDB option");
   }
 
-  /** Keys and values of every size, around the sizes the JNI layer treats apart, come back whole. */
+  /** Keys and values of every size, around the sizes JNI treats apart, come back whole. */
   @Test
   void keysAndValuesOfAnySizeAreReadWhole() {
     StoreSpec spec = spec(Map.of(), 10, 10);

@@ -42,10 +42,7 @@ class StoreFlusherTest {
             + partition + " was not acknowledged");
       }
       byPartition.computeIfAbsent(partition, p -> new CopyOnWriteArrayList<>()).add(v);
-      if (threads.isEmpty() || !threads.get(threads.size() - 1).equals(Thread.currentThread()
-          .getName())) {
-        threads.add(Thread.currentThread().getName());
-      }
+      noteThread(threads);
     }
 
     @Override
@@ -80,16 +77,30 @@ class StoreFlusherTest {
         }
         written.add(v);
       }
-      if (threads.isEmpty() || !threads.get(threads.size() - 1).equals(Thread.currentThread()
-          .getName())) {
-        threads.add(Thread.currentThread().getName());
-      }
+      noteThread(threads);
     }
 
     @Override
     public boolean concurrentWrites() {
       return concurrent;
     }
+  }
+
+  /** Adds this thread's name to {@code threads} unless it is the last one there. */
+  private static void noteThread(List<String> threads) {
+    String name = Thread.currentThread().getName();
+    if (threads.isEmpty() || !threads.get(threads.size() - 1).equals(name)) {
+      threads.add(name);
+    }
+  }
+
+  /** Flushes values 0 to 999, one a batch, then drains: for a flusher meant to fail on the way. */
+  private static void flushAThousandAndDrain(StoreFlusher flusher, StorageEngine engine,
+      ChangelogWriter writer) {
+    for (long v = 0; v < 1_000; v++) {
+      flusher.flush(engine, writer, List.of(bytes(v)), List.of(bytes(v)));
+    }
+    flusher.drain();
   }
 
   private static byte[] bytes(long v) {
@@ -151,12 +162,8 @@ class StoreFlusherTest {
     try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
       ChangelogWriter writer = new ChangelogWriter(producer, 0, 0);
       RecordingEngine engine = new RecordingEngine(true);
-      assertThatThrownBy(() -> {
-        for (long v = 0; v < 1_000; v++) {
-          flusher.flush(engine, writer, List.of(bytes(v)), List.of(bytes(v)));
-        }
-        flusher.drain();
-      }).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> flushAThousandAndDrain(flusher, engine, writer))
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("counts-changelog partition 0 was not acknowledged");
       assertThat(producer.byPartition.get(0)).hasSize(30);
     }
@@ -170,15 +177,29 @@ class StoreFlusherTest {
     engine.failAt = 30;
     try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
       ChangelogWriter writer = new ChangelogWriter(producer, 0, 0);
-      assertThatThrownBy(() -> {
-        for (long v = 0; v < 1_000; v++) {
-          flusher.flush(engine, writer, List.of(bytes(v)), List.of(bytes(v)));
-        }
-        flusher.drain();
-      }).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> flushAThousandAndDrain(flusher, engine, writer))
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("RocksDB write failed: No space left");
       assertThat(engine.written).hasSize(30);
       assertThat(producer.byPartition.get(0)).as("a record is sent after its write").hasSize(30);
+    }
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void awaitReturnsOnceItsBatchIsWrittenWhileALaterOneIsStillHeldUp() throws Exception {
+    RecordingEngine quick = new RecordingEngine(true);
+    CachedStoreTest.LaggingEngine held = new CachedStoreTest.LaggingEngine(false, 0);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      long first = flusher.flush(quick, null, List.of(bytes(1)), List.of(bytes(1)));
+      long second = flusher.flush(held, null, List.of(bytes(2)), List.of(bytes(2)));
+
+      flusher.await(first);
+      assertThat(quick.written).containsExactly(1L);
+      assertThat(flusher.finished()).as("the later batch is still held up").isLessThan(second);
+      held.release();
+      flusher.drain();
+      assertThat(flusher.finished()).isEqualTo(second);
     }
   }
 
