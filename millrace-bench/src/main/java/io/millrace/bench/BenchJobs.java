@@ -1,6 +1,6 @@
 package io.millrace.bench;
 
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;

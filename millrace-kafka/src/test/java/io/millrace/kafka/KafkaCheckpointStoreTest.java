@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.core.checkpoint.CheckpointException;
-import io.millrace.core.checkpoint.CheckpointStore;
-import io.millrace.core.checkpoint.CheckpointWriter;
+import io.millrace.api.checkpoint.CheckpointException;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointWriter;
 import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
 import io.millrace.kafka.dev.DevBroker;
 import java.util.List;

@@ -4,8 +4,8 @@ import static io.millrace.kafka.KafkaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.millrace.core.config.ConfigException;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.kafka.dev.DevBroker;
 import java.net.ServerSocket;

@@ -1,6 +1,6 @@
 package io.millrace.kafka;
 
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
@@ -120,7 +120,7 @@ final class KafkaTestSupport {
       }
 
       public Map<String, String> systemConfig() {
-        return io.millrace.core.config.JobConfig.of(config).withPrefix("systems.kafka.");
+        return io.millrace.api.config.JobConfig.of(config).withPrefix("systems.kafka.");
       }
 
       public Map<String, String> streamConfig(String id) {

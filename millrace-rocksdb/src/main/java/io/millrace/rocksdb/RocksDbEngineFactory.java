@@ -1,11 +1,11 @@
 package io.millrace.rocksdb;
 
-import io.millrace.core.config.ConfigException;
-import io.millrace.core.config.JobConfig;
-import io.millrace.core.store.StorageEngine;
-import io.millrace.core.store.StorageEngineFactory;
-import io.millrace.core.store.StoreResources;
-import io.millrace.core.store.StoreSpec;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
+import io.millrace.api.store.engine.EngineResources;
+import io.millrace.api.store.engine.EngineSpec;
+import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.api.store.engine.StorageEngineFactory;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
@@ -57,15 +57,15 @@ public final class RocksDbEngineFactory implements StorageEngineFactory {
   }
 
   @Override
-  public void validate(StoreSpec spec) {
+  public void validate(EngineSpec spec) {
     options(spec);
   }
 
   @Override
-  public StorageEngine open(StoreSpec spec, Path dir, StoreResources resources) {
+  public StorageEngine open(EngineSpec spec, Path dir, EngineResources resources) {
     RocksDbMemory memory = resources.shared("rocksdb", () -> new RocksDbMemory(
         memoryBytes(resources.jobConfig())));
-    return RocksDbEngine.open(spec.name(), dir, options(spec), memory, resources.instances());
+    return RocksDbEngine.open(spec.storeName(), dir, options(spec), memory, resources.instances());
   }
 
   static long memoryBytes(Map<String, String> jobConfig) {
@@ -74,7 +74,7 @@ public final class RocksDbEngineFactory implements StorageEngineFactory {
   }
 
   /** The store's {@code rocksdb.*} options, split into DB and column-family options. */
-  static UserOptions options(StoreSpec spec) {
+  static UserOptions options(EngineSpec spec) {
     Properties db = new Properties();
     Properties cf = new Properties();
     for (Map.Entry<String, String> e : spec.config().entrySet()) {
@@ -96,9 +96,9 @@ public final class RocksDbEngineFactory implements StorageEngineFactory {
           continue;
         }
       }
-      throw new ConfigException("bad key or value: stores." + spec.name() + "." + e.getKey()
+      throw new ConfigException("bad key or value: stores." + spec.storeName() + "." + e.getKey()
           + "=" + e.getValue() + " is not a RocksDB option RocksDB accepts (give the native "
-          + "name, e.g. stores." + spec.name() + ".rocksdb.write_buffer_size=67108864)");
+          + "name, e.g. stores." + spec.storeName() + ".rocksdb.write_buffer_size=67108864)");
     }
     return new UserOptions(db, cf);
   }

@@ -9,7 +9,7 @@ import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
 import io.millrace.api.TaskContext;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;

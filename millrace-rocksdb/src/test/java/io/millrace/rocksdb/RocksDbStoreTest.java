@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
-import io.millrace.core.config.ConfigException;
+import io.millrace.api.config.ConfigException;
 import io.millrace.core.serde.LongSerde;
 import io.millrace.core.serde.StringSerde;
 import io.millrace.core.store.CachedStore;
-import io.millrace.core.store.CorruptStoreException;
-import io.millrace.core.store.StorageEngine;
+import io.millrace.api.store.engine.CorruptStoreException;
+import io.millrace.api.store.engine.StorageEngine;
 import io.millrace.core.store.StoreFlusher;
 import io.millrace.core.store.StoreResources;
 import io.millrace.core.store.StoreSpec;
@@ -64,7 +64,7 @@ class RocksDbStoreTest {
       StoreFlusher flusher = threadedFlusher ? StoreFlusher.threaded("test-store-flush")
           : StoreFlusher.inline();
       CachedStore<String, Long> store = new CachedStore<>("s", spec,
-          factory.open(spec, dir, resources), null, flusher);
+          factory.open(spec.engineSpec(), dir, resources), null, flusher);
       TreeMap<String, Long> reference = new TreeMap<>(
           (a, b) -> Arrays.compareUnsigned(bytes(a), bytes(b)));
       for (int op = 0; op < 3_000; op++) {
@@ -93,7 +93,7 @@ class RocksDbStoreTest {
               store.flush();
               flusher.drain(); // as a commit does before the stores close
               store.close();
-              store = new CachedStore<>("s", spec, factory.open(spec, dir, resources), null,
+              store = new CachedStore<>("s", spec, factory.open(spec.engineSpec(), dir, resources), null,
                   flusher);
             }
           }
@@ -115,7 +115,7 @@ class RocksDbStoreTest {
       flusher.drain();
       flusher.close();
       store.close();
-      StorageEngine reopened = factory.open(spec, dir, resources);
+      StorageEngine reopened = factory.open(spec.engineSpec(), dir, resources);
       CachedStore<String, Long> last = new CachedStore<>("s", spec, reopened, null);
       try (KeyValueIterator<String, Long> it = last.all()) {
         TreeMap<String, Long> got = new TreeMap<>(reference.comparator());
@@ -130,11 +130,11 @@ class RocksDbStoreTest {
   void rocksDbOptionsPassThroughByTheirNativeNamesAndAMisspeltOneIsNamed() {
     StoreSpec good = spec(Map.of("rocksdb.write_buffer_size", "1048576",
         "rocksdb.max_background_jobs", "1", "rocksdb.compression", "kNoCompression"), 10, 10);
-    factory.validate(good);
-    factory.open(good, tmp.resolve("good"), resources).close();
+    factory.validate(good.engineSpec());
+    factory.open(good.engineSpec(), tmp.resolve("good"), resources).close();
 
     StoreSpec bad = spec(Map.of("rocksdb.write_bufer_size", "1048576"), 10, 10);
-    assertThatThrownBy(() -> factory.validate(bad)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> factory.validate(bad.engineSpec())).isInstanceOf(ConfigException.class)
         .hasMessageContaining("stores.s.rocksdb.write_bufer_size=1048576")
         .hasMessageContaining("not a RocksDB option");
   }
@@ -143,7 +143,7 @@ class RocksDbStoreTest {
   @Test
   void keysAndValuesOfAnySizeAreReadWhole() {
     StoreSpec spec = spec(Map.of(), 10, 10);
-    try (StorageEngine engine = factory.open(spec, tmp.resolve("sizes"), resources)) {
+    try (StorageEngine engine = factory.open(spec.engineSpec(), tmp.resolve("sizes"), resources)) {
       SplittableRandom random = new SplittableRandom(7);
       int[] sizes = {0, 1, 8, 255, 256, 257, 1023, 1024, 1025, 4096, 65535, 65536, 65537, 200_000};
       List<byte[]> keys = new ArrayList<>();
@@ -177,7 +177,7 @@ class RocksDbStoreTest {
     Path dir = tmp.resolve("damaged");
     StoreSpec spec = spec(Map.of(), 10, 10);
     CachedStore<String, Long> store = new CachedStore<>("s", spec,
-        factory.open(spec, dir, resources), null);
+        factory.open(spec.engineSpec(), dir, resources), null);
     store.put("a", 1L);
     store.flush();
     store.close();
@@ -188,7 +188,7 @@ class RocksDbStoreTest {
       }
     }
 
-    assertThatThrownBy(() -> factory.open(spec, dir, resources))
+    assertThatThrownBy(() -> factory.open(spec.engineSpec(), dir, resources))
         .isInstanceOf(CorruptStoreException.class).hasMessageContaining(dir.toString());
   }
 
@@ -200,7 +200,7 @@ class RocksDbStoreTest {
     List<CachedStore<String, Long>> stores = new ArrayList<>();
     try {
       for (int t = 0; t < 100; t++) {
-        stores.add(new CachedStore<>("s" + t, spec, factory.open(spec, tmp.resolve("t" + t),
+        stores.add(new CachedStore<>("s" + t, spec, factory.open(spec.engineSpec(), tmp.resolve("t" + t),
             small), null));
       }
       SplittableRandom random = new SplittableRandom(7);

@@ -29,4 +29,13 @@ public interface SystemContext {
 
   /** The container's metrics (or the job's, for the admin). */
   MetricsRegistry metrics();
+
+  /**
+   * The bytes a container's partition buffers may hold together ({@code
+   * task.buffer.max.total.bytes}): a consumer that fetches ahead on a thread of its own sizes what
+   * it keeps per partition from this share, so memory stays bounded whatever the partition count.
+   */
+  default long containerBufferBytes() {
+    return 32L << 20;
+  }
 }

@@ -1,17 +1,26 @@
 package io.millrace.bench.jmh;
 
+import io.millrace.api.StreamPartition;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.api.system.StartPosition;
+import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.bench.e2e.CountingTask;
 import io.millrace.core.async.AsyncSettings;
-import io.millrace.core.checkpoint.CheckpointWriter;
+import io.millrace.core.commit.Committer;
 import io.millrace.core.loop.Clock;
+import io.millrace.core.loop.ContainerParts;
 import io.millrace.core.loop.ErrorPolicy;
 import io.millrace.core.loop.LoopSettings;
+import io.millrace.core.loop.PartitionSpec;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.loop.TaskInstance;
+import io.millrace.core.loop.TaskSpec;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.output.TaskCollector;
-import java.util.Arrays;
+import io.millrace.core.serde.StringSerde;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,25 +58,33 @@ public class LoopPathBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     SystemConsumer consumer = new CyclingConsumer(PARTITIONS, PER_POLL);
-    SystemConsumer[] consumerOf = new SystemConsumer[PARTITIONS];
-    Arrays.fill(consumerOf, consumer);
-    int[] taskIndex = new int[PARTITIONS];
-    TaskInstance[] tasks = new TaskInstance[PARTITIONS];
+    List<TaskSpec> tasks = new ArrayList<>();
     for (int p = 0; p < PARTITIONS; p++) {
-      taskIndex[p] = p;
-      tasks[p] = new TaskInstance("Partition " + p, new CountingTask(),
+      TaskInstance task = new TaskInstance("Partition " + p, new CountingTask(),
           new TaskCollector(Map.of(), "Partition " + p), null, 1);
+      StreamPartition id = new StreamPartition("cycling", "in", p);
+      tasks.add(new TaskSpec(task, List.of(new PartitionSpec(id,
+          new StreamSpec("in", "in", new StringSerde(), new StringSerde()), consumer,
+          StartPosition.oldest(), CheckpointStore.NONE, 0, TimeUnit.MILLISECONDS.toNanos(50),
+          false, -1, 0, -1))));
     }
-    long[] none = new long[PARTITIONS];
-    Arrays.fill(none, Long.MIN_VALUE);
-    long[] interval = new long[PARTITIONS];
-    Arrays.fill(interval, TimeUnit.MILLISECONDS.toNanos(50));
-    CheckpointWriter noCheckpoints = offsets -> { };
-    loop = new RunLoop(0, new LoopSettings(0, 0, batchSize, PER_POLL, Long.MAX_VALUE, Long.MAX_VALUE, 0,
-        AsyncSettings.DEFAULT),
-        consumerOf, taskIndex, tasks, new int[PARTITIONS], new boolean[PARTITIONS],
-        new long[PARTITIONS], none, interval, List.of(consumer), List.of(), noCheckpoints,
-        ErrorPolicy.FAIL, null, new DefaultMetricsRegistry(false), Clock.SYSTEM);
+    DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
+    CheckpointStore noCheckpoints = new CheckpointStore() {
+      @Override
+      public Map<StreamPartition, Long> read() {
+        return Map.of();
+      }
+
+      @Override
+      public CheckpointWriter writer(int containerId, List<StreamPartition> partitions) {
+        return offsets -> { };
+      }
+    };
+    Committer committer = new Committer(0, List.of(), null, noCheckpoints,
+        metrics.counter("container-0", "commits"));
+    loop = new RunLoop(new ContainerParts(0, new LoopSettings(0, 0, batchSize, PER_POLL,
+        Long.MAX_VALUE, Long.MAX_VALUE, 0, AsyncSettings.DEFAULT), Clock.SYSTEM, metrics,
+        List.of(consumer), List.of(), committer, ErrorPolicy.FAIL, null, null, false), tasks);
     loop.start();
     int delivered = loop.cycle();
     if (delivered != MESSAGES_PER_CYCLE) {

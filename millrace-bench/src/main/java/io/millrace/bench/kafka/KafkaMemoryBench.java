@@ -6,7 +6,7 @@ import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.bench.Args;
 import io.millrace.bench.TempDirs;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;

@@ -1,4 +1,7 @@
 package io.millrace.core.checkpoint;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.api.checkpoint.CheckpointException;
 
 import io.millrace.api.StreamPartition;
 import java.io.IOException;

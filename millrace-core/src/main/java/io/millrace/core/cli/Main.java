@@ -1,7 +1,7 @@
 package io.millrace.core.cli;
 
-import io.millrace.core.config.ConfigException;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;

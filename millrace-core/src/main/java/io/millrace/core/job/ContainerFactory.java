@@ -5,12 +5,17 @@ import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
-import io.millrace.core.checkpoint.CheckpointStore;
-import io.millrace.core.config.ConfigException;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.config.ConfigException;
 import io.millrace.core.config.CoreKeys;
+import io.millrace.api.AsyncStreamTask;
+import io.millrace.core.commit.Committer;
 import io.millrace.core.loop.Clock;
+import io.millrace.core.loop.ContainerParts;
+import io.millrace.core.loop.PartitionSpec;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.loop.TaskInstance;
+import io.millrace.core.loop.TaskSpec;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.output.TaskCollector;
 import io.millrace.core.store.ChangelogRestorer;
@@ -54,21 +59,19 @@ public final class ContainerFactory {
     }
     ContainerStores stores = openStores(plan, id, taskNumbers, taskNames, producers,
         producerIndices);
-    List<StreamPartition> partitions = new ArrayList<>();
-    List<Integer> taskIndexOf = new ArrayList<>();
-    List<StreamInfo> infoOf = new ArrayList<>();
-    TaskInstance[] tasks = new TaskInstance[taskNumbers.length];
+    List<TaskSpec> tasks = new ArrayList<>();
     for (int t = 0; t < taskNumbers.length; t++) {
       int number = taskNumbers[t];
       List<StreamPartition> mine = new ArrayList<>();
+      List<PartitionSpec> inputs = new ArrayList<>();
       for (String input : plan.inputs()) {
         if (plan.partitionCounts().get(input) > number) {
           StreamInfo info = plan.streams().get(input);
           StreamPartition sp = new StreamPartition(info.system(), input, number);
           mine.add(sp);
-          partitions.add(sp);
-          taskIndexOf.add(t);
-          infoOf.add(info);
+          SystemConsumer consumer = consumers.computeIfAbsent(info.system(), s -> plan
+              .factories().get(s).consumer(context(plan, s, id)));
+          inputs.add(partitionSpec(plan, sp, info, consumer));
         }
       }
       String name = taskNames[t];
@@ -77,55 +80,43 @@ public final class ContainerFactory {
       TaskContextImpl context = new TaskContextImpl(name, number, List.copyOf(mine),
           plan.config().asMap(), plan.metrics(), collector, idleActions,
           stores == null ? Map.of() : stores.storesOf(t));
-      tasks[t] = new TaskInstance(name, newTask(plan), collector, context, mine.size(),
-          idleActions);
-    }
-
-    int n = partitions.size();
-    SystemConsumer[] consumerOf = new SystemConsumer[n];
-    int[] taskIndex = new int[n];
-    int[] priorities = new int[n];
-    boolean[] bootstrap = new boolean[n];
-    long[] newest = new long[n];
-    long[] checkpointed = new long[n];
-    long[] pollInterval = new long[n];
-    long[] progressStart = new long[n];
-    long[] progressEnd = new long[n];
-    for (int p = 0; p < n; p++) {
-      StreamPartition sp = partitions.get(p);
-      StreamInfo info = infoOf.get(p);
-      consumerOf[p] = consumers.computeIfAbsent(info.system(), s -> plan.factories().get(s)
-          .consumer(context(plan, s, id)));
-      taskIndex[p] = taskIndexOf.get(p);
-      priorities[p] = info.priority();
-      pollInterval[p] = info.pollIntervalNanos();
-      StreamMetadata meta = plan.admins().get(info.system()).metadata(info.spec(), sp.partition());
-      newest[p] = meta.newest();
-      Long saved = info.reset() ? null : plan.checkpoint().get(sp);
-      StartPosition start = saved == null ? info.offsetDefault() : StartPosition.after(saved);
-      // A bootstrap partition read from "upcoming" has nothing before its head to read first;
-      // waiting for it would hold back every other input for good.
-      bootstrap[p] = info.bootstrap() && start.kind() != StartPosition.Kind.UPCOMING;
-      checkpointed[p] = saved == null ? CheckpointStore.NONE : saved;
-      progressStart[p] = switch (start.kind()) {
-        case AFTER -> saved + 1;
-        case OLDEST -> Math.max(0, meta.oldest());
-        case UPCOMING -> meta.upcoming();
-      };
-      progressEnd[p] = meta.bounded() ? meta.upcoming() : -1;
-      consumerOf[p].register(p, info.spec(), sp.partition(), start);
+      TaskInstance task = new TaskInstance(name, number, newTask(plan), collector, context,
+          mine.size(), idleActions);
+      tasks.add(new TaskSpec(task, inputs));
     }
     OutputRoute deadLetters = plan.deadLetterStream() == null ? null
         : routes.get(plan.deadLetterStream());
-    List<StreamPartition> inCheckpoint = new ArrayList<>(partitions);
-    if (stores != null) {
-      inCheckpoint.addAll(stores.changelogPartitions()); // changelog offsets go in checkpoints too
-    }
-    RunLoop loop = new RunLoop(id, plan.settings(), consumerOf, taskIndex, tasks, priorities,
-        bootstrap, newest, checkpointed, pollInterval, new ArrayList<>(consumers.values()),
-        new ArrayList<>(producers.values()), plan.checkpointStore().writer(id, inCheckpoint),
-        plan.errorPolicy(), deadLetters, plan.metrics(), clock, stores);
-    return new Container(id, loop, progressStart, progressEnd);
+    List<SystemProducer> producerList = new ArrayList<>(producers.values());
+    Committer committer = new Committer(id, producerList, stores, plan.checkpointStore(),
+        plan.metrics().counter("container-" + id, "commits"));
+    boolean dispatched = AsyncStreamTask.class.isAssignableFrom(
+        plan.taskConstructor().getDeclaringClass()) || plan.settings().async().poolSize() > 0;
+    ContainerParts parts = new ContainerParts(id, plan.settings(), clock, plan.metrics(),
+        new ArrayList<>(consumers.values()), producerList, committer, plan.errorPolicy(),
+        deadLetters, stores, dispatched);
+    return new Container(id, new RunLoop(parts, tasks));
+  }
+
+  /**
+   * Resolves where an input partition starts: after its checkpointed offset, or where its
+   * stream's {@code offset.default} says; and what bootstrap and progress need.
+   */
+  private static PartitionSpec partitionSpec(JobPlan plan, StreamPartition sp, StreamInfo info,
+      SystemConsumer consumer) {
+    StreamMetadata meta = plan.admins().get(info.system()).metadata(info.spec(), sp.partition());
+    Long saved = info.reset() ? null : plan.checkpoint().get(sp);
+    StartPosition start = saved == null ? info.offsetDefault() : StartPosition.after(saved);
+    // A bootstrap partition read from "upcoming" has nothing before its head to read first;
+    // waiting for it would hold back every other input for good.
+    boolean bootstrap = info.bootstrap() && start.kind() != StartPosition.Kind.UPCOMING;
+    long progressStart = switch (start.kind()) {
+      case AFTER -> saved + 1;
+      case OLDEST -> Math.max(0, meta.oldest());
+      case UPCOMING -> meta.upcoming();
+    };
+    return new PartitionSpec(sp, info.spec(), consumer, start,
+        saved == null ? CheckpointStore.NONE : saved, info.priority(), info.pollIntervalNanos(),
+        bootstrap, meta.newest(), progressStart, meta.bounded() ? meta.upcoming() : -1);
   }
 
   /**

@@ -2,7 +2,8 @@ package io.millrace.core.job;
 
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.system.SystemContext;
-import io.millrace.core.config.JobConfig;
+import io.millrace.core.config.CoreKeys;
+import io.millrace.api.config.JobConfig;
 import java.util.Map;
 
 /** What a system is told about the job, the container and its own keys. */
@@ -21,5 +22,10 @@ record DefaultSystemContext(String systemName, String jobName, int containerId, 
   @Override
   public Map<String, String> jobConfig() {
     return config.asMap();
+  }
+
+  @Override
+  public long containerBufferBytes() {
+    return config.getLong(CoreKeys.BUFFER_MAX_TOTAL_BYTES, CoreKeys.DEFAULT_BUFFER_MAX_TOTAL_BYTES, 1);
   }
 }

@@ -2,6 +2,7 @@ package io.millrace.core.job;
 
 import io.millrace.core.config.CoreKeys;
 import io.millrace.core.loop.Clock;
+import io.millrace.core.loop.PartitionState;
 import io.millrace.core.metrics.JmxReporter;
 import io.millrace.core.metrics.LogReporter;
 import java.util.ArrayList;
@@ -131,15 +132,15 @@ public final class LocalRunner {
     double total = 0;
     double done = 0;
     for (Container container : containers) {
-      long[] offsets = container.loop().offsets();
-      for (int p = 0; p < offsets.length; p++) {
-        long start = container.startOffsets()[p];
-        long end = container.endOffsets()[p];
+      for (PartitionState p : container.loop().partitions()) {
+        long start = p.progressStart();
+        long end = p.progressEnd();
         if (end < 0) {
           return -1;
         }
         total += Math.max(0, end - start);
-        long at = offsets[p] == Long.MIN_VALUE ? start : offsets[p] + 1;
+        long last = p.lastOffset();
+        long at = last == Long.MIN_VALUE ? start : last + 1;
         done += Math.max(0, Math.min(end, at) - start);
       }
     }

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
-import org.jctools.queues.MpscArrayQueue;
+import org.jctools.queues.MpscUnboundedArrayQueue;
 
 /**
  * Runs a container's asynchronous tasks (and synchronous tasks on a worker pool): limits what is in
@@ -18,9 +18,10 @@ import org.jctools.queues.MpscArrayQueue;
  * come.
  *
  * <p>Threading: every method but {@link #completed} and {@link #lateCompletion} belongs to the
- * loop thread. Completions cross threads only through a bounded MPSC queue sized to the most
- * messages that can be outstanding, so an offer never fails; the loop drains it in batches at the
- * start of each cycle, and a loop parked for lack of work is woken by the first completion.
+ * loop thread. Completions cross threads only through an MPSC queue that never refuses an offer;
+ * the loop drains it in batches at the start of each cycle, and a loop parked for lack of work is
+ * woken by the first completion. What the dispatcher keeps per partition (its watermark) and per
+ * task (what is in flight, the busy keys) lives in {@link PartitionState} and {@link TaskInstance}.
  *
  * <p>A task stops being fed (its partitions leave the chooser) when {@code task.max.concurrency}
  * messages are in flight, or as many wait for a busy key; a partition stops being fed when its
@@ -43,45 +44,39 @@ final class AsyncDispatcher {
   static final int RING_PER_CONCURRENCY = KEY_LOOKAHEAD + 4;
   private final int maxParked;
   private final ExecutorService pool;
-  private final Watermark[] watermarks;
-  private final boolean[] partitionBlocked;
-  private final int[] inFlight;
-  private final int[] parked;
-  private final boolean[] taskBlocked;
-  private final Map<Object, ArrayDeque<PendingMessage>>[] busyKeys;
-  private final MpscArrayQueue<PendingMessage> completions;
+  /**
+   * Completions from any thread. Unbounded (a linked chain of array chunks), so that an offer
+   * never fails whatever the container's task count, which changes with its assignment; it holds
+   * at most the messages in flight.
+   */
+  private final MpscUnboundedArrayQueue<PendingMessage> completions =
+      new MpscUnboundedArrayQueue<>(1024);
   private PendingMessage oldest;
   private PendingMessage newest;
   private int outstanding;
   private volatile Thread sleeping;
 
-  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic maps
-  AsyncDispatcher(RunLoop loop, int partitions, int tasks, int maxConcurrency, Ordering ordering,
-      long timeoutNanos, ExecutorService pool) {
+  AsyncDispatcher(RunLoop loop, int maxConcurrency, Ordering ordering, long timeoutNanos,
+      ExecutorService pool) {
     this.loop = loop;
     this.maxConcurrency = maxConcurrency;
     this.ordering = ordering;
     this.timeoutNanos = timeoutNanos;
     this.maxParked = (int) Math.min(Integer.MAX_VALUE, (long) KEY_LOOKAHEAD * maxConcurrency);
     this.pool = pool;
-    watermarks = new Watermark[partitions];
-    for (int p = 0; p < partitions; p++) {
-      // Room for what is in flight and parked, and as much again completed behind a slow one.
-      watermarks[p] = new Watermark(RING_PER_CONCURRENCY * maxConcurrency + 16);
-    }
-    partitionBlocked = new boolean[partitions];
-    inFlight = new int[tasks];
-    parked = new int[tasks];
-    taskBlocked = new boolean[tasks];
-    busyKeys = new Map[tasks];
+  }
+
+  /** Prepares a task the container takes: its busy keys under key ordering. */
+  void attach(TaskInstance t) {
     if (ordering == Ordering.KEY) {
-      for (int t = 0; t < tasks; t++) {
-        busyKeys[t] = new HashMap<>();
-      }
+      t.busyKeys = new HashMap<>();
     }
-    // Only messages in flight can complete: at most maxConcurrency per task.
-    long capacity = (long) tasks * maxConcurrency + 16;
-    completions = new MpscArrayQueue<>((int) Math.min(1 << 30, Math.max(1024, capacity)));
+  }
+
+  /** Prepares a partition the container takes: its watermark ring. */
+  void attach(PartitionState p) {
+    // Room for what is in flight and parked, and as much again completed behind a slow one.
+    p.watermark = new Watermark(RING_PER_CONCURRENCY * maxConcurrency + 16);
   }
 
   /** Messages handed out and not yet below their partition's watermark. */
@@ -89,8 +84,8 @@ final class AsyncDispatcher {
     return outstanding;
   }
 
-  boolean hasOutstanding(int partition) {
-    return !watermarks[partition].isEmpty();
+  boolean hasOutstanding(PartitionState p) {
+    return !p.watermark.isEmpty();
   }
 
   /**
@@ -98,16 +93,18 @@ final class AsyncDispatcher {
    *
    * @return how many left the buffer (0 when the task or partition is blocked)
    */
-  int deliver(int p, TaskInstance t, PartitionBuffer buffer, int max, long now) {
-    Watermark watermark = watermarks[p];
+  int deliver(PartitionState p, int max, long now) {
+    TaskInstance t = p.task;
+    PartitionBuffer buffer = p.buffer;
+    Watermark watermark = p.watermark;
     int n = 0;
     while (n < max && !buffer.isEmpty()) {
-      if (taskBlocked[t.index]) {
+      if (t.blocked) {
         loop.setChoosable(p, false); // new data re-offered it; it waits for a completion
         return n;
       }
       if (watermark.isFull()) {
-        partitionBlocked[p] = true;
+        p.blocked = true;
         loop.setChoosable(p, false);
         return n;
       }
@@ -121,14 +118,14 @@ final class AsyncDispatcher {
         continue;
       }
       if (ordering == Ordering.KEY) {
-        ArrayDeque<PendingMessage> waiting = busyKeys[t.index].get(e.key());
+        ArrayDeque<PendingMessage> waiting = t.busyKeys.get(e.key());
         if (waiting != null) {
           waiting.add(m); // its key is busy: it waits, the rest go on
-          parked[t.index]++;
+          t.parked++;
           updateBlocked(t);
           continue;
         }
-        busyKeys[t.index].put(e.key(), new ArrayDeque<>(2));
+        t.busyKeys.put(e.key(), new ArrayDeque<>(2));
       }
       start(m, now);
     }
@@ -137,7 +134,7 @@ final class AsyncDispatcher {
 
   private void start(PendingMessage m, long now) {
     TaskInstance t = m.task;
-    inFlight[t.index]++;
+    t.inFlight++;
     updateBlocked(t);
     m.startNanos = now;
     if (newest == null) {
@@ -179,9 +176,7 @@ final class AsyncDispatcher {
 
   /** A callback completed; any thread. */
   void completed(PendingMessage m) {
-    while (!completions.offer(m)) {
-      Thread.onSpinWait(); // cannot happen: the queue holds every message that can be outstanding
-    }
+    completions.offer(m); // unbounded: never refused
     Thread loopThread = sleeping;
     if (loopThread != null) {
       LockSupport.unpark(loopThread);
@@ -201,7 +196,7 @@ final class AsyncDispatcher {
     while ((m = completions.relaxedPoll()) != null) {
       applied++;
       unlink(m);
-      inFlight[m.task.index]--;
+      m.task.inFlight--;
       Object outcome = m.outcome();
       String what = "callback failed for message";
       if (outcome == PendingMessage.COMPLETED) {
@@ -230,7 +225,7 @@ final class AsyncDispatcher {
       if (!m.timeOut()) {
         continue; // it completed meanwhile: its completion is in the queue
       }
-      inFlight[m.task.index]--;
+      m.task.inFlight--;
       loop.errors().failed(m.task, m.envelope, new IllegalStateException("the callback for "
           + m.envelope.stream() + "/" + m.envelope.partition() + " offset "
           + m.envelope.offset() + " did not complete within task.callback.timeout.ms="
@@ -242,13 +237,13 @@ final class AsyncDispatcher {
   /** A message is done with (completed, skipped or dead-lettered): free its key and its slot. */
   private void release(PendingMessage m) {
     if (ordering == Ordering.KEY) {
-      Map<Object, ArrayDeque<PendingMessage>> keys = busyKeys[m.task.index];
+      Map<Object, ArrayDeque<PendingMessage>> keys = m.task.busyKeys;
       ArrayDeque<PendingMessage> waiting = keys.get(m.envelope.key());
       PendingMessage successor = waiting == null ? null : waiting.poll();
       if (successor == null) {
         keys.remove(m.envelope.key());
       } else {
-        parked[m.task.index]--;
+        m.task.parked--;
         start(successor, loop.cycleNanos());
       }
     }
@@ -257,27 +252,27 @@ final class AsyncDispatcher {
 
   private void finish(PendingMessage m) {
     outstanding--;
-    int p = m.partition;
-    long moved = watermarks[p].complete(m.slot);
+    PartitionState p = m.partition;
+    long moved = p.watermark.complete(m.slot);
     if (moved != Long.MIN_VALUE) {
       loop.watermarkMoved(p, moved);
-      if (partitionBlocked[p]) {
-        partitionBlocked[p] = false;
-        loop.setChoosable(p, !taskBlocked[m.task.index]);
+      if (p.blocked) {
+        p.blocked = false;
+        loop.setChoosable(p, !m.task.blocked);
       }
     }
     updateBlocked(m.task);
-    if (watermarks[p].isEmpty()) {
+    if (p.watermark.isEmpty()) {
       loop.partitionSettled(p);
     }
   }
 
   private void updateBlocked(TaskInstance t) {
-    boolean blocked = inFlight[t.index] >= maxConcurrency || parked[t.index] >= maxParked;
-    if (blocked != taskBlocked[t.index]) {
-      taskBlocked[t.index] = blocked;
-      for (int p : loop.partitionsOf(t)) {
-        loop.setChoosable(p, !blocked && !partitionBlocked[p]);
+    boolean blocked = t.inFlight >= maxConcurrency || t.parked >= maxParked;
+    if (blocked != t.blocked) {
+      t.blocked = blocked;
+      for (PartitionState p : t.partitions) {
+        loop.setChoosable(p, !blocked && !p.blocked);
       }
     }
   }

@@ -18,8 +18,12 @@ import java.util.Map;
  * return little; when every buffer is empty, the empty ones are polled at once, and a lone consumer
  * may block briefly. Polls hand over up to {@code maxMessages} per partition, in one batch.
  *
- * <p>Bounded memory: a batch that takes a partition's buffer past {@code maxBytes} pauses the
- * consumer for that partition until the buffer is empty again.
+ * <p>Bounded memory: a batch that takes a partition's buffer past the byte cap pauses the consumer
+ * for that partition until the buffer is empty again. The cap is the container's budget divided
+ * by its partitions, so it changes when they do.
+ *
+ * <p>Partitions are {@link #add added} and {@link #remove removed} as the container's tasks
+ * change; the poll groups are rebuilt then, never on the per-message path.
  *
  * <p>Loop thread only. It is the {@link BatchSink} the consumers write into during a poll.
  */
@@ -27,26 +31,18 @@ public final class ConsumerMultiplexer implements BatchSink {
   /** Told when a partition has ended and its buffer is drained. */
   public interface Listener {
     /** The partition will never have messages again. */
-    void finished(int index);
+    void finished(PartitionState partition);
 
     /** The consumer has handed over every message of the partition before {@code nextOffset}. */
-    default void positionReached(int index, long nextOffset) {}
+    default void positionReached(PartitionState partition, long nextOffset) {}
   }
 
-  private final PartitionBuffer[] buffers;
-  private final SystemConsumer[] consumerOf;
-  private final long[] pollIntervalNanos;
-  private final long[] lastPollNanos;
-  private final boolean[] paused;
-  private final boolean[] ended;
-  private final boolean[] finished;
-  private final long[] heads;
-  private final long[] positions;
-  private final ConsumerPolls[] polls;
+  private final PartitionTable partitions;
   private final Chooser chooser;
   private final Listener listener;
   private final int maxMessages;
-  private final long maxBytes;
+  private long maxBytes;
+  private ConsumerPolls[] polls = new ConsumerPolls[0];
   /** Partitions not finished whose buffers are empty. */
   private int emptyCount;
   /** Partitions not finished. */
@@ -57,43 +53,59 @@ public final class ConsumerMultiplexer implements BatchSink {
   /**
    * Creates the multiplexer.
    *
-   * @param consumerOf each partition's consumer (the same instance for partitions of one system)
-   * @param pollIntervalNanos each partition's poll interval
    * @param maxMessages the most messages handed over per poll of one partition
    * @param maxBytes the byte cap of one partition's buffer
    */
-  public ConsumerMultiplexer(
-      SystemConsumer[] consumerOf, long[] pollIntervalNanos, int maxMessages, long maxBytes,
-      Chooser chooser, Listener listener) {
-    int n = consumerOf.length;
-    this.consumerOf = consumerOf;
-    this.pollIntervalNanos = pollIntervalNanos;
+  ConsumerMultiplexer(PartitionTable partitions, int maxMessages, long maxBytes, Chooser chooser,
+      Listener listener) {
+    this.partitions = partitions;
     this.maxMessages = maxMessages;
     this.maxBytes = maxBytes;
     this.chooser = chooser;
     this.listener = listener;
-    buffers = new PartitionBuffer[n];
-    lastPollNanos = new long[n];
-    paused = new boolean[n];
-    ended = new boolean[n];
-    finished = new boolean[n];
-    heads = new long[n];
-    java.util.Arrays.fill(heads, -1);
-    positions = new long[n];
-    java.util.Arrays.fill(positions, -1);
-    for (int p = 0; p < n; p++) {
-      buffers[p] = new PartitionBuffer(Math.min(maxMessages, 1024));
+  }
+
+  /** The buffer capacity a new partition starts with (its buffer grows if a poll needs more). */
+  int initialBufferCapacity() {
+    return Math.min(maxMessages, 1024);
+  }
+
+  /** Sets the byte cap of each partition's buffer (when the partition count changed). */
+  void setMaxBytes(long maxBytes) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Starts polling partitions just put in the table (and registered with their consumers). */
+  void add(List<PartitionState> added) {
+    emptyCount += added.size();
+    activeCount += added.size();
+    regroup(List.of());
+    nextDueNanos = Long.MIN_VALUE;
+  }
+
+  /**
+   * Stops polling partitions that are about to leave the table; their buffered messages are
+   * dropped, uncommitted (whoever reads them next resumes after the checkpoint).
+   */
+  void remove(List<PartitionState> removed) {
+    for (PartitionState p : removed) {
+      retire(p);
     }
-    Map<SystemConsumer, List<Integer>> byConsumer = new IdentityHashMap<>();
-    for (int p = 0; p < n; p++) {
-      byConsumer.computeIfAbsent(consumerOf[p], c -> new ArrayList<>()).add(p);
+    regroup(removed);
+  }
+
+  private void regroup(List<PartitionState> leaving) {
+    Map<SystemConsumer, List<PartitionState>> byConsumer = new IdentityHashMap<>();
+    for (int i = 0; i < partitions.limit(); i++) {
+      PartitionState p = partitions.get(i);
+      if (p != null && !leaving.contains(p)) {
+        byConsumer.computeIfAbsent(p.consumer, c -> new ArrayList<>()).add(p);
+      }
     }
     List<ConsumerPolls> groups = new ArrayList<>();
-    byConsumer.forEach((consumer, partitions) ->
-        groups.add(new ConsumerPolls(consumer, partitions.stream().mapToInt(i -> i).toArray())));
+    byConsumer.forEach((consumer, list) ->
+        groups.add(new ConsumerPolls(consumer, list.toArray(new PartitionState[0]))));
     polls = groups.toArray(new ConsumerPolls[0]);
-    emptyCount = n;
-    activeCount = n;
   }
 
   /**
@@ -115,15 +127,15 @@ public final class ConsumerMultiplexer implements BatchSink {
     int handed = 0;
     for (ConsumerPolls group : polls) {
       int count = 0;
-      for (int p : group.partitions) {
-        if (finished[p] || paused[p] || ended[p] || !buffers[p].isEmpty()) {
+      for (PartitionState p : group.partitions) {
+        if (p.finished || p.paused || p.ended || !p.buffer.isEmpty()) {
           continue;
         }
-        long due = lastPollNanos[p] + pollIntervalNanos[p];
+        long due = p.lastPollNanos + p.pollIntervalNanos;
         if (nothingBuffered || now - due >= 0) {
-          group.scratch[count++] = p;
-          lastPollNanos[p] = now;
-          due = now + pollIntervalNanos[p];
+          group.scratch[count++] = p.index;
+          p.lastPollNanos = now;
+          due = now + p.pollIntervalNanos;
         }
         nextDue = Math.min(nextDue, due);
       }
@@ -138,10 +150,11 @@ public final class ConsumerMultiplexer implements BatchSink {
 
   @Override
   public void accept(int index, Envelope[] messages, int from, int count) {
-    if (count <= 0 || finished[index]) {
+    PartitionState p = partitions.get(index);
+    if (count <= 0 || p == null || p.finished) {
       return;
     }
-    PartitionBuffer buffer = buffers[index];
+    PartitionBuffer buffer = p.buffer;
     if (buffer.isEmpty()) {
       chooser.available(index);
       emptyCount--;
@@ -151,92 +164,86 @@ public final class ConsumerMultiplexer implements BatchSink {
     for (int i = from; i < from + count; i++) {
       bytes += messages[i].sizeInBytes();
     }
-    buffer.bytesSinceEmpty += bytes;
-    if (!paused[index] && buffer.bytesSinceEmpty > maxBytes) {
-      paused[index] = true;
-      consumerOf[index].pause(index);
+    p.bytesSinceEmpty += bytes;
+    if (!p.paused && p.bytesSinceEmpty > maxBytes) {
+      p.paused = true;
+      p.consumer.pause(index);
     }
   }
 
   @Override
   public void endOfStream(int index) {
-    if (ended[index]) {
+    PartitionState p = partitions.get(index);
+    if (p == null || p.ended) {
       return;
     }
-    ended[index] = true;
-    if (buffers[index].isEmpty()) {
-      finish(index);
+    p.ended = true;
+    if (p.buffer.isEmpty()) {
+      finish(p);
     }
   }
 
   @Override
   public void head(int index, long upcomingOffset) {
-    heads[index] = upcomingOffset;
+    PartitionState p = partitions.get(index);
+    if (p != null) {
+      p.head = upcomingOffset;
+    }
   }
 
   @Override
   public void position(int index, long nextOffset) {
-    if (nextOffset > positions[index]) {
-      positions[index] = nextOffset;
-      listener.positionReached(index, nextOffset);
+    PartitionState p = partitions.get(index);
+    if (p != null && nextOffset > p.position) {
+      p.position = nextOffset;
+      listener.positionReached(p, nextOffset);
     }
-  }
-
-  /** The consumer's last reported position in a partition (see BatchSink.position), or -1. */
-  public long position(int index) {
-    return positions[index];
-  }
-
-  /** The buffer of a partition, for delivery. */
-  PartitionBuffer buffer(int index) {
-    return buffers[index];
   }
 
   /** Called after delivering from a partition whose buffer is now empty. */
-  void drained(int index) {
-    PartitionBuffer buffer = buffers[index];
-    buffer.bytesSinceEmpty = 0;
-    chooser.unavailable(index);
+  void drained(PartitionState p) {
+    p.bytesSinceEmpty = 0;
+    chooser.unavailable(p.index);
     emptyCount++;
     // Due on its own interval, which may come before what the last refill computed from the
     // partitions that were empty then (a real-time partition next to bulk ones).
-    nextDueNanos = Math.min(nextDueNanos, lastPollNanos[index] + pollIntervalNanos[index]);
-    if (paused[index]) {
-      paused[index] = false;
-      consumerOf[index].resume(index);
+    nextDueNanos = Math.min(nextDueNanos, p.lastPollNanos + p.pollIntervalNanos);
+    if (p.paused) {
+      p.paused = false;
+      p.consumer.resume(p.index);
     }
-    if (ended[index]) {
-      finish(index);
+    if (p.ended) {
+      finish(p);
     }
   }
 
   /** Stops delivering a partition (its task shut down); buffered messages are dropped, uncommitted. */
-  void retire(int index) {
-    if (finished[index]) {
+  void retire(PartitionState p) {
+    if (p.finished) {
       return;
     }
-    PartitionBuffer buffer = buffers[index];
+    PartitionBuffer buffer = p.buffer;
     if (buffer.isEmpty()) {
       emptyCount--;
     }
     while (!buffer.isEmpty()) {
       buffer.poll();
     }
-    chooser.unavailable(index);
-    chooser.caughtUp(index);
-    finished[index] = true;
+    chooser.unavailable(p.index);
+    chooser.caughtUp(p.index);
+    p.finished = true;
     activeCount--;
   }
 
-  private void finish(int index) {
-    if (finished[index]) {
+  private void finish(PartitionState p) {
+    if (p.finished) {
       return;
     }
-    finished[index] = true;
+    p.finished = true;
     emptyCount--;
     activeCount--;
-    chooser.caughtUp(index);
-    listener.finished(index);
+    chooser.caughtUp(p.index);
+    listener.finished(p);
   }
 
   /** Partitions not finished. */
@@ -254,28 +261,13 @@ public final class ConsumerMultiplexer implements BatchSink {
     return emptyCount < activeCount;
   }
 
-  /** Whether fetching for a partition is paused because its buffer is full. */
-  public boolean isPaused(int index) {
-    return paused[index];
-  }
-
-  /** Messages buffered for a partition. */
-  public int buffered(int index) {
-    return buffers[index].size();
-  }
-
-  /** The partition's upcoming offset as its system last reported it, or -1. */
-  public long head(int index) {
-    return heads[index];
-  }
-
   /** The partitions of one consumer, with a scratch array for the indices of one poll. */
   private static final class ConsumerPolls {
     final SystemConsumer consumer;
-    final int[] partitions;
+    final PartitionState[] partitions;
     final int[] scratch;
 
-    ConsumerPolls(SystemConsumer consumer, int[] partitions) {
+    ConsumerPolls(SystemConsumer consumer, PartitionState[] partitions) {
       this.consumer = consumer;
       this.partitions = partitions;
       this.scratch = new int[partitions.length];

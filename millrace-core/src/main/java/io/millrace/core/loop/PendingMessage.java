@@ -27,7 +27,7 @@ final class PendingMessage implements TaskCallback {
 
   final AsyncDispatcher dispatcher;
   final TaskInstance task;
-  final int partition;
+  final PartitionState partition;
   final long slot;
   final Envelope envelope;
   final BufferedCollector collector;
@@ -40,7 +40,7 @@ final class PendingMessage implements TaskCallback {
   PendingMessage previous;
   PendingMessage next;
 
-  PendingMessage(AsyncDispatcher dispatcher, TaskInstance task, int partition, long slot,
+  PendingMessage(AsyncDispatcher dispatcher, TaskInstance task, PartitionState partition, long slot,
       Envelope envelope) {
     this.dispatcher = dispatcher;
     this.task = task;

@@ -3,6 +3,7 @@ package io.millrace.core.loop;
 import io.millrace.api.Coordinator.Scope;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
+import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.metrics.Timer;
@@ -10,11 +11,10 @@ import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.WorkerPool;
-import io.millrace.core.checkpoint.CheckpointStore;
-import io.millrace.core.checkpoint.CheckpointWriter;
 import io.millrace.core.choose.Chooser;
-import io.millrace.core.output.OutputRoute;
+import io.millrace.core.commit.Committer;
 import io.millrace.core.store.ContainerStores;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.LockSupport;
@@ -28,14 +28,15 @@ import org.slf4j.LoggerFactory;
  * while running:
  *   refill: poll consumers for empty partitions (ConsumerMultiplexer)
  *   deliver: choose a partition with data (Chooser), hand its messages to its task inline
- *   timers: window, commit
+ *   timers: window, commit (Committer)
  *   end: every partition finished -> end of stream, final commit, stop
  * </pre>
  *
- * <p>Per-partition state (last offset, task) lives in arrays indexed by the dense partition index.
- * The synchronous path calls the task directly: no callback object, no lock, no volatile write
- * per message. The clock is read once per cycle, and a cycle delivers up to
- * {@link #MESSAGES_PER_CYCLE} messages before timers and refills are looked at again.
+ * <p>Each partition's state is one {@link PartitionState}, found by its dense index in the
+ * container's {@link PartitionTable}. The synchronous path calls the task directly: no callback
+ * object, no lock, no volatile write per message. The clock is read once per cycle, and a cycle
+ * delivers up to {@link #MESSAGES_PER_CYCLE} messages before timers and refills are looked at
+ * again.
  */
 public final class RunLoop implements ConsumerMultiplexer.Listener {
   static final Logger LOG = LoggerFactory.getLogger(RunLoop.class);
@@ -44,143 +45,72 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
 
   private final int containerId;
   private final LoopSettings settings;
+  private final Clock clock;
+  private final MetricsRegistry metrics;
+  private final String metricsGroup;
+  private final PartitionTable partitions = new PartitionTable();
+  private final Chooser chooser = new Chooser();
   private final ConsumerMultiplexer mux;
-  private final Chooser chooser;
-  private final TaskInstance[] taskOf;
-  private final TaskInstance[] tasks;
-  private final int[][] partitionsOfTask;
-  private final long[] lastOffset;
-  private final long[] newestAtStart;
+  private final List<TaskInstance> tasks = new ArrayList<>();
   private final List<SystemConsumer> consumers;
   private final List<SystemProducer> producers;
-  private final CheckpointWriter checkpoints;
+  private final Committer committer;
   private final ErrorHandler errors;
-  private final Clock clock;
+  /** The container's stores, or null. */
+  private final ContainerStores stores;
+  /** Async tasks and worker-pool tasks, or null when every task runs inline. */
+  private final AsyncDispatcher async;
+  private final ExecutorService pool;
   private final Counter processed;
-  private final Counter commits;
   private final Timer processTimer;
+  /** The tasks the container starts with; added at {@link #start}. */
+  private List<TaskSpec> initialTasks;
+  /** The partitions by index, published for progress and metrics threads (a new array each time). */
+  private volatile PartitionState[] published = new PartitionState[0];
   private volatile boolean stopRequested;
   private volatile boolean running;
   private long nextCommitNanos = Long.MAX_VALUE;
   private long nextWindowNanos = Long.MAX_VALUE;
+  private long nextTimeoutCheckNanos = Long.MAX_VALUE;
   private int stoppedTasks;
   private boolean stopAfterCycle;
   private boolean commitAfterCycle;
   private int idleCycles;
   private boolean wasBusy;
-  /** Async tasks and worker-pool tasks, or null when every task runs inline. */
-  private final AsyncDispatcher async;
-  private final ExecutorService pool;
-  /** Partitions whose end of stream waits for their messages in flight. */
-  private final boolean[] finishWhenSettled;
   private long cycleNanos;
-  private long nextTimeoutCheckNanos = Long.MAX_VALUE;
-  /** The container's stores, or null. */
-  private final ContainerStores stores;
-  /** Input offsets then changelog offsets, for checkpoints of a container with stores. */
-  private final long[] checkpointOffsets;
 
   /**
    * Creates the loop; {@link #run} starts it.
    *
-   * @param consumerOf each partition's consumer (partitions are already registered)
-   * @param taskIndexOf each partition's task, as an index into {@code tasks}
-   * @param priorities each partition's chooser priority
-   * @param bootstrap whether each partition is a bootstrap partition
-   * @param newestAtStart each partition's newest offset at start (for bootstrap), -1 if empty
-   * @param startOffsets each partition's checkpointed offset, or {@link CheckpointStore#NONE}
-   * @param pollIntervalNanos each partition's poll interval
+   * @param parts what the container is made of
+   * @param tasks the tasks it runs from the start
    */
-  public RunLoop(
-      int containerId, LoopSettings settings, SystemConsumer[] consumerOf, int[] taskIndexOf,
-      TaskInstance[] tasks, int[] priorities, boolean[] bootstrap, long[] newestAtStart,
-      long[] startOffsets, long[] pollIntervalNanos, List<SystemConsumer> consumers,
-      List<SystemProducer> producers, CheckpointWriter checkpoints, ErrorPolicy policy,
-      OutputRoute deadLetters, MetricsRegistry metrics, Clock clock) {
-    this(containerId, settings, consumerOf, taskIndexOf, tasks, priorities, bootstrap,
-        newestAtStart, startOffsets, pollIntervalNanos, consumers, producers, checkpoints, policy,
-        deadLetters, metrics, clock, null);
-  }
-
-  /**
-   * Creates the loop of a container with stores; see the other constructor.
-   *
-   * @param stores the container's stores (restored at start, flushed at each commit), or null
-   */
-  public RunLoop(
-      int containerId, LoopSettings settings, SystemConsumer[] consumerOf, int[] taskIndexOf,
-      TaskInstance[] tasks, int[] priorities, boolean[] bootstrap, long[] newestAtStart,
-      long[] startOffsets, long[] pollIntervalNanos, List<SystemConsumer> consumers,
-      List<SystemProducer> producers, CheckpointWriter checkpoints, ErrorPolicy policy,
-      OutputRoute deadLetters, MetricsRegistry metrics, Clock clock, ContainerStores stores) {
-    int n = consumerOf.length;
-    this.stores = stores;
-    this.checkpointOffsets = stores == null ? null
-        : new long[n + stores.changelogPartitions().size()];
-    this.containerId = containerId;
-    this.settings = settings;
-    this.tasks = tasks;
-    this.consumers = consumers;
-    this.producers = producers;
-    this.checkpoints = checkpoints;
-    this.clock = clock;
-    this.newestAtStart = newestAtStart;
-    this.lastOffset = startOffsets.clone();
-    this.taskOf = new TaskInstance[n];
-    int[] counts = new int[tasks.length];
-    for (int p = 0; p < n; p++) {
-      taskOf[p] = tasks[taskIndexOf[p]];
-      counts[taskIndexOf[p]]++;
-    }
-    partitionsOfTask = new int[tasks.length][];
-    for (int t = 0; t < tasks.length; t++) {
-      partitionsOfTask[t] = new int[counts[t]];
-      counts[t] = 0;
-    }
-    for (int p = 0; p < n; p++) {
-      partitionsOfTask[taskIndexOf[p]][counts[taskIndexOf[p]]++] = p;
-    }
+  public RunLoop(ContainerParts parts, List<TaskSpec> tasks) {
+    this.containerId = parts.containerId();
+    this.settings = parts.settings();
+    this.clock = parts.clock();
+    this.metrics = parts.metrics();
+    this.consumers = parts.consumers();
+    this.producers = parts.producers();
+    this.committer = parts.committer();
+    this.stores = parts.stores();
+    this.initialTasks = List.copyOf(tasks);
     AsyncSettings asyncSettings = settings.async();
-    boolean anyDispatched = false;
-    for (int t = 0; t < tasks.length; t++) {
-      tasks[t].index = t;
-      tasks[t].dispatched = tasks[t].asyncTask != null || asyncSettings.poolSize() > 0;
-      anyDispatched |= tasks[t].dispatched;
-    }
     this.pool = asyncSettings.poolSize() > 0
         ? WorkerPool.create(containerId, asyncSettings.poolSize(), asyncSettings.poolVirtual())
         : null;
-    this.async = anyDispatched
-        ? new AsyncDispatcher(this, n, tasks.length, asyncSettings.maxConcurrency(),
-            asyncSettings.ordering(), asyncSettings.callbackTimeoutNanos(), pool)
+    this.async = parts.dispatched()
+        ? new AsyncDispatcher(this, asyncSettings.maxConcurrency(), asyncSettings.ordering(),
+            asyncSettings.callbackTimeoutNanos(), pool)
         : null;
-    this.finishWhenSettled = new boolean[n];
-    boolean[] pending = bootstrap.clone();
-    for (int p = 0; p < n; p++) {
-      // A bootstrap partition that is empty, or already past its head, has nothing to read first.
-      if (pending[p] && (newestAtStart[p] < 0
-          || (startOffsets[p] != CheckpointStore.NONE && startOffsets[p] >= newestAtStart[p]))) {
-        pending[p] = false;
-      }
-    }
-    this.chooser = new Chooser(priorities, pending);
-    this.mux = new ConsumerMultiplexer(consumerOf, pollIntervalNanos, settings.maxMessages(),
-        settings.partitionBytes(n), chooser, this);
-    String group = "container-" + containerId;
-    this.processed = metrics.counter(group, "messages-processed");
-    this.commits = metrics.counter(group, "commits");
-    this.processTimer = metrics.timer(group, "process-ns");
-    this.errors = new ErrorHandler(policy, deadLetters, metrics.counter(group, "messages-skipped"),
-        metrics.counter(group, "messages-dead-lettered"));
-    for (int p = 0; p < n; p++) {
-      int index = p;
-      metrics.gauge(group, "buffered." + index, () -> mux.buffered(index));
-      metrics.gauge(group, "lag." + index, () -> {
-        long head = mux.head(index);
-        long last = lastOffset[index];
-        return head < 0 ? -1 : head - (last == CheckpointStore.NONE ? 0 : last + 1);
-      });
-    }
+    this.mux = new ConsumerMultiplexer(partitions, settings.maxMessages(),
+        settings.partitionBytes(1), chooser, this);
+    this.metricsGroup = "container-" + containerId;
+    this.processed = metrics.counter(metricsGroup, "messages-processed");
+    this.processTimer = metrics.timer(metricsGroup, "process-ns");
+    this.errors = new ErrorHandler(parts.errorPolicy(), parts.deadLetters(),
+        metrics.counter(metricsGroup, "messages-skipped"),
+        metrics.counter(metricsGroup, "messages-dead-lettered"));
   }
 
   /** Asks the loop to commit and stop; returns at once. Any thread. */
@@ -193,9 +123,12 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     return running;
   }
 
-  /** The last processed offset of each partition (read racily from other threads, for progress). */
-  public long[] offsets() {
-    return lastOffset;
+  /**
+   * The container's partitions now, by index; other threads read their offsets racily (progress,
+   * metrics).
+   */
+  public List<PartitionState> partitions() {
+    return List.of(published);
   }
 
   /** Messages processed so far. */
@@ -216,7 +149,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       while (cycle() >= 0) {
         // cycle() does the work; it returns -1 when the container is done or asked to stop.
       }
-      commit();
+      committer.commit();
       committedOk = true;
     } catch (TaskFailedException e) {
       // Commit what was processed before the failed message, then report the failure.
@@ -228,20 +161,26 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
   }
 
-  /** Starts producers and consumers and initialises the tasks. Part of {@link #run}. */
+  /**
+   * Starts producers and consumers, takes the initial tasks and initialises them. Part of
+   * {@link #run}.
+   */
   public void start() throws Exception {
     running = true;
     for (SystemProducer producer : producers) {
       producer.start();
     }
+    List<TaskSpec> first = initialTasks;
+    initialTasks = null;
+    addPartitions(first); // registered with their consumers before these start
     for (SystemConsumer consumer : consumers) {
       consumer.start();
     }
     if (stores != null) {
       stores.restore(); // before init: a task may read its stores there
     }
-    for (TaskInstance task : tasks) {
-      task.init();
+    for (TaskSpec spec : first) {
+      spec.task().init();
     }
     long now = clock.nanoTime();
     if (settings.commitNanos() > 0) {
@@ -253,6 +192,56 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (async != null) {
       nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
+  }
+
+  /**
+   * Takes tasks: gives each input partition a dense index, registers it with its consumer and
+   * puts it in the chooser and the multiplexer; the checkpoint layout follows. Not on the
+   * per-message path: only when the container's tasks change.
+   */
+  private void addPartitions(List<TaskSpec> taken) {
+    List<PartitionState> added = new ArrayList<>();
+    for (TaskSpec spec : taken) {
+      TaskInstance t = spec.task();
+      t.dispatched = async != null;
+      if (async != null) {
+        async.attach(t);
+      }
+      PartitionState[] inputs = new PartitionState[spec.inputs().size()];
+      for (int i = 0; i < inputs.length; i++) {
+        PartitionSpec in = spec.inputs().get(i);
+        PartitionState p = new PartitionState(partitions.nextIndex(), in, t,
+            mux.initialBufferCapacity());
+        partitions.add(p);
+        in.consumer().register(p.index, in.stream(), in.id().partition(), in.start());
+        chooser.add(p.index, p.priority, p.bootstrapPending(in.bootstrap()));
+        if (async != null) {
+          async.attach(p);
+        }
+        registerGauges(p);
+        inputs[i] = p;
+        added.add(p);
+      }
+      t.partitions = inputs;
+      t.livePartitions = inputs.length;
+      tasks.add(t);
+    }
+    mux.add(added);
+    relayout();
+  }
+
+  /** The table changed: byte caps, the checkpoint layout and what other threads see follow. */
+  private void relayout() {
+    mux.setMaxBytes(settings.partitionBytes(partitions.count()));
+    PartitionState[] now = partitions.snapshot();
+    committer.layout(now);
+    published = now;
+  }
+
+  private void registerGauges(PartitionState p) {
+    int index = p.index;
+    metrics.gauge(metricsGroup, "buffered." + index, p::buffered);
+    metrics.gauge(metricsGroup, "lag." + index, p::lag);
   }
 
   /** Overdue callbacks are looked for this often: a tenth of the time-out, at least every 1 ms. */
@@ -267,7 +256,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * @return messages delivered, or -1 when the container is done or asked to stop
    */
   public int cycle() throws Exception {
-    if (stopRequested || tasks.length == 0) {
+    if (stopRequested || tasks.isEmpty()) {
       return -1;
     }
     long now = clock.nanoTime();
@@ -281,12 +270,13 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     mux.refill(now, timeout);
     int delivered = 0;
     while (delivered < MESSAGES_PER_CYCLE) {
-      int p = chooser.next();
-      if (p < 0) {
+      int index = chooser.next();
+      if (index < 0) {
         break;
       }
+      PartitionState p = partitions.get(index);
       // The inline path stays a small method of its own (the JIT inlines it into this loop).
-      delivered += taskOf[p].dispatched ? deliverDispatched(p, settings.batchSize())
+      delivered += p.task.dispatched ? deliverDispatched(p, settings.batchSize())
           : deliver(p, settings.batchSize());
       if (stopAfterCycle || commitAfterCycle) {
         break;
@@ -298,7 +288,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
     if (commitAfterCycle) {
       commitAfterCycle = false;
-      commit();
+      committer.commit();
     }
     if (stopAfterCycle || (mux.activeCount() == 0 && (async == null || async.outstanding() == 0))) {
       return -1;
@@ -308,7 +298,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
     if (now >= nextCommitNanos) {
-      commit();
+      committer.commit();
       nextCommitNanos = now + settings.commitNanos();
     }
     if (now >= nextWindowNanos) {
@@ -350,16 +340,16 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   }
 
   /**
-   * Hands up to {@code max} buffered messages of partition {@code p} to its task, inline.
+   * Hands up to {@code max} buffered messages of a partition to its task, inline.
    *
    * @return how many were delivered
    */
-  private int deliver(int p, int max) {
-    PartitionBuffer buffer = mux.buffer(p);
-    TaskInstance t = taskOf[p];
+  private int deliver(PartitionState p, int max) {
+    PartitionBuffer buffer = p.buffer;
+    TaskInstance t = p.task;
     int n = Math.min(max, buffer.size());
     StreamTask task = t.task;
-    long last = lastOffset[p];
+    long last = p.lastOffset;
     long started = processTimer.enabled() ? clock.nanoTime() : 0;
     int i = 0;
     try {
@@ -380,7 +370,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       }
     } finally {
       // Written once per delivery, not per message; on a failure it stays at the last good one.
-      lastOffset[p] = last;
+      p.lastOffset = last;
     }
     if (started != 0) {
       processTimer.update(clock.nanoTime() - started);
@@ -388,7 +378,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (buffer.isEmpty()) {
       mux.drained(p);
     }
-    if (chooser.isBootstrapPending(p)) {
+    if (chooser.isBootstrapPending(p.index)) {
       checkBootstrap(p, last);
     }
     if (t.coordinator.any) {
@@ -414,24 +404,19 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       return;
     }
     t.stopped = true;
-    for (int t2 = 0; t2 < tasks.length; t2++) {
-      if (tasks[t2] == t) {
-        for (int p : partitionsOfTask[t2]) {
-          mux.retire(p);
-        }
-      }
+    for (PartitionState p : t.partitions) {
+      mux.retire(p);
     }
-    if (++stoppedTasks == tasks.length) {
+    if (++stoppedTasks == tasks.size()) {
       stopAfterCycle = true;
     }
   }
 
   /** Delivery to an async task or a worker pool: the dispatcher owns the offsets from here. */
-  private int deliverDispatched(int p, int max) {
-    PartitionBuffer buffer = mux.buffer(p);
-    TaskInstance t = taskOf[p];
-    int n = async.deliver(p, t, buffer, max, cycleNanos);
-    if (buffer.isEmpty()) {
+  private int deliverDispatched(PartitionState p, int max) {
+    TaskInstance t = p.task;
+    int n = async.deliver(p, max, cycleNanos);
+    if (p.buffer.isEmpty()) {
       mux.drained(p);
     }
     if (t.coordinator.any) {
@@ -450,35 +435,31 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     return cycleNanos;
   }
 
-  int[] partitionsOf(TaskInstance t) {
-    return partitionsOfTask[t.index];
-  }
-
   /** Lets the chooser pick a partition again, or not (its task or watermark is full). */
-  void setChoosable(int p, boolean choosable) {
-    if (choosable && !mux.buffer(p).isEmpty()) {
-      chooser.available(p);
+  void setChoosable(PartitionState p, boolean choosable) {
+    if (choosable && !p.buffer.isEmpty()) {
+      chooser.available(p.index);
     } else if (!choosable) {
-      chooser.unavailable(p);
+      chooser.unavailable(p.index);
     }
   }
 
   /** Every message of a partition up to {@code offset} has completed: it may be committed. */
-  void watermarkMoved(int p, long offset) {
-    lastOffset[p] = offset;
-    if (chooser.isBootstrapPending(p)) {
+  void watermarkMoved(PartitionState p, long offset) {
+    p.lastOffset = offset;
+    if (chooser.isBootstrapPending(p.index)) {
       checkBootstrap(p, offset);
     }
-    TaskInstance t = taskOf[p];
+    TaskInstance t = p.task;
     if (t.coordinator.any) {
       onRequests(t);
     }
   }
 
   /** A partition has nothing in flight any more; an end of stream that waited may happen now. */
-  void partitionSettled(int p) {
-    if (finishWhenSettled[p]) {
-      finishWhenSettled[p] = false;
+  void partitionSettled(PartitionState p) {
+    if (p.finishWhenSettled) {
+      p.finishWhenSettled = false;
       finished(p);
     }
   }
@@ -488,28 +469,28 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * the consumer has moved past that offset and everything it handed over is processed (its
    * last offsets may hold no message: compaction, transaction markers).
    */
-  private void checkBootstrap(int p, long processed) {
-    if (processed >= newestAtStart[p]
-        || (mux.position(p) > newestAtStart[p] && mux.buffer(p).isEmpty()
+  private void checkBootstrap(PartitionState p, long processed) {
+    if (processed >= p.newestAtStart
+        || (p.position > p.newestAtStart && p.buffer.isEmpty()
             && (async == null || !async.hasOutstanding(p)))) {
-      chooser.caughtUp(p);
+      chooser.caughtUp(p.index);
     }
   }
 
   @Override
-  public void positionReached(int index, long nextOffset) {
-    if (chooser.isBootstrapPending(index)) {
-      checkBootstrap(index, lastOffset[index] == CheckpointStore.NONE ? -1 : lastOffset[index]);
+  public void positionReached(PartitionState p, long nextOffset) {
+    if (chooser.isBootstrapPending(p.index)) {
+      checkBootstrap(p, p.lastOffset == CheckpointStore.NONE ? -1 : p.lastOffset);
     }
   }
 
   @Override
-  public void finished(int index) {
-    if (async != null && async.hasOutstanding(index)) {
-      finishWhenSettled[index] = true; // end of stream once its messages in flight complete
+  public void finished(PartitionState p) {
+    if (async != null && async.hasOutstanding(p)) {
+      p.finishWhenSettled = true; // end of stream once its messages in flight complete
       return;
     }
-    TaskInstance t = taskOf[index];
+    TaskInstance t = p.task;
     if (--t.livePartitions == 0 && !t.stopped) {
       try {
         t.endOfStream();
@@ -537,31 +518,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
   }
 
-  /**
-   * DESIGN.md's commit protocol: stores flush (cache -> engine write batch -> changelog), outputs
-   * and changelogs are flushed and acknowledged, stores record their changelog offsets, then the
-   * checkpoint is written.
-   */
-  private void commit() {
-    if (stores != null) {
-      stores.flush();
-    }
-    for (SystemProducer producer : producers) {
-      producer.flush();
-    }
-    if (stores == null) {
-      checkpoints.write(lastOffset);
-    } else {
-      System.arraycopy(lastOffset, 0, checkpointOffsets, 0, lastOffset.length);
-      stores.afterProducersFlushed(checkpointOffsets, lastOffset.length);
-      checkpoints.write(checkpointOffsets);
-    }
-    commits.inc();
-  }
-
   private void commitQuietly() {
     try {
-      commit();
+      committer.commit();
     } catch (RuntimeException e) {
       LOG.error("container {}: final commit after a task failure failed too", containerId, e);
     }

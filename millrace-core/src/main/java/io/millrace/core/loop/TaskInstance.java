@@ -21,18 +21,30 @@ public final class TaskInstance {
   private final Object userTask;
   /** Whether messages go through the async dispatcher (an async task, or a worker pool). */
   boolean dispatched;
-  /** The task's index in its container. */
-  int index;
   final TaskCollector collector;
   final TaskContext context;
   final TaskCoordinator coordinator;
   final WindowableTask windowable;
   /** What the task asked to run when the loop goes idle (filled during init). */
   final java.util.List<Runnable> idleActions;
+  /** The task's number: the partition number of its inputs (task k reads partition k of each). */
+  final int number;
+  /** The task's input partitions in its container, set when the container takes the task. */
+  PartitionState[] partitions = new PartitionState[0];
   /** Input partitions of the task not yet finished. */
   int livePartitions;
   boolean endOfStreamCalled;
   boolean stopped;
+
+  // Asynchronous delivery (AsyncDispatcher).
+  /** Messages in flight (handed to the task, not completed). */
+  int inFlight;
+  /** Messages held back behind a busy key. */
+  int parked;
+  /** At its concurrency or look-ahead limit: its partitions are not chosen. */
+  boolean blocked;
+  /** Under key ordering: the messages waiting for each busy key; null otherwise. */
+  java.util.Map<Object, java.util.ArrayDeque<PendingMessage>> busyKeys;
 
   /**
    * Creates a task instance.
@@ -42,17 +54,18 @@ public final class TaskInstance {
    */
   public TaskInstance(
       String name, Object task, TaskCollector collector, TaskContext context, int partitions) {
-    this(name, task, collector, context, partitions, java.util.List.of());
+    this(name, -1, task, collector, context, partitions, java.util.List.of());
   }
 
   /**
    * Creates a task instance with the actions it registered through
    * {@link TaskContext#whenIdle}.
    */
-  public TaskInstance(String name, Object task, TaskCollector collector, TaskContext context,
-      int partitions, java.util.List<Runnable> idleActions) {
+  public TaskInstance(String name, int number, Object task, TaskCollector collector,
+      TaskContext context, int partitions, java.util.List<Runnable> idleActions) {
     this.idleActions = idleActions;
     this.name = name;
+    this.number = number;
     this.task = task instanceof StreamTask sync ? sync : null;
     this.asyncTask = task instanceof AsyncStreamTask async ? async : null;
     this.userTask = task;
@@ -70,6 +83,16 @@ public final class TaskInstance {
   /** The task's name. */
   public String name() {
     return name;
+  }
+
+  /** The task's number (its input partition number), or -1 if it was built without one. */
+  public int number() {
+    return number;
+  }
+
+  /** The task's input partitions in its container. */
+  public java.util.List<PartitionState> partitions() {
+    return java.util.List.of(partitions);
   }
 
   void init() throws Exception {

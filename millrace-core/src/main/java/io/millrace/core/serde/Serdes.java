@@ -1,7 +1,7 @@
 package io.millrace.core.serde;
 
 import io.millrace.api.Serde;
-import io.millrace.core.config.ConfigException;
+import io.millrace.api.config.ConfigException;
 import java.lang.reflect.InvocationTargetException;
 
 /** Turns a serde name from the job's properties into a serde. */

@@ -1,4 +1,5 @@
 package io.millrace.core.store;
+import io.millrace.api.store.engine.StorageEngine;
 
 import io.millrace.api.Envelope;
 import io.millrace.api.metrics.Counter;
@@ -7,7 +8,7 @@ import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.SystemAdmin;
 import io.millrace.api.system.SystemConsumer;
-import io.millrace.core.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

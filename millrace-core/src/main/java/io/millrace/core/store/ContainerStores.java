@@ -1,8 +1,10 @@
 package io.millrace.core.store;
+import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.api.store.engine.CorruptStoreException;
 
 import io.millrace.api.StreamPartition;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.core.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,7 +129,7 @@ public final class ContainerStores implements AutoCloseable {
     }
     StorageEngine engine;
     try {
-      engine = spec.factory().open(spec, dir, resources);
+      engine = spec.factory().open(spec.engineSpec(), dir, resources);
     } catch (CorruptStoreException e) {
       if (changelog == null) {
         throw new IllegalStateException("store " + name + ": its local files in " + dir
@@ -139,7 +141,7 @@ public final class ContainerStores implements AutoCloseable {
           + "changelog in full", name, dir, e.getMessage());
       wipe(dir);
       localOffset = -1;
-      engine = spec.factory().open(spec, dir, resources);
+      engine = spec.factory().open(spec.engineSpec(), dir, resources);
     }
     if (!engine.persistent()) {
       localOffset = -1;

@@ -1,4 +1,5 @@
 package io.millrace.core.store;
+import io.millrace.api.store.engine.StorageEngine;
 
 import java.util.ArrayList;
 import java.util.List;

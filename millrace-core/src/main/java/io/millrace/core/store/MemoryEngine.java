@@ -1,5 +1,9 @@
 package io.millrace.core.store;
+import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.api.store.engine.StorageEngineFactory;
 
+import io.millrace.api.store.engine.EngineResources;
+import io.millrace.api.store.engine.EngineSpec;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -32,7 +36,7 @@ public final class MemoryEngine implements StorageEngine {
     }
 
     @Override
-    public StorageEngine open(StoreSpec spec, Path dir, StoreResources resources) {
+    public StorageEngine open(EngineSpec spec, Path dir, EngineResources resources) {
       return new MemoryEngine();
     }
   }

@@ -1,8 +1,9 @@
 package io.millrace.core.store;
+import io.millrace.api.store.engine.StorageEngineFactory;
 
-import io.millrace.core.config.ConfigException;
-import io.millrace.core.config.JobConfig;
-import io.millrace.core.config.KeyValidator;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
+import io.millrace.api.config.KeyValidator;
 import io.millrace.core.serde.Serdes;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
@@ -89,7 +90,7 @@ public final class StoreConfig {
           Serdes.byName(p + KEY_SERDE, config.get(p + KEY_SERDE, "string")),
           Serdes.byName(p + VALUE_SERDE, config.get(p + VALUE_SERDE, "string")),
           system, stream, cacheSize, writeBatch, config.withPrefix(p));
-      engine.validate(spec);
+      engine.validate(spec.engineSpec());
       specs.add(spec);
     }
     return specs;

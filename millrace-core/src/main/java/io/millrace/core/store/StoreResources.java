@@ -1,5 +1,6 @@
 package io.millrace.core.store;
 
+import io.millrace.api.store.engine.EngineResources;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * RocksDB block cache and write-buffer manager, so 100 tasks do not mean 100 caches. Also carries
  * the job's configuration for engine-wide keys ({@code stores.rocksdb.memory.bytes}).
  */
-public final class StoreResources implements AutoCloseable {
+public final class StoreResources implements EngineResources, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StoreResources.class);
   private final Map<String, String> jobConfig;
   private final int instances;
@@ -30,20 +31,17 @@ public final class StoreResources implements AutoCloseable {
     this.instances = Math.max(1, instances);
   }
 
-  /** The job's configuration. */
+  @Override
   public Map<String, String> jobConfig() {
     return jobConfig;
   }
 
-  /**
-   * The store instances the container opens, all engines together: what an engine divides a
-   * shared budget by to size what each instance takes up front.
-   */
+  @Override
   public int instances() {
     return instances;
   }
 
-  /** The shared resource of that name, created by {@code create} the first time. */
+  @Override
   @SuppressWarnings("unchecked") // each name is created by one engine with one type
   public synchronized <T extends AutoCloseable> T shared(String name, Supplier<T> create) {
     return (T) shared.computeIfAbsent(name, n -> create.get());

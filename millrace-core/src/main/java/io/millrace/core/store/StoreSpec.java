@@ -1,6 +1,8 @@
 package io.millrace.core.store;
+import io.millrace.api.store.engine.StorageEngineFactory;
 
 import io.millrace.api.Serde;
+import io.millrace.api.store.engine.EngineSpec;
 import java.util.Map;
 
 /**
@@ -19,6 +21,11 @@ import java.util.Map;
 public record StoreSpec(String name, StorageEngineFactory factory, Serde<?> keySerde,
     Serde<?> valueSerde, String changelogSystem, String changelogStream, int cacheSize,
     int writeBatchSize, Map<String, String> config) {
+
+  /** The store as its engine sees it. */
+  public EngineSpec engineSpec() {
+    return new EngineSpec(name, config);
+  }
 
   /** Whether the store has a changelog. */
   public boolean hasChangelog() {

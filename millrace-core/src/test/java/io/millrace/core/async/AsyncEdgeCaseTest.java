@@ -10,7 +10,7 @@ import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.TaskCallback;
 import io.millrace.core.checkpoint.FileCheckpointStore;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;

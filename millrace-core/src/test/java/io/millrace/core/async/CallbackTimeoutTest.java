@@ -96,7 +96,7 @@ class CallbackTimeoutTest {
       assertThat(System.nanoTime() - started).as("not before the time-out")
           .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
       AsyncJob.awaitCondition("the watermark passes the skipped message",
-          () -> runner.containers().get(0).loop().offsets()[0] == 9);
+          () -> runner.containers().get(0).loop().partitions().get(0).lastOffset() == 9);
 
       // The callback comes after all, with output: no exception, and nothing changes.
       assertThatCode(() -> {

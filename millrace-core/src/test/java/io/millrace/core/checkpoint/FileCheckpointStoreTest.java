@@ -1,4 +1,7 @@
 package io.millrace.core.checkpoint;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.api.checkpoint.CheckpointException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

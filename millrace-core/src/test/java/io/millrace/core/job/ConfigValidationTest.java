@@ -3,8 +3,8 @@ package io.millrace.core.job;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.millrace.core.config.ConfigException;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;

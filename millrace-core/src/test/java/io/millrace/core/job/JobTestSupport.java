@@ -12,7 +12,7 @@ import io.millrace.api.StreamTask;
 import io.millrace.api.TaskContext;
 import io.millrace.api.WindowableTask;
 import io.millrace.core.checkpoint.FileCheckpointStore;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.loop.Clock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package io.millrace.core.job;
 import static io.millrace.core.job.JobTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
@@ -78,13 +78,19 @@ class MemoryJobTest {
     input(config, "in", stream);
     config.put("streams.in.offset.default", "upcoming");
     LocalRunner runner = new LocalRunner(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
+    runner.start();
+    // "Upcoming" is the head when the container takes the task: wait until it has.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (runner.containers().get(0).loop().partitions().size() < 2) {
+      assertThat(System.nanoTime()).as("partitions taken").isLessThan(deadline);
+      Thread.sleep(1);
+    }
     for (int p = 0; p < 2; p++) {
       for (int i = 0; i < 3; i++) {
         stream.append(p, null, "new" + p + "-" + i);
       }
     }
     stream.seal();
-    runner.start();
     assertThat(runner.await(30, TimeUnit.SECONDS)).isTrue();
     assertThat(runner.failure()).isNull();
     assertThat(values("in", 0)).isEqualTo(expected("new", 0, 0, 3));

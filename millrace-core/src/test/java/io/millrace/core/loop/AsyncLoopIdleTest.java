@@ -8,7 +8,7 @@ import io.millrace.api.Collector;
 import io.millrace.api.Coordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.system.memory.MemoryStream;

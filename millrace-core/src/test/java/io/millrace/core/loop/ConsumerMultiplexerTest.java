@@ -3,6 +3,8 @@ package io.millrace.core.loop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Envelope;
+import io.millrace.api.StreamPartition;
+import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.system.BatchSink;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
@@ -124,14 +126,32 @@ class ConsumerMultiplexerTest {
     finished.clear();
   }
 
+  private final PartitionTable table = new PartitionTable();
+
   private ConsumerMultiplexer mux(FakeConsumer consumer, long[] intervals, int maxMessages,
       long maxBytes) {
     int n = intervals.length;
-    SystemConsumer[] consumerOf = new SystemConsumer[n];
-    Arrays.fill(consumerOf, consumer);
-    chooser = new Chooser(new int[n], new boolean[n]);
-    return new ConsumerMultiplexer(consumerOf, intervals, maxMessages, maxBytes, chooser,
-        finished::add);
+    chooser = new Chooser();
+    ConsumerMultiplexer mux = new ConsumerMultiplexer(table, maxMessages, maxBytes, chooser,
+        new ConsumerMultiplexer.Listener() {
+          @Override
+          public void finished(PartitionState partition) {
+            finished.add(partition.index());
+          }
+        });
+    List<PartitionState> added = new ArrayList<>();
+    for (int p = 0; p < n; p++) {
+      PartitionSpec spec = new PartitionSpec(new StreamPartition("fake", "s", p),
+          new StreamSpec("s", "s", null, null), consumer, StartPosition.oldest(),
+          CheckpointStore.NONE, 0, intervals[p], false, -1, 0, -1);
+      PartitionState state = new PartitionState(table.nextIndex(), spec, null,
+          mux.initialBufferCapacity());
+      table.add(state);
+      chooser.add(p, 0, false);
+      added.add(state);
+    }
+    mux.add(added);
+    return mux;
   }
 
   private static long[] intervals(int n, long each) {
@@ -141,14 +161,22 @@ class ConsumerMultiplexerTest {
   }
 
   /** Delivers (and drops) every buffered message of a partition, as the loop would. */
-  private static List<Envelope> drain(ConsumerMultiplexer mux, int p) {
+  private List<Envelope> drain(ConsumerMultiplexer mux, int p) {
     List<Envelope> out = new ArrayList<>();
-    PartitionBuffer buffer = mux.buffer(p);
+    PartitionBuffer buffer = table.get(p).buffer;
     while (!buffer.isEmpty()) {
       out.add(buffer.poll());
     }
-    mux.drained(p);
+    mux.drained(table.get(p));
     return out;
+  }
+
+  private int buffered(int p) {
+    return table.get(p).buffered();
+  }
+
+  private boolean isPaused(int p) {
+    return table.get(p).paused;
   }
 
   private int refill(ConsumerMultiplexer mux) throws InterruptedException {
@@ -165,14 +193,14 @@ class ConsumerMultiplexerTest {
 
     assertThat(refill(mux)).isEqualTo(6);
     assertThat(consumer.lastPoll()).containsExactly(0, 1, 2);
-    assertThat(mux.buffered(0)).isEqualTo(2);
+    assertThat(buffered(0)).isEqualTo(2);
 
     drain(mux, 1);
     clock.advance(MS);
     refill(mux);
     assertThat(consumer.lastPoll()).containsExactly(1);
-    assertThat(mux.buffered(0)).isEqualTo(2);
-    assertThat(mux.buffered(1)).isEqualTo(2);
+    assertThat(buffered(0)).isEqualTo(2);
+    assertThat(buffered(1)).isEqualTo(2);
 
     // Every buffer still holds messages: no poll at all.
     int polls = consumer.polls.size();
@@ -189,7 +217,7 @@ class ConsumerMultiplexerTest {
 
     refill(mux);
     assertThat(consumer.lastPoll()).containsExactly(0, 1);
-    assertThat(mux.buffered(0)).isEqualTo(100);
+    assertThat(buffered(0)).isEqualTo(100);
     long firstPoll = clock.nanoTime();
 
     // Partition 0 still has data: partition 1 is not polled again before 50 ms have passed.
@@ -282,7 +310,7 @@ class ConsumerMultiplexerTest {
     // Its interval is 1 ms and its last poll was 2 ms ago: it is due now, not when the
     // bulk partition's 50 ms are up.
     assertThat(consumer.lastPoll()).containsExactly(1);
-    assertThat(mux.buffered(1)).isEqualTo(1);
+    assertThat(buffered(1)).isEqualTo(1);
   }
 
   @Test
@@ -293,8 +321,8 @@ class ConsumerMultiplexerTest {
     ConsumerMultiplexer mux = mux(consumer, intervals(2, 0), 100, 100);
 
     refill(mux);
-    assertThat(mux.isPaused(0)).isTrue();
-    assertThat(mux.isPaused(1)).isFalse();
+    assertThat(isPaused(0)).isTrue();
+    assertThat(isPaused(1)).isFalse();
     assertThat(consumer.pausedCalls).containsExactly(0);
 
     // The paused partition is not polled while the others are.
@@ -306,12 +334,12 @@ class ConsumerMultiplexerTest {
 
     List<Envelope> delivered = drain(mux, 0);
     assertThat(delivered).hasSize(3);
-    assertThat(mux.isPaused(0)).isFalse();
+    assertThat(isPaused(0)).isFalse();
     assertThat(consumer.resumedCalls).containsExactly(0);
     clock.advance(MS);
     refill(mux);
     assertThat(consumer.lastPoll()).containsExactly(0, 1);
-    assertThat(mux.buffered(0)).isEqualTo(5);
+    assertThat(buffered(0)).isEqualTo(5);
   }
 
   @Test
@@ -332,12 +360,12 @@ class ConsumerMultiplexerTest {
       refill(mux);
       int p = chooser.next();
       assertThat(p).isNotNegative();
-      Envelope e = mux.buffer(p).poll();
+      Envelope e = table.get(p).buffer.poll();
       assertThat(e.offset()).isEqualTo(expected[p]++);
-      if (mux.buffer(p).isEmpty()) {
-        mux.drained(p);
+      if (table.get(p).buffer.isEmpty()) {
+        mux.drained(table.get(p));
       }
-      maxBuffered = Math.max(maxBuffered, Math.max(mux.buffered(0), mux.buffered(1)));
+      maxBuffered = Math.max(maxBuffered, Math.max(buffered(0), buffered(1)));
       pauses = consumer.pausedCalls.size();
     }
     assertThat(maxBuffered).isLessThanOrEqualTo(maxMessages);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.Serde;
-import io.millrace.core.config.ConfigException;
+import io.millrace.api.config.ConfigException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,5 @@
 package io.millrace.core.store;
+import io.millrace.api.store.engine.StorageEngine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,9 +1,9 @@
 package io.millrace.kafka.checkpoint;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.core.checkpoint.CheckpointException;
-import io.millrace.core.checkpoint.CheckpointStore;
-import io.millrace.core.checkpoint.CheckpointWriter;
+import io.millrace.api.checkpoint.CheckpointException;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointWriter;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
 import java.nio.charset.StandardCharsets;

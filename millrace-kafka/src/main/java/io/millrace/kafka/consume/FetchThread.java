@@ -4,7 +4,7 @@ import io.millrace.api.Envelope;
 import io.millrace.api.Serde;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
-import io.millrace.core.handoff.BatchedHandoff;
+import io.millrace.api.system.handoff.BatchedHandoff;
 import io.millrace.kafka.KafkaSettings;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,8 +5,7 @@ import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemContext;
-import io.millrace.core.config.CoreKeys;
-import io.millrace.core.handoff.BatchedHandoff;
+import io.millrace.api.system.handoff.BatchedHandoff;
 import io.millrace.kafka.KafkaSettings;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,9 +75,7 @@ public final class KafkaSystemConsumer implements SystemConsumer {
   private Properties consumerProperties(String clientId) {
     Properties props = settings.consumerProperties(clientId);
     if (!context.systemConfig().containsKey("consumer.max.partition.fetch.bytes")) {
-      String total = context.jobConfig().get(CoreKeys.BUFFER_MAX_TOTAL_BYTES);
-      long budget = total == null ? CoreKeys.DEFAULT_BUFFER_MAX_TOTAL_BYTES : Long.parseLong(total);
-      long share = budget / Math.max(1, partitions.size());
+      long share = context.containerBufferBytes() / Math.max(1, partitions.size());
       props.put("max.partition.fetch.bytes",
           Long.toString(Math.max(64 << 10, Math.min(1 << 20, share))));
     }

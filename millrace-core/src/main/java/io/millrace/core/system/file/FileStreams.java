@@ -1,6 +1,6 @@
 package io.millrace.core.system.file;
 
-import io.millrace.core.config.ConfigException;
+import io.millrace.api.config.ConfigException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

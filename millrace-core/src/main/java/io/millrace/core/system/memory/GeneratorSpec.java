@@ -1,7 +1,7 @@
 package io.millrace.core.system.memory;
 
-import io.millrace.core.config.ConfigException;
-import io.millrace.core.config.JobConfig;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.SplittableRandom;

@@ -7,7 +7,7 @@ import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemContext;
 import io.millrace.api.system.SystemFactory;
 import io.millrace.api.system.SystemProducer;
-import io.millrace.core.config.ConfigException;
+import io.millrace.api.config.ConfigException;
 import java.util.Set;
 
 /**

@@ -1,4 +1,4 @@
-package io.millrace.core.store;
+package io.millrace.api.store.engine;
 
 import java.util.List;
 

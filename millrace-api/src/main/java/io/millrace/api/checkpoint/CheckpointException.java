@@ -1,4 +1,4 @@
-package io.millrace.core.checkpoint;
+package io.millrace.api.checkpoint;
 
 /** A checkpoint could not be read or written; the message names the file and what is wrong. */
 public final class CheckpointException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.millrace.core.handoff;
+package io.millrace.api.system.handoff;
 
 import io.millrace.api.Envelope;
 import io.millrace.api.system.BatchSink;

@@ -1,4 +1,4 @@
-package io.millrace.core.checkpoint;
+package io.millrace.api.checkpoint;
 
 import io.millrace.api.system.SystemContext;
 

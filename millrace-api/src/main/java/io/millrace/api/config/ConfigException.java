@@ -1,4 +1,4 @@
-package io.millrace.core.config;
+package io.millrace.api.config;
 
 /** A job's configuration is wrong; the message names the key, the value and what is allowed. */
 public final class ConfigException extends IllegalArgumentException {

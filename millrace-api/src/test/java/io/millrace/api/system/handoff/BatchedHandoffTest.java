@@ -1,4 +1,4 @@
-package io.millrace.core.handoff;
+package io.millrace.api.system.handoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.millrace.core.config;
+package io.millrace.api.config;
 
 import java.util.ArrayList;
 import java.util.Collection;

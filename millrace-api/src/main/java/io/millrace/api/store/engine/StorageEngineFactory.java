@@ -1,4 +1,4 @@
-package io.millrace.core.store;
+package io.millrace.api.store.engine;
 
 import java.nio.file.Path;
 import java.util.Set;
@@ -6,7 +6,11 @@ import java.util.Set;
 /**
  * A kind of storage engine ({@code stores.<name>.factory}): {@code memory} is built in; RocksDB
  * comes with the millrace-rocksdb module, found by its {@link #shortName} through
- * {@link java.util.ServiceLoader} (listed in {@code META-INF/services}).
+ * {@link java.util.ServiceLoader} (listed in
+ * {@code META-INF/services/io.millrace.api.store.engine.StorageEngineFactory}).
+ *
+ * <p>Threading: {@link #validate} is called from the thread that checks the job; {@link #open}
+ * from a container's thread (instances of several containers may open at once).
  */
 public interface StorageEngineFactory {
   /** The name a job gives in {@code stores.<name>.factory}, e.g. {@code rocksdb}. */
@@ -21,10 +25,10 @@ public interface StorageEngineFactory {
   }
 
   /**
-   * Checks a store's engine keys; throws {@link io.millrace.core.config.ConfigException} naming the
+   * Checks a store's engine keys; throws {@link io.millrace.api.config.ConfigException} naming the
    * key, the value and what is allowed.
    */
-  default void validate(StoreSpec spec) {}
+  default void validate(EngineSpec spec) {}
 
   /**
    * Opens (creating if needed) one task's instance of a store.
@@ -34,5 +38,5 @@ public interface StorageEngineFactory {
    * @param resources what the container's engines share (a block cache, a memory budget)
    * @throws CorruptStoreException if local files exist but cannot be opened
    */
-  StorageEngine open(StoreSpec spec, Path dir, StoreResources resources);
+  StorageEngine open(EngineSpec spec, Path dir, EngineResources resources);
 }

@@ -1,4 +1,4 @@
-package io.millrace.core.store;
+package io.millrace.api.store.engine;
 
 /** A store's local files exist but cannot be read: they are wiped and restored from the changelog. */
 public final class CorruptStoreException extends RuntimeException {

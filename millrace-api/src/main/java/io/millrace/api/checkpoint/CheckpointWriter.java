@@ -1,4 +1,4 @@
-package io.millrace.core.checkpoint;
+package io.millrace.api.checkpoint;
 
 /** Writes one container's checkpoints. Loop thread only. */
 public interface CheckpointWriter {

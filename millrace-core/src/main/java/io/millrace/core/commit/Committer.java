@@ -1,0 +1,95 @@
+package io.millrace.core.commit;
+
+import io.millrace.api.StreamPartition;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.api.metrics.Counter;
+import io.millrace.api.system.SystemProducer;
+import io.millrace.core.loop.PartitionState;
+import io.millrace.core.store.ContainerStores;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What happens on commit: DESIGN.md's commit protocol for one container (at-least-once).
+ *
+ * <ol>
+ *   <li>the stores flush: object caches to engine write batches and changelog sends
+ *       ({@link ContainerStores#flush});
+ *   <li>every producer flushes and waits for its acknowledgements: outputs and changelogs are
+ *       durable;
+ *   <li>the stores sync their engines and note the changelog offset their local files hold
+ *       ({@link ContainerStores#afterProducersFlushed});
+ *   <li>the checkpoint is written: each input partition's last processed offset, then each
+ *       store's changelog offset.
+ * </ol>
+ *
+ * <p>A crash between any two steps re-delivers the input after the previous checkpoint: outputs
+ * may repeat, nothing is lost. Which partition goes where in a checkpoint (its layout) changes
+ * only when the container's partitions do ({@link #layout}), so a commit allocates nothing: the
+ * Kafka checkpoint lesson, where thousands of partitions made each checkpoint a burst of garbage.
+ *
+ * <p>Loop thread only.
+ */
+public final class Committer {
+  private final int containerId;
+  private final List<SystemProducer> producers;
+  private final ContainerStores stores;
+  private final CheckpointStore checkpoints;
+  private final Counter commits;
+  private PartitionState[] inputs = new PartitionState[0];
+  private CheckpointWriter writer;
+  private long[] offsets = new long[0];
+
+  /**
+   * A committer.
+   *
+   * @param producers the container's producers (outputs and changelogs)
+   * @param stores the container's stores, or null
+   * @param checkpoints where checkpoints go
+   * @param commits counts commits (a metric)
+   */
+  public Committer(int containerId, List<SystemProducer> producers, ContainerStores stores,
+      CheckpointStore checkpoints, Counter commits) {
+    this.containerId = containerId;
+    this.producers = producers;
+    this.stores = stores;
+    this.checkpoints = checkpoints;
+    this.commits = commits;
+  }
+
+  /**
+   * The container's input partitions changed: from now on a checkpoint holds these (in this
+   * order), then the stores' changelog partitions.
+   */
+  public void layout(PartitionState[] inputs) {
+    List<StreamPartition> ids = new ArrayList<>();
+    for (PartitionState p : inputs) {
+      ids.add(p.id());
+    }
+    if (stores != null) {
+      ids.addAll(stores.changelogPartitions()); // changelog offsets go in checkpoints too
+    }
+    this.inputs = inputs.clone();
+    this.writer = checkpoints.writer(containerId, ids);
+    this.offsets = new long[ids.size()];
+  }
+
+  /** Runs the commit protocol; throws if any step fails (nothing after it happened). */
+  public void commit() {
+    if (stores != null) {
+      stores.flush();
+    }
+    for (SystemProducer producer : producers) {
+      producer.flush();
+    }
+    for (int i = 0; i < inputs.length; i++) {
+      offsets[i] = inputs[i].lastOffset();
+    }
+    if (stores != null) {
+      stores.afterProducersFlushed(offsets, inputs.length);
+    }
+    writer.write(offsets);
+    commits.inc();
+  }
+}

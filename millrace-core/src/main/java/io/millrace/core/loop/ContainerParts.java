@@ -1,0 +1,39 @@
+package io.millrace.core.loop;
+
+import io.millrace.api.metrics.MetricsRegistry;
+import io.millrace.api.system.SystemConsumer;
+import io.millrace.api.system.SystemProducer;
+import io.millrace.core.commit.Committer;
+import io.millrace.core.output.OutputRoute;
+import io.millrace.core.store.ContainerStores;
+import java.util.List;
+
+/**
+ * What a container's loop is made of, built by {@code ContainerFactory}: one parameter object
+ * instead of a constructor of many arguments whose order matters.
+ *
+ * @param containerId the container's id in its process
+ * @param settings timing, batching and async settings
+ * @param clock the loop's clock (a test's manual clock, or the system's)
+ * @param metrics where the container's metrics go
+ * @param consumers the container's consumers, one per input system
+ * @param producers the container's producers, one per output (or changelog) system
+ * @param committer the commit protocol
+ * @param errorPolicy what a bad message does
+ * @param deadLetters the dead-letter output, or null
+ * @param stores the container's stores, or null
+ * @param dispatched whether messages go through the async dispatcher (an async task class, or a
+ *     worker pool) rather than inline
+ */
+public record ContainerParts(
+    int containerId,
+    LoopSettings settings,
+    Clock clock,
+    MetricsRegistry metrics,
+    List<SystemConsumer> consumers,
+    List<SystemProducer> producers,
+    Committer committer,
+    ErrorPolicy errorPolicy,
+    OutputRoute deadLetters,
+    ContainerStores stores,
+    boolean dispatched) {}
