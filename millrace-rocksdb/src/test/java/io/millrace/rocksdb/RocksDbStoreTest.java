@@ -3,14 +3,14 @@ package io.millrace.rocksdb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.api.config.ConfigException;
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
-import io.millrace.api.config.ConfigException;
+import io.millrace.api.store.engine.CorruptStoreException;
+import io.millrace.api.store.engine.StorageEngine;
 import io.millrace.core.serde.LongSerde;
 import io.millrace.core.serde.StringSerde;
 import io.millrace.core.store.CachedStore;
-import io.millrace.api.store.engine.CorruptStoreException;
-import io.millrace.api.store.engine.StorageEngine;
 import io.millrace.core.store.StoreFlusher;
 import io.millrace.core.store.StoreResources;
 import io.millrace.core.store.StoreSpec;

@@ -14,4 +14,7 @@ public interface MetricsRegistry {
 
   /** A timer, created on first use; disabled unless {@code metrics.timers.enabled=true}. */
   Timer timer(String group, String name);
+
+  /** Removes a gauge (what it measured is gone: a partition that left the container). */
+  default void removeGauge(String group, String name) {}
 }

@@ -7,7 +7,10 @@ package io.millrace.api.system;
  * that fetches on its own thread hands batches to {@link #poll} through a bounded queue.
  *
  * <p>Life cycle: {@link #register} for each partition, {@link #start}, then any number of
- * {@link #poll}, {@link #pause} and {@link #resume}, then {@link #stop}.
+ * {@link #poll}, {@link #pause} and {@link #resume}, then {@link #stop}. When the container's tasks
+ * change while it runs (a job shared among processes), partitions are also {@link #register
+ * registered} after {@link #start} and {@link #unregister unregistered}; an index given up by
+ * {@link #unregister} may be given to another partition later.
  */
 public interface SystemConsumer {
   /**
@@ -19,6 +22,19 @@ public interface SystemConsumer {
    * @param start where to start
    */
   void register(int index, StreamSpec stream, int partition, StartPosition start);
+
+  /**
+   * Stops reading a partition. From the moment this returns, {@link #poll} hands nothing more over
+   * for {@code index} from this registration: not what was fetched before, not an end of stream.
+   * If the index is registered again (for this or another partition), what follows is the new
+   * registration's. Default: not supported (a job whose tasks move needs it).
+   *
+   * @param index the index given to {@link #register}
+   */
+  default void unregister(int index) {
+    throw new UnsupportedOperationException(getClass().getName()
+        + " cannot stop reading a partition while it runs");
+  }
 
   /** Starts reading (opens files, starts fetch threads). */
   void start();

@@ -9,6 +9,7 @@ import io.millrace.api.system.SystemConsumer;
 import io.millrace.bench.e2e.CountingTask;
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.commit.Committer;
+import io.millrace.core.coordinate.LocalCoordinator;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.ContainerParts;
 import io.millrace.core.loop.ErrorPolicy;
@@ -16,6 +17,7 @@ import io.millrace.core.loop.LoopSettings;
 import io.millrace.core.loop.PartitionSpec;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.loop.TaskInstance;
+import io.millrace.core.loop.TaskSource;
 import io.millrace.core.loop.TaskSpec;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.output.TaskCollector;
@@ -23,6 +25,7 @@ import io.millrace.core.serde.StringSerde;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -60,8 +63,8 @@ public class LoopPathBenchmark {
     SystemConsumer consumer = new CyclingConsumer(PARTITIONS, PER_POLL);
     List<TaskSpec> tasks = new ArrayList<>();
     for (int p = 0; p < PARTITIONS; p++) {
-      TaskInstance task = new TaskInstance("Partition " + p, new CountingTask(),
-          new TaskCollector(Map.of(), "Partition " + p), null, 1);
+      TaskInstance task = new TaskInstance("Partition " + p, p, new CountingTask(),
+          new TaskCollector(Map.of(), "Partition " + p), null, 1, List.of());
       StreamPartition id = new StreamPartition("cycling", "in", p);
       tasks.add(new TaskSpec(task, List.of(new PartitionSpec(id,
           new StreamSpec("in", "in", new StringSerde(), new StringSerde()), consumer,
@@ -82,9 +85,24 @@ public class LoopPathBenchmark {
     };
     Committer committer = new Committer(0, List.of(), null, noCheckpoints,
         metrics.counter("container-0", "commits"));
+    TaskSource source = new TaskSource() {
+      @Override
+      public List<TaskSpec> take(Set<Integer> numbers) {
+        return numbers.stream().map(tasks::get).toList();
+      }
+
+      @Override
+      public void release(int taskNumber) {}
+
+      @Override
+      public Map<Integer, Map<String, Long>> localState() {
+        return Map.of();
+      }
+    };
     loop = new RunLoop(new ContainerParts(0, new LoopSettings(0, 0, batchSize, PER_POLL,
         Long.MAX_VALUE, Long.MAX_VALUE, 0, AsyncSettings.DEFAULT), Clock.SYSTEM, metrics,
-        List.of(consumer), List.of(), committer, ErrorPolicy.FAIL, null, null, false), tasks);
+        List.of(consumer), List.of(), committer, ErrorPolicy.FAIL, null, null, false,
+        new LocalCoordinator(PARTITIONS, 1), source, 0));
     loop.start();
     int delivered = loop.cycle();
     if (delivered != MESSAGES_PER_CYCLE) {

@@ -1,9 +1,9 @@
 package io.millrace.bench.kafka;
 
+import io.millrace.api.config.JobConfig;
 import io.millrace.bench.Args;
 import io.millrace.bench.TempDirs;
 import io.millrace.bench.e2e.CountingTask;
-import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;

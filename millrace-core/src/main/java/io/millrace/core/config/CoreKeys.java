@@ -6,6 +6,8 @@ import java.util.List;
 public final class CoreKeys {
   public static final String JOB_NAME = "job.name";
   public static final String CONTAINER_COUNT = "job.container.count";
+  public static final String COORDINATOR = "job.coordinator";
+  public static final String INSTANCE_ID = "job.instance.id";
   public static final String STATE_DIR = "job.state.dir";
   public static final String TASK_CLASS = "task.class";
   public static final String TASK_INPUTS = "task.inputs";
@@ -50,6 +52,8 @@ public final class CoreKeys {
   public static final List<ConfigKey> ALL = List.of(
       new ConfigKey(JOB_NAME, null, "The job's name (required); names its checkpoints and metrics."),
       new ConfigKey(CONTAINER_COUNT, "1", "Containers (loop threads) in the process; tasks are spread over them."),
+      new ConfigKey(COORDINATOR, "local", "Who decides which tasks this process runs: local (every task, here) | kafka (shared with every process of the job, over a Kafka consumer group)."),
+      new ConfigKey(INSTANCE_ID, null, "This process's stable name in the job (a pod name): with job.coordinator=kafka, a restart under the same name inside the session timeout moves no task."),
       new ConfigKey(STATE_DIR, "state/<job.name>", "Where the job keeps local state (checkpoints by default)."),
       new ConfigKey(TASK_CLASS, null, "The task's class (required): a StreamTask with a public no-argument constructor."),
       new ConfigKey(TASK_INPUTS, null, "Comma-separated input stream ids (required)."),

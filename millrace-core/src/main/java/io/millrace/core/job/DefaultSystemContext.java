@@ -1,9 +1,9 @@
 package io.millrace.core.job;
 
+import io.millrace.api.config.JobConfig;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.system.SystemContext;
 import io.millrace.core.config.CoreKeys;
-import io.millrace.api.config.JobConfig;
 import java.util.Map;
 
 /** What a system is told about the job, the container and its own keys. */

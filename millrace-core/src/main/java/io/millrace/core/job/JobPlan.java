@@ -1,15 +1,20 @@
 package io.millrace.core.job;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.system.SystemAdmin;
-import io.millrace.api.system.SystemFactory;
 import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.config.JobConfig;
+import io.millrace.api.coordinator.CoordinatorContext;
+import io.millrace.api.coordinator.CoordinatorFactory;
+import io.millrace.api.coordinator.JobCoordinator;
+import io.millrace.api.system.SystemAdmin;
+import io.millrace.api.system.SystemFactory;
+import io.millrace.core.config.CoreKeys;
 import io.millrace.core.loop.ErrorPolicy;
 import io.millrace.core.loop.LoopSettings;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.store.StoreSpec;
 import java.lang.reflect.Constructor;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -37,13 +42,32 @@ public record JobPlan(
     DefaultMetricsRegistry metrics,
     long shutdownMillis,
     List<StoreSpec> stores,
-    java.nio.file.Path storesDir) {
+    java.nio.file.Path storesDir,
+    CoordinatorFactory coordinatorFactory) {
 
-  /** The task partition numbers of a container: task k runs in container k mod count. */
-  public int[] tasksOf(int containerId) {
-    return java.util.stream.IntStream.range(0, taskCount)
-        .filter(t -> t % containerCount == containerId)
-        .toArray();
+  /** What the job's coordinator is told about the job and this process. */
+  public CoordinatorContext coordinatorContext() {
+    List<CoordinatorContext.Input> in = new ArrayList<>();
+    for (String input : inputs) {
+      StreamInfo info = streams.get(input);
+      in.add(new CoordinatorContext.Input(input, info.system(), info.spec().physicalName(),
+          partitionCounts.get(input), config.withPrefix("systems." + info.system() + ".")));
+    }
+    List<CoordinatorContext.Changelog> logs = new ArrayList<>();
+    for (StoreSpec store : stores) {
+      if (store.hasChangelog()) {
+        logs.add(new CoordinatorContext.Changelog(store.name(), store.changelogSystem(),
+            store.changelogStream()));
+      }
+    }
+    return new DefaultCoordinatorContext(jobName, config.asMap(),
+        config.withPrefix(CoreKeys.COORDINATOR + "."), containerCount, taskCount, List.copyOf(in),
+        List.copyOf(logs), metrics);
+  }
+
+  /** This process's coordinator: which tasks each container runs. */
+  public JobCoordinator newCoordinator() {
+    return coordinatorFactory.coordinator(coordinatorContext());
   }
 
   /** Closes the admins and the checkpoint store. */

@@ -5,20 +5,22 @@ import static io.millrace.core.config.CoreKeys.*;
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointStoreFactory;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
+import io.millrace.api.config.KeyValidator;
+import io.millrace.api.coordinator.CoordinatorFactory;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemAdmin;
 import io.millrace.api.system.SystemFactory;
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.Ordering;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CheckpointStoreFactory;
 import io.millrace.core.checkpoint.FileCheckpointStore;
-import io.millrace.api.config.ConfigException;
 import io.millrace.core.config.ConfigKey;
 import io.millrace.core.config.CoreKeys;
-import io.millrace.api.config.JobConfig;
-import io.millrace.api.config.KeyValidator;
+import io.millrace.core.coordinate.Coordinators;
 import io.millrace.core.loop.ErrorPolicy;
 import io.millrace.core.loop.LoopSettings;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
@@ -105,10 +107,17 @@ public final class JobPlanner {
       throw e;
     }
     int containers = Math.min(config.getInt(CONTAINER_COUNT, 1, 1), Math.max(1, taskCount));
-    return new JobPlan(config, jobName, v.taskConstructor, v.streams, v.inputs, v.outputs, counts,
-        taskCount, containers, v.factories, admins, store, checkpoint, v.settings, v.policy,
-        v.deadLetter, metrics, config.getLong(SHUTDOWN_MS, 30_000, 0), v.stores,
-        Path.of(config.get(STATE_DIR, "state/" + jobName), "stores"));
+    JobPlan plan = new JobPlan(config, jobName, v.taskConstructor, v.streams, v.inputs, v.outputs,
+        counts, taskCount, containers, v.factories, admins, store, checkpoint, v.settings,
+        v.policy, v.deadLetter, metrics, config.getLong(SHUTDOWN_MS, 30_000, 0), v.stores,
+        Path.of(config.get(STATE_DIR, "state/" + jobName), "stores"), v.coordinator);
+    try {
+      v.coordinator.validate(plan.coordinatorContext()); // inputs and partition counts known now
+    } catch (RuntimeException e) {
+      plan.close();
+      throw e;
+    }
+    return plan;
   }
 
   private static CheckpointStore checkpointStore(
@@ -125,7 +134,7 @@ public final class JobPlanner {
   private record Validated(String jobName, Constructor<?> taskConstructor,
       Map<String, StreamInfo> streams, List<String> inputs, List<String> outputs,
       Map<String, SystemFactory> factories, LoopSettings settings, ErrorPolicy policy,
-      String deadLetter, List<StoreSpec> stores) {}
+      String deadLetter, List<StoreSpec> stores, CoordinatorFactory coordinator) {}
 
   private static Validated validate(JobConfig config) {
     String jobName = config.required(JOB_NAME);
@@ -170,7 +179,8 @@ public final class JobPlanner {
     for (String system : config.idsUnder("systems")) {
       factories.computeIfAbsent(system, s -> Systems.factory(config, s));
     }
-    checkKeys(config, factories);
+    CoordinatorFactory coordinator = Coordinators.factory(config);
+    checkKeys(config, factories, coordinator);
     long pollDefault = config.getLong(POLL_INTERVAL_MS, 50, 0);
     Map<String, StreamInfo> streams = new LinkedHashMap<>();
     for (String id : used) {
@@ -210,7 +220,7 @@ public final class JobPlanner {
         factory.validate(new DefaultSystemContext(name, jobName, -1, config, null)));
     List<StoreSpec> stores = StoreConfig.parse(config, factories.keySet());
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
-        deadLetter, stores);
+        deadLetter, stores, coordinator);
   }
 
   /** {@code task.checkpoint.system}: file, or a system of the job whose factory keeps checkpoints. */
@@ -258,11 +268,22 @@ public final class JobPlanner {
         config.getInt(p + S_PARTITIONS, -1, 1));
   }
 
-  private static void checkKeys(JobConfig config, Map<String, SystemFactory> factories) {
+  private static void checkKeys(JobConfig config, Map<String, SystemFactory> factories,
+      CoordinatorFactory coordinator) {
     List<String> known = new ArrayList<>(CORE_KEYS);
+    String coordinatorPrefix = COORDINATOR + ".";
     for (String key : config.asMap().keySet()) {
       if (CORE_KEYS.contains(key)) {
         continue;
+      }
+      if (key.startsWith(coordinatorPrefix)) {
+        String suffix = key.substring(coordinatorPrefix.length());
+        if (KeyValidator.allowed(suffix, coordinator.keys())) {
+          continue;
+        }
+        List<String> candidates = KeyValidator.expand(coordinatorPrefix, coordinator.keys());
+        candidates.addAll(known);
+        throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), candidates);
       }
       if (key.startsWith("systems.")) {
         String rest = key.substring("systems.".length());

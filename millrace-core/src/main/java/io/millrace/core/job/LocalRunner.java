@@ -1,5 +1,6 @@
 package io.millrace.core.job;
 
+import io.millrace.api.coordinator.JobCoordinator;
 import io.millrace.core.config.CoreKeys;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.PartitionState;
@@ -24,13 +25,15 @@ public final class LocalRunner {
   private final CountDownLatch done;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final List<AutoCloseable> reporters = new ArrayList<>();
+  private final JobCoordinator coordinator;
   private volatile long startNanos;
 
   /** Builds the containers of a planned job. */
   public LocalRunner(JobPlan plan, Clock clock) {
     this.plan = plan;
+    this.coordinator = plan.newCoordinator();
     for (int id = 0; id < plan.containerCount(); id++) {
-      containers.add(ContainerFactory.build(plan, id, clock));
+      containers.add(ContainerFactory.build(plan, id, clock, coordinator));
     }
     done = new CountDownLatch(containers.size());
   }
@@ -95,6 +98,11 @@ public final class LocalRunner {
         }
       }
       reporters.clear();
+      try {
+        coordinator.close();
+      } catch (RuntimeException e) {
+        LOG.warn("the job's coordinator failed to close", e);
+      }
       plan.close();
     }
     return stopped;

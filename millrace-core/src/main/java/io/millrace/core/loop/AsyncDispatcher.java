@@ -194,6 +194,9 @@ final class AsyncDispatcher {
     int applied = 0;
     PendingMessage m;
     while ((m = completions.relaxedPoll()) != null) {
+      if (m.task.revoked) {
+        continue; // its task left the container: abandon() counted it out already
+      }
       applied++;
       unlink(m);
       m.task.inFlight--;
@@ -215,6 +218,34 @@ final class AsyncDispatcher {
       release(m);
     }
     return applied;
+  }
+
+  /**
+   * Forgets a leaving task's messages in flight and held back: they no longer count as
+   * outstanding, and their completions are dropped when they come ({@link TaskInstance#revoked}
+   * is set). Their partitions' watermarks stay where they are: what completed below them is what
+   * the commit keeps. Loop thread.
+   */
+  void abandon(TaskInstance t) {
+    for (PendingMessage m = oldest; m != null; ) {
+      PendingMessage next = m.next;
+      if (m.task == t) {
+        unlink(m);
+        outstanding--;
+      }
+      m = next;
+    }
+    if (t.busyKeys != null) {
+      for (ArrayDeque<PendingMessage> waiting : t.busyKeys.values()) {
+        outstanding -= waiting.size();
+      }
+      t.busyKeys.clear();
+    }
+    t.inFlight = 0;
+    t.parked = 0;
+    for (PartitionState p : t.partitions) {
+      p.blocked = false;
+    }
   }
 
   /** Fails the messages whose callbacks are overdue; loop thread. */

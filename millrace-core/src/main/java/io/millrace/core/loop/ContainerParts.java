@@ -1,5 +1,6 @@
 package io.millrace.core.loop;
 
+import io.millrace.api.coordinator.JobCoordinator;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
@@ -24,6 +25,9 @@ import java.util.List;
  * @param stores the container's stores, or null
  * @param dispatched whether messages go through the async dispatcher (an async task class, or a
  *     worker pool) rather than inline
+ * @param coordinator decides which tasks the container runs (it joins at start)
+ * @param taskSource builds the tasks the container takes and releases those it gives up
+ * @param settleNanos how long a revoke waits for the leaving tasks' messages in flight
  */
 public record ContainerParts(
     int containerId,
@@ -36,4 +40,7 @@ public record ContainerParts(
     ErrorPolicy errorPolicy,
     OutputRoute deadLetters,
     ContainerStores stores,
-    boolean dispatched) {}
+    boolean dispatched,
+    JobCoordinator coordinator,
+    TaskSource taskSource,
+    long settleNanos) {}

@@ -4,6 +4,8 @@ import io.millrace.api.Coordinator.Scope;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.coordinator.ContainerMembership;
+import io.millrace.api.coordinator.JobCoordinator;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.metrics.Timer;
@@ -16,6 +18,7 @@ import io.millrace.core.commit.Committer;
 import io.millrace.core.store.ContainerStores;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -63,8 +66,12 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private final ExecutorService pool;
   private final Counter processed;
   private final Timer processTimer;
-  /** The tasks the container starts with; added at {@link #start}. */
-  private List<TaskSpec> initialTasks;
+  private final JobCoordinator coordinator;
+  private final Reassigner reassigner;
+  private final long settleNanos;
+  /** The container's place in its job; joined at {@link #start}. */
+  private ContainerMembership membership;
+  private long nextMembershipPollNanos;
   /** The partitions by index, published for progress and metrics threads (a new array each time). */
   private volatile PartitionState[] published = new PartitionState[0];
   private volatile boolean stopRequested;
@@ -80,12 +87,11 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private long cycleNanos;
 
   /**
-   * Creates the loop; {@link #run} starts it.
+   * Creates the loop; {@link #run} starts it. It takes its tasks from its membership in the job.
    *
    * @param parts what the container is made of
-   * @param tasks the tasks it runs from the start
    */
-  public RunLoop(ContainerParts parts, List<TaskSpec> tasks) {
+  public RunLoop(ContainerParts parts) {
     this.containerId = parts.containerId();
     this.settings = parts.settings();
     this.clock = parts.clock();
@@ -94,7 +100,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     this.producers = parts.producers();
     this.committer = parts.committer();
     this.stores = parts.stores();
-    this.initialTasks = List.copyOf(tasks);
+    this.coordinator = parts.coordinator();
+    this.reassigner = new Reassigner(this, parts.taskSource());
+    this.settleNanos = parts.settleNanos();
     AsyncSettings asyncSettings = settings.async();
     this.pool = asyncSettings.poolSize() > 0
         ? WorkerPool.create(containerId, asyncSettings.poolSize(), asyncSettings.poolVirtual())
@@ -149,7 +157,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       while (cycle() >= 0) {
         // cycle() does the work; it returns -1 when the container is done or asked to stop.
       }
-      committer.commit();
+      commit();
       committedOk = true;
     } catch (TaskFailedException e) {
       // Commit what was processed before the failed message, then report the failure.
@@ -158,29 +166,29 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     } finally {
       running = false;
       closeAll(committedOk);
+      if (membership != null) {
+        try {
+          membership.leave(committedOk); // after the final commit: the next owner sees it
+        } catch (RuntimeException e) {
+          LOG.warn("container {}: leaving the job failed", containerId, e);
+        }
+      }
     }
   }
 
   /**
-   * Starts producers and consumers, takes the initial tasks and initialises them. Part of
-   * {@link #run}.
+   * Starts the producers, joins the job and starts the consumers. A static membership ({@code
+   * local}) gives every task at the first poll, before the consumers start. Part of {@link #run}.
    */
   public void start() throws Exception {
     running = true;
     for (SystemProducer producer : producers) {
       producer.start();
     }
-    List<TaskSpec> first = initialTasks;
-    initialTasks = null;
-    addPartitions(first); // registered with their consumers before these start
+    membership = coordinator.join(containerId, reassigner);
+    pollMembership(clock.nanoTime());
     for (SystemConsumer consumer : consumers) {
       consumer.start();
-    }
-    if (stores != null) {
-      stores.restore(); // before init: a task may read its stores there
-    }
-    for (TaskSpec spec : first) {
-      spec.task().init();
     }
     long now = clock.nanoTime();
     if (settings.commitNanos() > 0) {
@@ -192,6 +200,107 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (async != null) {
       nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
+  }
+
+  private void pollMembership(long now) {
+    membership.poll();
+    long interval = membership.pollIntervalNanos();
+    nextMembershipPollNanos = interval == Long.MAX_VALUE ? Long.MAX_VALUE : now + interval;
+  }
+
+  // ---- what the Reassigner does to the container, on the loop thread ----
+
+  int containerId() {
+    return containerId;
+  }
+
+  List<TaskInstance> tasks() {
+    return tasks;
+  }
+
+  /** The container's tasks with these numbers. */
+  List<TaskInstance> tasksNumbered(Set<Integer> numbers) {
+    List<TaskInstance> found = new ArrayList<>();
+    for (TaskInstance t : tasks) {
+      if (numbers.contains(t.number)) {
+        found.add(t);
+      }
+    }
+    return found;
+  }
+
+  /** Takes tasks (their stores are open and restored): their partitions join the container. */
+  void addTasks(List<TaskSpec> taken) {
+    addPartitions(taken);
+  }
+
+  /** Stops delivering the tasks' partitions; what is buffered for them is dropped, uncommitted. */
+  void stopDelivering(List<TaskInstance> leaving) {
+    List<PartitionState> stopping = new ArrayList<>();
+    for (TaskInstance t : leaving) {
+      stopping.addAll(List.of(t.partitions));
+    }
+    mux.remove(stopping);
+  }
+
+  /**
+   * Gives the tasks' messages in flight until the settle time to complete (their completions are
+   * applied, so the commit counts them), then abandons the rest.
+   */
+  void settleInFlight(List<TaskInstance> leaving) {
+    if (async == null) {
+      return;
+    }
+    long deadline = clock.nanoTime() + settleNanos;
+    while (inFlight(leaving) && clock.nanoTime() - deadline < 0) {
+      async.applyCompletions();
+      if (inFlight(leaving)) {
+        async.awaitCompletion(1_000_000L);
+      }
+    }
+    abandonInFlight(leaving);
+  }
+
+  private static boolean inFlight(List<TaskInstance> tasks) {
+    for (TaskInstance t : tasks) {
+      if (t.inFlight > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Forgets the tasks' messages in flight: a callback that comes later changes nothing. */
+  void abandonInFlight(List<TaskInstance> leaving) {
+    for (TaskInstance t : leaving) {
+      t.revoked = true;
+      if (async != null) {
+        async.abandon(t);
+      }
+    }
+  }
+
+  /** Runs the commit protocol now. */
+  void commit() {
+    committer.commit();
+  }
+
+  /** The tasks are closed and their stores released: their partitions leave the container. */
+  void removeTasks(List<TaskInstance> leaving) {
+    for (TaskInstance t : leaving) {
+      for (PartitionState p : t.partitions) {
+        p.consumer.unregister(p.index);
+        chooser.remove(p.index);
+        partitions.remove(p);
+        metrics.removeGauge(metricsGroup, "buffered." + p.index);
+        metrics.removeGauge(metricsGroup, "lag." + p.index);
+      }
+      if (t.stopped) {
+        stoppedTasks--;
+      }
+      tasks.remove(t);
+    }
+    relayout();
   }
 
   /**
@@ -256,11 +365,23 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * @return messages delivered, or -1 when the container is done or asked to stop
    */
   public int cycle() throws Exception {
-    if (stopRequested || tasks.isEmpty()) {
+    if (stopRequested) {
       return -1;
     }
     long now = clock.nanoTime();
     cycleNanos = now;
+    if (now >= nextMembershipPollNanos) {
+      pollMembership(now); // tasks may leave or arrive here, between two deliveries
+    }
+    if (tasks.isEmpty()) {
+      if (nextMembershipPollNanos == Long.MAX_VALUE) {
+        return -1; // a static membership gave this container nothing, for good
+      }
+      // Waiting to be given tasks: sleep until the membership is due again.
+      LockSupport.parkNanos(Math.max(1_000L, Math.min(50_000_000L,
+          nextMembershipPollNanos - now)));
+      return 0;
+    }
     if (async != null) {
       async.applyCompletions();
     }
@@ -290,8 +411,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       commitAfterCycle = false;
       committer.commit();
     }
-    if (stopAfterCycle || (mux.activeCount() == 0 && (async == null || async.outstanding() == 0))) {
-      return -1;
+    if (stopAfterCycle || (mux.activeCount() == 0 && (async == null || async.outstanding() == 0)
+        && nextMembershipPollNanos == Long.MAX_VALUE)) {
+      return -1; // every input ended, and no task can come any more
     }
     if (now >= nextTimeoutCheckNanos) {
       async.checkTimeouts(now);

@@ -35,6 +35,8 @@ public final class TaskInstance {
   int livePartitions;
   boolean endOfStreamCalled;
   boolean stopped;
+  /** Left the container: a completion of one of its messages that comes later is ignored. */
+  boolean revoked;
 
   // Asynchronous delivery (AsyncDispatcher).
   /** Messages in flight (handed to the task, not completed). */

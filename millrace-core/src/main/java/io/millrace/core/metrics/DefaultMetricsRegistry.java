@@ -38,6 +38,11 @@ public final class DefaultMetricsRegistry implements MetricsRegistry {
   }
 
   @Override
+  public void removeGauge(String group, String name) {
+    group(group).computeIfPresent(name, (n, metric) -> metric instanceof Gauge ? null : metric);
+  }
+
+  @Override
   public Timer timer(String group, String name) {
     return (Timer) group(group).computeIfAbsent(name, n -> new SingleWriterTimer(timersEnabled));
   }

@@ -1,10 +1,9 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.StorageEngine;
-
 import io.millrace.api.Serde;
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
 import io.millrace.api.store.KeyValueStore;
+import io.millrace.api.store.engine.StorageEngine;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;

@@ -1,14 +1,13 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.StorageEngine;
-
 import io.millrace.api.Envelope;
+import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.metrics.Counter;
+import io.millrace.api.store.engine.StorageEngine;
 import io.millrace.api.system.BatchSink;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.SystemAdmin;
 import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.checkpoint.CheckpointStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -57,20 +56,27 @@ public final class ChangelogRestorer {
     this.threads = threads;
   }
 
-  /** Restores the given logged instances; returns the records applied. */
-  long restore(ContainerStores stores, List<Integer> which) {
-    int n = which.size();
+  /**
+   * Restores store instances whose changelogs are on this restorer's system.
+   *
+   * @param instances the instances
+   * @param checkpointedOffsets each one's changelog offset in the checkpoint, or
+   *     {@link CheckpointStore#NONE}
+   * @return the records applied
+   */
+  long restore(List<StoreInstance> instances, long[] checkpointedOffsets) {
+    int n = instances.size();
     StoreInstance[] instance = new StoreInstance[n];
     long[] target = new long[n];
     boolean[] done = new boolean[n];
     int remaining = 0;
     long full = 0;
     for (int i = 0; i < n; i++) {
-      instance[i] = stores.logged().get(which.get(i));
+      instance[i] = instances.get(i);
       StoreInstance s = instance[i];
       StreamMetadata head = admin.metadata(s.spec().changelogSpec(), s.taskNumber());
       target[i] = head.upcoming();
-      long checkpointed = stores.checkpointed(which.get(i));
+      long checkpointed = checkpointedOffsets[i];
       StartPosition start;
       if (s.localOffset() >= 0) {
         long from = checkpointed == CheckpointStore.NONE ? s.localOffset()

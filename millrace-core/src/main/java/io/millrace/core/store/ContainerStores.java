@@ -1,16 +1,18 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.api.store.engine.CorruptStoreException;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.store.KeyValueStore;
 import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.store.KeyValueStore;
+import io.millrace.api.store.engine.CorruptStoreException;
+import io.millrace.api.store.engine.StorageEngine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -18,9 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The stores of one container: every task's instance of every declared store. Opens them (wiping
- * a corrupt or unrestorable local copy), restores them from their changelogs before the tasks
- * start ({@link ChangelogRestorer}), and takes part in each commit:
+ * The stores of one container: every task's instance of every declared store, opened when the
+ * container takes the task and closed when it gives the task up. Opens them (wiping a corrupt or
+ * unrestorable local copy), restores them from their changelogs before their tasks start
+ * ({@link ChangelogRestorer}), and takes part in each commit:
  *
  * <ol>
  *   <li>{@link #flush}: each store's dirty entries go to its engine and its changelog;
@@ -29,46 +32,34 @@ import org.slf4j.LoggerFactory;
  *       with the changelog offset they hold, and the changelog offsets join the checkpoint.
  * </ol>
  *
- * <p>Loop thread only (the restore runs on it before the loop starts).
+ * <p>Loop thread only (restores run on it, before the restored tasks start).
  */
 public final class ContainerStores implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerStores.class);
-  private final List<StoreInstance> instances;
-  private final List<StoreInstance> logged = new ArrayList<>();
-  private final long[] changelogOffsets;
+  private final List<StoreSpec> specs;
+  private final Path storesDir;
+  private final Changelogs changelogs;
   private final StoreResources resources;
-  private final List<Map<String, KeyValueStore<?, ?>>> byTask;
   private final Function<String, ChangelogRestorer> restorers;
-  private final EngineSync sync;
   private final StoreFlusher flusher;
+  private final EngineSync sync;
+  /** Each open task's instances, by task number, in the order the tasks were taken. */
+  private final Map<Integer, List<StoreInstance>> byTask = new LinkedHashMap<>();
+  private final Map<Integer, Map<String, KeyValueStore<?, ?>>> storesByTask = new HashMap<>();
+  /** The instances with a changelog, in checkpoint order, and the offset each has reached. */
+  private final List<StoreInstance> logged = new ArrayList<>();
+  private long[] changelogOffsets = new long[0];
 
-  private ContainerStores(List<StoreInstance> instances, StoreResources resources, int tasks,
-      Map<StreamPartition, Long> checkpoint, Function<String, ChangelogRestorer> restorers,
+  private ContainerStores(List<StoreSpec> specs, Path storesDir, Changelogs changelogs,
+      StoreResources resources, Function<String, ChangelogRestorer> restorers,
       StoreFlusher flusher) {
-    this.instances = instances;
-    this.flusher = flusher;
-    this.restorers = restorers;
+    this.specs = specs;
+    this.storesDir = storesDir;
+    this.changelogs = changelogs;
     this.resources = resources;
-    this.byTask = new ArrayList<>();
-    for (int t = 0; t < tasks; t++) {
-      byTask.add(new HashMap<>());
-    }
-    for (StoreInstance instance : instances) {
-      byTask.get(instance.taskIndex()).put(instance.spec().name(), instance.store());
-      if (instance.changelog() != null) {
-        logged.add(instance);
-      }
-    }
-    List<StorageEngine> engines = new ArrayList<>();
-    for (StoreInstance instance : instances) {
-      engines.add(instance.store().engine());
-    }
-    sync = new EngineSync(engines, Runtime.getRuntime().availableProcessors());
-    changelogOffsets = new long[logged.size()];
-    for (int i = 0; i < logged.size(); i++) {
-      Long saved = checkpoint.get(logged.get(i).changelogPartition());
-      changelogOffsets[i] = saved == null ? CheckpointStore.NONE : saved;
-    }
+    this.restorers = restorers;
+    this.flusher = flusher;
+    this.sync = new EngineSync(List.of(), Runtime.getRuntime().availableProcessors());
   }
 
   /** How a task's instance of a store reaches its changelog. */
@@ -78,48 +69,68 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
-   * Opens every task's instance of every store.
+   * The stores of a container, with no task's instances open yet.
    *
    * @param specs the job's stores
-   * @param taskNumbers the container's tasks, by index
-   * @param taskNames their names
    * @param storesDir where persistent engines keep their files ({@code <job.state.dir>/stores})
    * @param jobConfig the job's configuration (engine-wide keys)
-   * @param checkpoint the job's checkpoint (changelog offsets)
+   * @param expectedTasks how many tasks the container is expected to hold at once (engines size
+   *     their share of a shared memory budget by it)
    * @param changelogs how stores reach their changelogs
    * @param restorers a restorer for the changelogs on a system (called at restore time)
    * @param flusher the flusher the stores use; the stores own it from here on
    */
-  public static ContainerStores open(List<StoreSpec> specs, int[] taskNumbers,
-      String[] taskNames, Path storesDir, Map<String, String> jobConfig,
-      Map<StreamPartition, Long> checkpoint, Changelogs changelogs,
+  public static ContainerStores create(List<StoreSpec> specs, Path storesDir,
+      Map<String, String> jobConfig, int expectedTasks, Changelogs changelogs,
       Function<String, ChangelogRestorer> restorers, StoreFlusher flusher) {
     StoreResources resources = new StoreResources(jobConfig,
-        specs.size() * taskNumbers.length);
-    List<StoreInstance> instances = new ArrayList<>();
-    try {
-      for (StoreSpec spec : specs) {
-        for (int t = 0; t < taskNumbers.length; t++) {
-          instances.add(openOne(spec, t, taskNumbers[t], taskNames[t],
-              storesDir.resolve(spec.name()).resolve("task-" + taskNumbers[t]), changelogs,
-              resources, flusher));
-        }
-      }
-    } catch (RuntimeException e) {
-      for (StoreInstance opened : instances) {
-        opened.store().engine().close();
-      }
-      resources.close();
-      flusher.close();
-      throw e;
-    }
-    return new ContainerStores(instances, resources, taskNumbers.length, checkpoint, restorers,
-        flusher);
+        specs.size() * Math.max(1, expectedTasks));
+    return new ContainerStores(specs, storesDir, changelogs, resources, restorers, flusher);
   }
 
-  private static StoreInstance openOne(StoreSpec spec, int taskIndex, int taskNumber,
-      String taskName, Path dir, Changelogs changelogs, StoreResources resources,
-      StoreFlusher flusher) {
+  /**
+   * Opens a task's instance of every store (not restored yet: see {@link #restore}).
+   *
+   * @param taskNumber the task's number (its changelog partition)
+   * @param taskName its name, for messages
+   * @param checkpoint the task's checkpoint (its changelog offsets among them)
+   * @return the task's stores by name
+   */
+  public Map<String, KeyValueStore<?, ?>> open(int taskNumber, String taskName,
+      Map<StreamPartition, Long> checkpoint) {
+    if (byTask.containsKey(taskNumber)) {
+      throw new IllegalStateException("the stores of task " + taskName + " are open already");
+    }
+    List<StoreInstance> opened = new ArrayList<>();
+    try {
+      for (StoreSpec spec : specs) {
+        opened.add(openOne(spec, taskNumber, taskName,
+            storesDir.resolve(spec.name()).resolve("task-" + taskNumber)));
+      }
+    } catch (RuntimeException e) {
+      for (StoreInstance instance : opened) {
+        instance.store().engine().close();
+      }
+      throw e;
+    }
+    Map<String, KeyValueStore<?, ?>> stores = new HashMap<>();
+    for (StoreInstance instance : opened) {
+      stores.put(instance.spec().name(), instance.store());
+      if (instance.changelog() != null) {
+        logged.add(instance);
+        Long saved = checkpoint.get(instance.changelogPartition());
+        int i = logged.size() - 1;
+        changelogOffsets = java.util.Arrays.copyOf(changelogOffsets, logged.size());
+        changelogOffsets[i] = saved == null ? CheckpointStore.NONE : saved;
+      }
+    }
+    byTask.put(taskNumber, opened);
+    storesByTask.put(taskNumber, stores);
+    sync.update(engines());
+    return stores;
+  }
+
+  private StoreInstance openOne(StoreSpec spec, int taskNumber, String taskName, Path dir) {
     String name = spec.name() + " of " + taskName;
     ChangelogWriter changelog = spec.hasChangelog() ? changelogs.writer(spec, taskNumber) : null;
     long localOffset = LocalOffsetFile.read(dir);
@@ -147,7 +158,7 @@ public final class ContainerStores implements AutoCloseable {
       localOffset = -1;
     }
     CachedStore<?, ?> store = new CachedStore<>(name, spec, engine, changelog, flusher);
-    return new StoreInstance(spec, taskIndex, taskNumber, store, dir, changelog, localOffset);
+    return new StoreInstance(spec, taskNumber, store, dir, changelog, localOffset);
   }
 
   /** Deletes a store's local directory (a full restore rebuilds it). */
@@ -164,9 +175,9 @@ public final class ContainerStores implements AutoCloseable {
     }
   }
 
-  /** The stores of the task at {@code taskIndex}, by name. */
-  public Map<String, KeyValueStore<?, ?>> storesOf(int taskIndex) {
-    return byTask.get(taskIndex);
+  /** The stores of an open task, by name (empty if the task has none open). */
+  public Map<String, KeyValueStore<?, ?>> storesOf(int taskNumber) {
+    return storesByTask.getOrDefault(taskNumber, Map.of());
   }
 
   /** The changelog partitions, in the order {@link #afterProducersFlushed} fills them. */
@@ -178,30 +189,28 @@ public final class ContainerStores implements AutoCloseable {
     return partitions;
   }
 
-  /** The instances with a changelog, for the restore. */
-  List<StoreInstance> logged() {
-    return logged;
-  }
-
-  /** The checkpointed changelog offset of a logged instance, or {@link CheckpointStore#NONE}. */
-  long checkpointed(int loggedIndex) {
-    return changelogOffsets[loggedIndex];
-  }
-
   /**
-   * Restores every store with a changelog, before the tasks start.
+   * Restores the stores of these tasks that have changelogs, before the tasks start: each
+   * system's changelogs with a restorer of their own.
    *
    * @return changelog records applied
    */
-  public long restore() {
-    Map<String, List<Integer>> bySystem = new HashMap<>();
+  public long restore(Collection<Integer> taskNumbers) {
+    Map<String, List<StoreInstance>> bySystem = new LinkedHashMap<>();
+    Map<String, List<Long>> checkpointed = new HashMap<>();
     for (int i = 0; i < logged.size(); i++) {
-      bySystem.computeIfAbsent(logged.get(i).spec().changelogSystem(), s -> new ArrayList<>())
-          .add(i);
+      StoreInstance instance = logged.get(i);
+      if (taskNumbers.contains(instance.taskNumber())) {
+        String system = instance.spec().changelogSystem();
+        bySystem.computeIfAbsent(system, s -> new ArrayList<>()).add(instance);
+        checkpointed.computeIfAbsent(system, s -> new ArrayList<>()).add(changelogOffsets[i]);
+      }
     }
     long applied = 0;
-    for (Map.Entry<String, List<Integer>> system : bySystem.entrySet()) {
-      applied += restorers.apply(system.getKey()).restore(this, system.getValue());
+    for (Map.Entry<String, List<StoreInstance>> system : bySystem.entrySet()) {
+      long[] offsets = checkpointed.get(system.getKey()).stream().mapToLong(Long::longValue)
+          .toArray();
+      applied += restorers.apply(system.getKey()).restore(system.getValue(), offsets);
     }
     return applied;
   }
@@ -212,9 +221,11 @@ public final class ContainerStores implements AutoCloseable {
    * have been doing both).
    */
   public void flush() {
-    for (StoreInstance instance : instances) {
-      instance.store().flush();
-      instance.store().closeLeakedIterators();
+    for (List<StoreInstance> instances : byTask.values()) {
+      for (StoreInstance instance : instances) {
+        instance.store().flush();
+        instance.store().closeLeakedIterators();
+      }
     }
     flusher.drain();
   }
@@ -241,6 +252,76 @@ public final class ContainerStores implements AutoCloseable {
     System.arraycopy(changelogOffsets, 0, checkpoint, from, changelogOffsets.length);
   }
 
+  /**
+   * Closes a task's instances, which a commit has flushed (or which are given up uncommitted),
+   * and forgets them: the checkpoint layout no longer holds their changelogs.
+   */
+  public void closeTask(int taskNumber) {
+    List<StoreInstance> instances = byTask.remove(taskNumber);
+    storesByTask.remove(taskNumber);
+    if (instances == null) {
+      return;
+    }
+    flusher.drain(); // no deferred write of theirs may land after their engines close
+    long[] kept = new long[logged.size()];
+    List<StoreInstance> keptLogged = new ArrayList<>();
+    for (int i = 0; i < logged.size(); i++) {
+      if (logged.get(i).taskNumber() != taskNumber) {
+        kept[keptLogged.size()] = changelogOffsets[i];
+        keptLogged.add(logged.get(i));
+      }
+    }
+    logged.clear();
+    logged.addAll(keptLogged);
+    changelogOffsets = java.util.Arrays.copyOf(kept, keptLogged.size());
+    sync.update(engines());
+    for (StoreInstance instance : instances) {
+      try {
+        instance.store().close();
+      } catch (RuntimeException e) {
+        LOG.warn("store {} of task {} failed to close", instance.spec().name(), taskNumber, e);
+      }
+    }
+  }
+
+  /**
+   * What this process holds on local disk: for each task with local files of a store that has a
+   * changelog, the changelog offset those files hold (store name -> offset). Read from the files
+   * each time: another container of the process may have written them.
+   */
+  public Map<Integer, Map<String, Long>> localState() {
+    Map<Integer, Map<String, Long>> state = new java.util.TreeMap<>();
+    for (StoreSpec spec : specs) {
+      Path dir = storesDir.resolve(spec.name());
+      if (!spec.hasChangelog() || !Files.isDirectory(dir)) {
+        continue;
+      }
+      try (var tasks = Files.newDirectoryStream(dir, "task-*")) {
+        for (Path taskDir : tasks) {
+          long offset = LocalOffsetFile.read(taskDir);
+          if (offset >= 0) {
+            int task = Integer.parseInt(taskDir.getFileName().toString().substring(5));
+            state.computeIfAbsent(task, t -> new java.util.TreeMap<>()).put(spec.name(), offset);
+          }
+        }
+      } catch (IOException | NumberFormatException e) {
+        LOG.warn("cannot list the local files of store {} in {}: {}", spec.name(), dir,
+            e.toString());
+      }
+    }
+    return state;
+  }
+
+  private List<StorageEngine> engines() {
+    List<StorageEngine> engines = new ArrayList<>();
+    for (List<StoreInstance> instances : byTask.values()) {
+      for (StoreInstance instance : instances) {
+        engines.add(instance.store().engine());
+      }
+    }
+    return engines;
+  }
+
   /** Closes every store and the shared resources. */
   @Override
   public void close() {
@@ -251,13 +332,17 @@ public final class ContainerStores implements AutoCloseable {
       sync.close();
       return;
     }
-    for (StoreInstance instance : instances) {
-      try {
-        instance.store().close();
-      } catch (RuntimeException e) {
-        LOG.warn("store {} failed to close", instance.spec().name(), e);
+    for (List<StoreInstance> instances : byTask.values()) {
+      for (StoreInstance instance : instances) {
+        try {
+          instance.store().close();
+        } catch (RuntimeException e) {
+          LOG.warn("store {} failed to close", instance.spec().name(), e);
+        }
       }
     }
+    byTask.clear();
+    storesByTask.clear();
     sync.close();
     resources.close();
   }

@@ -1,6 +1,5 @@
 package io.millrace.core.store;
 import io.millrace.api.store.engine.StorageEngine;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -19,23 +18,33 @@ final class EngineSync implements AutoCloseable {
   private final List<StorageEngine> local = new ArrayList<>();
   private final List<StorageEngine> others = new ArrayList<>();
   private final List<Future<?>> pending = new ArrayList<>();
-  private final ExecutorService pool;
+  private final int threads;
+  private ExecutorService pool;
 
   /**
    * @param engines every engine of the container
    * @param threads the most syncs at once (the processors)
    */
   EngineSync(List<StorageEngine> engines, int threads) {
+    this.threads = threads;
+    update(engines);
+  }
+
+  /** The container's engines changed (a task came or went). */
+  void update(List<StorageEngine> engines) {
+    local.clear();
+    others.clear();
     for (StorageEngine engine : engines) {
       (engine.persistent() ? local : others).add(engine);
     }
-    int size = Math.min(threads, local.size());
-    AtomicInteger n = new AtomicInteger();
-    pool = size < 2 ? null : Executors.newFixedThreadPool(size, r -> {
-      Thread t = new Thread(r, "millrace-store-sync-" + n.getAndIncrement());
-      t.setDaemon(true);
-      return t;
-    });
+    if (pool == null && Math.min(threads, local.size()) >= 2) {
+      AtomicInteger n = new AtomicInteger();
+      pool = Executors.newFixedThreadPool(threads, r -> {
+        Thread t = new Thread(r, "millrace-store-sync-" + n.getAndIncrement());
+        t.setDaemon(true);
+        return t;
+      });
+    }
   }
 
   /** Syncs every engine; throws the first failure once all are done. */

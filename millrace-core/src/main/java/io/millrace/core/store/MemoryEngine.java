@@ -1,9 +1,8 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.api.store.engine.StorageEngineFactory;
-
 import io.millrace.api.store.engine.EngineResources;
 import io.millrace.api.store.engine.EngineSpec;
+import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.api.store.engine.StorageEngineFactory;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;

@@ -1,6 +1,5 @@
 package io.millrace.core.store;
 import io.millrace.api.store.engine.StorageEngine;
-
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;

@@ -7,14 +7,13 @@ import java.nio.file.Path;
  * One task's instance of one store, with what restoring and committing it needs.
  *
  * @param spec the store
- * @param taskIndex the task's index in its container
  * @param taskNumber the task's partition number (its changelog partition)
  * @param store the store the task uses
  * @param dir its local directory (persistent engines)
  * @param changelog where its changes go, or null
  * @param localOffset the changelog offset its local files hold up to, or -1 if unknown
  */
-public record StoreInstance(StoreSpec spec, int taskIndex, int taskNumber,
+public record StoreInstance(StoreSpec spec, int taskNumber,
     CachedStore<?, ?> store, Path dir, ChangelogWriter changelog, long localOffset) {
 
   /** Its changelog partition as checkpoints name it (the store must have a changelog). */

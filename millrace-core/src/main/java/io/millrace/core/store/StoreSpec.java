@@ -1,8 +1,7 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.StorageEngineFactory;
-
 import io.millrace.api.Serde;
 import io.millrace.api.store.engine.EngineSpec;
+import io.millrace.api.store.engine.StorageEngineFactory;
 import java.util.Map;
 
 /**

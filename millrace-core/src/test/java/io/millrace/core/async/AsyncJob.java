@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
-import io.millrace.core.checkpoint.FileCheckpointStore;
 import io.millrace.api.config.JobConfig;
+import io.millrace.core.checkpoint.FileCheckpointStore;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;

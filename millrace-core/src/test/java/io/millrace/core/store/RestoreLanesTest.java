@@ -1,9 +1,8 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.StorageEngine;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.api.store.engine.StorageEngine;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

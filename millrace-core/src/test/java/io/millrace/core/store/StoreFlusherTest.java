@@ -1,9 +1,8 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.StorageEngine;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.api.store.engine.StorageEngine;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemProducer;
 import java.nio.ByteBuffer;

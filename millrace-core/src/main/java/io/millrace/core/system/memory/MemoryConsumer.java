@@ -1,12 +1,12 @@
 package io.millrace.core.system.memory;
 
 import io.millrace.api.Envelope;
+import io.millrace.api.config.JobConfig;
 import io.millrace.api.system.BatchSink;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemContext;
-import io.millrace.api.config.JobConfig;
 import io.millrace.api.system.handoff.BatchedHandoff;
 import java.util.ArrayList;
 import java.util.List;

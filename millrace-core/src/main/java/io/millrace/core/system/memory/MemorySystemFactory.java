@@ -1,5 +1,6 @@
 package io.millrace.core.system.memory;
 
+import io.millrace.api.config.ConfigException;
 import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemAdmin;
@@ -7,7 +8,6 @@ import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemContext;
 import io.millrace.api.system.SystemFactory;
 import io.millrace.api.system.SystemProducer;
-import io.millrace.api.config.ConfigException;
 import java.util.Set;
 
 /**

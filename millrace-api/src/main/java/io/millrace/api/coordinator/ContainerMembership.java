@@ -1,0 +1,27 @@
+package io.millrace.api.coordinator;
+
+/**
+ * One container's place in its job. Loop thread only: the container calls {@link #poll} between
+ * deliveries, and the membership calls its {@link MembershipListener} from inside that call, so a
+ * container's tasks change only between two messages, never under one.
+ */
+public interface ContainerMembership {
+  /**
+   * Does the membership's pending work (a rebalance, a heartbeat's news) and calls the listener if
+   * the container's tasks change: revocations first, then assignments. Called every loop cycle at
+   * most every {@link #pollIntervalNanos}; must not block beyond that.
+   */
+  void poll();
+
+  /** How often the container calls {@link #poll} while it has work (it calls it when idle too). */
+  default long pollIntervalNanos() {
+    return 10_000_000L;
+  }
+
+  /**
+   * Leaves the job. {@code clean}: the container committed and closed its tasks, and other
+   * members may take them at once (a coordinator with static membership may instead keep them
+   * for a restart of the same instance). Not clean: the container failed.
+   */
+  void leave(boolean clean);
+}

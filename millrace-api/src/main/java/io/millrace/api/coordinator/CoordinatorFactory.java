@@ -1,0 +1,30 @@
+package io.millrace.api.coordinator;
+
+import java.util.Set;
+
+/**
+ * A kind of coordinator ({@code job.coordinator}): {@code local} is built in; others are found by
+ * their {@link #shortName} through {@link java.util.ServiceLoader}.
+ *
+ * <p>Threading: called from the thread that plans the job.
+ */
+public interface CoordinatorFactory {
+  /** The name a job gives in {@code job.coordinator}, e.g. {@code kafka}. */
+  String shortName();
+
+  /**
+   * The keys this coordinator accepts after {@code job.coordinator.}, with the {@code .*}
+   * convention of system keys; the runtime rejects any other key there, naming it.
+   */
+  Set<String> keys();
+
+  /**
+   * Checks the job against what this coordinator needs (its keys, where the inputs live, their
+   * partition counts); throws {@link io.millrace.api.config.ConfigException} naming the key, the
+   * stream or the server and what is wrong.
+   */
+  default void validate(CoordinatorContext context) {}
+
+  /** The coordinator of this process's containers; called once per process. */
+  JobCoordinator coordinator(CoordinatorContext context);
+}

@@ -1,0 +1,39 @@
+package io.millrace.api.coordinator;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The container's side of a membership: what happens to its tasks. Called by the membership from
+ * inside {@link ContainerMembership#poll}, on the container's loop thread. Tasks are named by their
+ * number: task k reads partition k of every input.
+ */
+public interface MembershipListener {
+  /**
+   * Tasks leave the container. When this returns, their work is committed (outputs, stores,
+   * checkpoint) and they are closed: another member may take them.
+   */
+  void revoked(Set<Integer> tasks);
+
+  /**
+   * Tasks the container lost without a chance to commit (another member owns them already): they
+   * are closed and nothing more of theirs is written.
+   */
+  void lost(Set<Integer> tasks);
+
+  /**
+   * Tasks the container takes: when this returns, their stores are restored and they resume after
+   * their checkpoints.
+   */
+  void assigned(Set<Integer> tasks);
+
+  /** The tasks the container runs now. */
+  Set<Integer> tasks();
+
+  /**
+   * What this process holds on local disk, for state-aware assignment: for each task with local
+   * store files, the changelog offset those files hold, per store (name -> offset). Empty for a
+   * job without persistent stores.
+   */
+  Map<Integer, Map<String, Long>> localState();
+}

@@ -1,0 +1,75 @@
+package io.millrace.core.coordinate;
+
+import io.millrace.api.coordinator.ContainerMembership;
+import io.millrace.api.coordinator.CoordinatorContext;
+import io.millrace.api.coordinator.CoordinatorFactory;
+import io.millrace.api.coordinator.JobCoordinator;
+import io.millrace.api.coordinator.MembershipListener;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * {@code job.coordinator=local}: this process runs every task of the job, task k in container
+ * k mod {@code job.container.count}, given at each container's first poll and never moved. No
+ * other process is asked: two processes running the same job this way would both run every task.
+ */
+public final class LocalCoordinator implements JobCoordinator {
+  private final int taskCount;
+  private final int containerCount;
+
+  /** A coordinator of {@code taskCount} tasks over {@code containerCount} containers. */
+  public LocalCoordinator(int taskCount, int containerCount) {
+    this.taskCount = taskCount;
+    this.containerCount = containerCount;
+  }
+
+  /** The tasks of a container: task k runs in container k mod the container count. */
+  public Set<Integer> tasksOf(int containerId) {
+    Set<Integer> tasks = new LinkedHashSet<>();
+    for (int t = containerId; t < taskCount; t += containerCount) {
+      tasks.add(t);
+    }
+    return tasks;
+  }
+
+  @Override
+  public ContainerMembership join(int containerId, MembershipListener listener) {
+    return new ContainerMembership() {
+      private boolean given;
+
+      @Override
+      public void poll() {
+        if (!given) {
+          given = true;
+          listener.assigned(tasksOf(containerId));
+        }
+      }
+
+      @Override
+      public long pollIntervalNanos() {
+        return Long.MAX_VALUE; // nothing ever changes after the first poll
+      }
+
+      @Override
+      public void leave(boolean clean) {}
+    };
+  }
+
+  /** The factory of {@code job.coordinator=local}. */
+  public static final class Factory implements CoordinatorFactory {
+    @Override
+    public String shortName() {
+      return "local";
+    }
+
+    @Override
+    public Set<String> keys() {
+      return Set.of();
+    }
+
+    @Override
+    public JobCoordinator coordinator(CoordinatorContext context) {
+      return new LocalCoordinator(context.taskCount(), context.containerCount());
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.millrace.core.job;
+
+import io.millrace.api.StreamPartition;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.store.KeyValueStore;
+import io.millrace.api.system.StartPosition;
+import io.millrace.api.system.StreamMetadata;
+import io.millrace.api.system.SystemConsumer;
+import io.millrace.core.loop.PartitionSpec;
+import io.millrace.core.loop.TaskInstance;
+import io.millrace.core.loop.TaskSource;
+import io.millrace.core.loop.TaskSpec;
+import io.millrace.core.output.OutputRoute;
+import io.millrace.core.output.TaskCollector;
+import io.millrace.core.store.ContainerStores;
+import java.lang.reflect.InvocationTargetException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Builds the tasks one container takes, from the job's plan: for each, its input partitions
+ * resolved against its checkpoint, its stores opened and restored, its collector and context, a
+ * new object of the job's task class. The first tasks of a container resume from the checkpoint
+ * the plan read; tasks taken later read the checkpoint again, since another member may have
+ * committed them since.
+ */
+final class TaskBuilder implements TaskSource {
+  private final JobPlan plan;
+  private final int containerId;
+  private final Map<String, OutputRoute> routes;
+  private final Map<String, SystemConsumer> consumers;
+  private final ContainerStores stores;
+  private boolean first = true;
+
+  /**
+   * A builder for one container.
+   *
+   * @param routes the container's outputs by stream id
+   * @param consumers the container's consumer of each input system
+   * @param stores the container's stores, or null
+   */
+  TaskBuilder(JobPlan plan, int containerId, Map<String, OutputRoute> routes,
+      Map<String, SystemConsumer> consumers, ContainerStores stores) {
+    this.plan = plan;
+    this.containerId = containerId;
+    this.routes = routes;
+    this.consumers = consumers;
+    this.stores = stores;
+  }
+
+  @Override
+  public List<TaskSpec> take(Set<Integer> taskNumbers) {
+    Map<StreamPartition, Long> checkpoint = first ? plan.checkpoint()
+        : plan.checkpointStore().read();
+    first = false;
+    List<TaskSpec> tasks = new ArrayList<>();
+    try {
+      long started = System.nanoTime();
+      for (int number : taskNumbers) {
+        tasks.add(build(number, checkpoint));
+      }
+      if (stores != null) {
+        plan.metrics().counter("container-" + containerId, "store-open-ms")
+            .inc((System.nanoTime() - started) / 1_000_000);
+        stores.restore(taskNumbers); // before init: a task may read its stores there
+      }
+    } catch (RuntimeException e) {
+      for (TaskSpec built : tasks) {
+        release(built.task().number());
+      }
+      throw e;
+    }
+    return tasks;
+  }
+
+  private TaskSpec build(int number, Map<StreamPartition, Long> checkpoint) {
+    String name = "Partition " + number;
+    List<StreamPartition> mine = new ArrayList<>();
+    List<PartitionSpec> inputs = new ArrayList<>();
+    for (String input : plan.inputs()) {
+      if (plan.partitionCounts().get(input) > number) {
+        StreamInfo info = plan.streams().get(input);
+        StreamPartition sp = new StreamPartition(info.system(), input, number);
+        mine.add(sp);
+        inputs.add(partitionSpec(sp, info, consumers.get(info.system()), checkpoint));
+      }
+    }
+    Map<String, KeyValueStore<?, ?>> taskStores = stores == null ? Map.of()
+        : stores.open(number, name, checkpoint);
+    TaskCollector collector = new TaskCollector(routes, name);
+    List<Runnable> idleActions = new ArrayList<>();
+    TaskContextImpl context = new TaskContextImpl(name, number, List.copyOf(mine),
+        plan.config().asMap(), plan.metrics(), collector, idleActions, taskStores);
+    TaskInstance task = new TaskInstance(name, number, newTask(), collector, context,
+        mine.size(), idleActions);
+    return new TaskSpec(task, inputs);
+  }
+
+  /**
+   * Resolves where an input partition starts: after its checkpointed offset, or where its
+   * stream's {@code offset.default} says; and what bootstrap and progress need.
+   */
+  private PartitionSpec partitionSpec(StreamPartition sp, StreamInfo info,
+      SystemConsumer consumer, Map<StreamPartition, Long> checkpoint) {
+    StreamMetadata meta = plan.admins().get(info.system()).metadata(info.spec(), sp.partition());
+    Long saved = info.reset() ? null : checkpoint.get(sp);
+    StartPosition start = saved == null ? info.offsetDefault() : StartPosition.after(saved);
+    // A bootstrap partition read from "upcoming" has nothing before its head to read first;
+    // waiting for it would hold back every other input for good.
+    boolean bootstrap = info.bootstrap() && start.kind() != StartPosition.Kind.UPCOMING;
+    long progressStart = switch (start.kind()) {
+      case AFTER -> saved + 1;
+      case OLDEST -> Math.max(0, meta.oldest());
+      case UPCOMING -> meta.upcoming();
+    };
+    return new PartitionSpec(sp, info.spec(), consumer, start,
+        saved == null ? CheckpointStore.NONE : saved, info.priority(), info.pollIntervalNanos(),
+        bootstrap, meta.newest(), progressStart, meta.bounded() ? meta.upcoming() : -1);
+  }
+
+  @Override
+  public void release(int taskNumber) {
+    if (stores != null) {
+      stores.closeTask(taskNumber);
+    }
+  }
+
+  @Override
+  public Map<Integer, Map<String, Long>> localState() {
+    return stores == null ? Map.of() : stores.localState();
+  }
+
+  private Object newTask() {
+    try {
+      return plan.taskConstructor().newInstance();
+    } catch (InvocationTargetException e) {
+      throw new ConfigException("task.class " + plan.taskConstructor().getDeclaringClass()
+          .getName() + " threw in its constructor: " + e.getCause());
+    } catch (InstantiationException | IllegalAccessException e) {
+      throw new ConfigException("cannot create task.class " + plan.taskConstructor()
+          .getDeclaringClass().getName() + ": " + e);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package io.millrace.core.loop;
+
+import io.millrace.api.coordinator.MembershipListener;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What happens when a container's tasks change: its membership calls this, on the loop thread,
+ * between two deliveries.
+ *
+ * <p><b>Revoke</b>, before the tasks' partitions are released to another member:
+ *
+ * <ol>
+ *   <li>their partitions stop being delivered; what is buffered for them is dropped, uncommitted
+ *       (the next owner reads it again);
+ *   <li>their messages in flight (async tasks, worker pool) get until {@code task.shutdown.ms}
+ *       to complete, then are abandoned: the commit keeps only what completed below each
+ *       partition's watermark, and a callback that comes later is ignored;
+ *   <li>the container commits: stores flush, outputs and changelogs are acknowledged, the
+ *       checkpoint holds the tasks' last offsets;
+ *   <li>the tasks close, their stores close, and their partitions leave the consumers, the
+ *       chooser and the partition table; the checkpoint layout follows.
+ * </ol>
+ *
+ * <p><b>Lost</b> (another member owns the tasks already): as a revoke without the commit, so
+ * nothing of theirs is written after the loss.
+ *
+ * <p><b>Assign</b>: their stores open from local files and restore the changelog's tail (or all
+ * of it); their inputs resume after their checkpoints, registered with the consumers; the tasks
+ * init; the checkpoint layout follows.
+ */
+final class Reassigner implements MembershipListener {
+  private static final Logger LOG = LoggerFactory.getLogger(Reassigner.class);
+  private final RunLoop loop;
+  private final TaskSource source;
+
+  Reassigner(RunLoop loop, TaskSource source) {
+    this.loop = loop;
+    this.source = source;
+  }
+
+  @Override
+  public void revoked(Set<Integer> numbers) {
+    List<TaskInstance> leaving = loop.tasksNumbered(numbers);
+    if (leaving.isEmpty()) {
+      return;
+    }
+    long started = System.nanoTime();
+    loop.stopDelivering(leaving);
+    loop.settleInFlight(leaving);
+    loop.commit();
+    remove(leaving);
+    LOG.info("container {}: revoked task(s) {} (committed and closed in {} ms)",
+        loop.containerId(), names(leaving), (System.nanoTime() - started) / 1_000_000);
+  }
+
+  @Override
+  public void lost(Set<Integer> numbers) {
+    List<TaskInstance> leaving = loop.tasksNumbered(numbers);
+    if (leaving.isEmpty()) {
+      return;
+    }
+    loop.stopDelivering(leaving);
+    loop.abandonInFlight(leaving);
+    remove(leaving);
+    LOG.warn("container {}: lost task(s) {} to another member without committing them",
+        loop.containerId(), names(leaving));
+  }
+
+  private void remove(List<TaskInstance> leaving) {
+    for (TaskInstance t : leaving) {
+      try {
+        t.close();
+      } catch (Exception e) {
+        LOG.warn("container {}: task {} failed to close", loop.containerId(), t.name, e);
+      }
+    }
+    loop.removeTasks(leaving);
+    for (TaskInstance t : leaving) {
+      source.release(t.number);
+    }
+  }
+
+  @Override
+  public void assigned(Set<Integer> numbers) {
+    Set<Integer> fresh = new TreeSet<>(numbers);
+    fresh.removeAll(tasks());
+    if (fresh.isEmpty()) {
+      return;
+    }
+    long started = System.nanoTime();
+    List<TaskSpec> specs = source.take(fresh);
+    loop.addTasks(specs);
+    for (TaskSpec spec : specs) {
+      try {
+        spec.task().init();
+      } catch (Exception e) {
+        throw new TaskFailedException("task " + spec.task().name + " failed in init: " + e, e);
+      }
+    }
+    LOG.info("container {}: assigned task(s) {} (ready in {} ms)", loop.containerId(), fresh,
+        (System.nanoTime() - started) / 1_000_000);
+  }
+
+  @Override
+  public Set<Integer> tasks() {
+    Set<Integer> numbers = new LinkedHashSet<>();
+    for (TaskInstance t : loop.tasks()) {
+      numbers.add(t.number);
+    }
+    return numbers;
+  }
+
+  @Override
+  public Map<Integer, Map<String, Long>> localState() {
+    return source.localState();
+  }
+
+  private static List<String> names(List<TaskInstance> tasks) {
+    List<String> names = new ArrayList<>();
+    for (TaskInstance t : tasks) {
+      names.add(t.name);
+    }
+    return names;
+  }
+}

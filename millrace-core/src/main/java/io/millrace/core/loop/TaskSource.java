@@ -1,0 +1,28 @@
+package io.millrace.core.loop;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Where a container's tasks come from when it takes them, and where their resources go when it
+ * gives them up: the job's half of a reassignment (stores, checkpoints, task objects), so the loop
+ * needs to know nothing of the job's configuration.
+ */
+public interface TaskSource {
+  /**
+   * Builds tasks the container takes: opens their stores and restores them (local files plus the
+   * changelog tail, or the whole changelog), reads their checkpoints, and resolves where each
+   * input partition resumes.
+   */
+  List<TaskSpec> take(Set<Integer> taskNumbers);
+
+  /** A task left the container (committed, or lost): closes its stores. */
+  void release(int taskNumber);
+
+  /**
+   * What this process holds on local disk: for each task with local store files, the changelog
+   * offset they hold, per store.
+   */
+  Map<Integer, Map<String, Long>> localState();
+}
