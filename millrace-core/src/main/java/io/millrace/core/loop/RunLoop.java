@@ -251,8 +251,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (async == null) {
       return;
     }
-    long deadline = clock.nanoTime() + settleNanos;
-    while (inFlight(leaving) && clock.nanoTime() - deadline < 0) {
+    // A real wait for other threads' callbacks: measured on the system clock, not the loop's.
+    long deadline = System.nanoTime() + settleNanos;
+    while (inFlight(leaving) && System.nanoTime() - deadline < 0) {
       async.applyCompletions();
       if (inFlight(leaving)) {
         async.awaitCompletion(1_000_000L);

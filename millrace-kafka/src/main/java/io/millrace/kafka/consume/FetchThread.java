@@ -8,15 +8,14 @@ import io.millrace.api.system.handoff.BatchedHandoff;
 import io.millrace.kafka.KafkaSettings;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -30,49 +29,73 @@ import org.slf4j.LoggerFactory;
 /**
  * The fetch thread of one container's Kafka consumer: polls the broker, deserializes records into
  * envelopes (off the loop thread) and hands them to the loop through a {@link BatchedHandoff}, one
- * flush per poll. It owns the {@code KafkaConsumer}; the loop thread talks to it only through
- * atomics: pause requests in, heads, positions and a failure out.
+ * flush per poll. It owns the {@code KafkaConsumer}; the loop thread talks to it only through a
+ * command queue (partitions to add and remove) and each partition's volatile fields (pause
+ * requests in; head, position out), plus a failure out.
+ *
+ * <p>A partition added while the thread runs starts a new epoch of its index in the hand-off, and
+ * one removed ends it, so a batch fetched for a registration the loop has given up never reaches
+ * the loop (see {@link BatchedHandoff#producerEpoch}).
  */
 final class FetchThread implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(FetchThread.class);
   /** Heads and positions of partitions without records are refreshed this often. */
   private static final long REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
-  /** One partition the consumer reads. */
-  record Partition(int index, StreamSpec stream, TopicPartition topicPartition,
-      StartPosition start, boolean upcomingByDefault) {}
+  /**
+   * One registration of a partition: shared by the loop (which reads head and position and writes
+   * pauseWanted) and the fetch thread (which owns the rest).
+   */
+  static final class Partition {
+    final int index;
+    final int epoch;
+    final StreamSpec stream;
+    final TopicPartition topicPartition;
+    final StartPosition start;
+    final boolean upcomingByDefault;
+    /** The upcoming offset, for lag; -1 until known. */
+    volatile long head = -1;
+    /** Every record before it is in the hand-off; -1 until known. */
+    volatile long position = -1;
+    volatile boolean pauseWanted;
+    /** Fetch thread: whether the consumer has it paused now. */
+    boolean paused;
+
+    Partition(int index, int epoch, StreamSpec stream, TopicPartition topicPartition,
+        StartPosition start, boolean upcomingByDefault) {
+      this.index = index;
+      this.epoch = epoch;
+      this.stream = stream;
+      this.topicPartition = topicPartition;
+      this.start = start;
+      this.upcomingByDefault = upcomingByDefault;
+    }
+  }
+
+  /** A change of the assignment, from the loop thread: a partition to add, or one to remove. */
+  private record Command(Partition add, Partition remove) {}
 
   private final KafkaSettings settings;
   private final Properties properties;
-  private final List<Partition> partitions;
-  private final Partition[] byIndex;
   private final BatchedHandoff handoff;
-  private final AtomicIntegerArray pauseWanted;
-  private final AtomicLongArray heads;
-  private final AtomicLongArray positions;
+  /** Fetch thread: the partitions read now. */
+  private final Map<TopicPartition, Partition> assigned = new LinkedHashMap<>();
+  private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
   private final CountDownLatch started = new CountDownLatch(1);
   private volatile boolean pauseChanged;
   private volatile boolean stopped;
   private volatile Throwable failure;
   private volatile Thread waiting;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
+  private volatile Thread fetcher;
 
-  FetchThread(KafkaSettings settings, Properties properties, List<Partition> partitions,
-      int indices, BatchedHandoff handoff) {
+  FetchThread(KafkaSettings settings, Properties properties, List<Partition> initial,
+      BatchedHandoff handoff) {
     this.settings = settings;
     this.properties = properties;
-    this.partitions = partitions;
-    this.byIndex = new Partition[indices];
-    for (Partition p : partitions) {
-      byIndex[p.index()] = p;
-    }
     this.handoff = handoff;
-    this.pauseWanted = new AtomicIntegerArray(indices);
-    this.heads = new AtomicLongArray(indices);
-    this.positions = new AtomicLongArray(indices);
-    for (int i = 0; i < indices; i++) {
-      heads.set(i, -1);
-      positions.set(i, -1);
+    for (Partition p : initial) {
+      commands.add(new Command(p, null));
     }
   }
 
@@ -80,18 +103,33 @@ final class FetchThread implements Runnable {
     return handoff;
   }
 
-  long head(int index) {
-    return heads.get(index);
+  /** Loop thread: reads a partition from now on (its index's hand-off epoch is set already). */
+  void add(Partition p) {
+    commands.add(new Command(p, null));
+    wakeUp();
   }
 
-  long position(int index) {
-    return positions.get(index);
+  /** Loop thread: stops reading a partition. */
+  void remove(Partition p) {
+    commands.add(new Command(null, p));
+    wakeUp();
   }
 
   /** Loop thread: asks for a partition to be paused or resumed before the next fetch. */
-  void pause(int index, boolean paused) {
-    pauseWanted.set(index, paused ? 1 : 0);
+  void pause(Partition p, boolean paused) {
+    p.pauseWanted = paused;
     pauseChanged = true;
+  }
+
+  private void wakeUp() {
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      c.wakeup(); // a poll in progress returns at once, so the change is applied now
+    }
+    Thread t = fetcher;
+    if (t != null) {
+      LockSupport.unpark(t); // or the wait of a thread with nothing to read
+    }
   }
 
   /** Loop thread: throws what failed the fetch thread, naming the system. */
@@ -125,19 +163,17 @@ final class FetchThread implements Runnable {
   void stop() {
     stopped = true;
     handoff.close();
-    KafkaConsumer<byte[], byte[]> c = consumer;
-    if (c != null) {
-      c.wakeup();
-    }
+    wakeUp();
   }
 
   @Override
   public void run() {
+    fetcher = Thread.currentThread();
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties)) {
       consumer = c;
-      Map<TopicPartition, Integer> indexOf = assign(c);
+      applyCommands(c);
       started.countDown();
-      fetch(c, indexOf);
+      fetch(c);
     } catch (WakeupException e) {
       if (!stopped) {
         failure = e;
@@ -153,51 +189,75 @@ final class FetchThread implements Runnable {
     }
   }
 
-  private Map<TopicPartition, Integer> assign(KafkaConsumer<byte[], byte[]> c) {
-    Map<TopicPartition, Integer> indexOf = new HashMap<>();
-    List<TopicPartition> all = new ArrayList<>();
-    for (Partition p : partitions) {
-      indexOf.put(p.topicPartition(), p.index());
-      all.add(p.topicPartition());
+  /** Applies the loop's changes to the assignment: one {@code assign} for all of them. */
+  private void applyCommands(KafkaConsumer<byte[], byte[]> c) {
+    if (commands.isEmpty()) {
+      return;
     }
-    c.assign(all);
-    for (Partition p : partitions) {
+    List<Partition> added = new ArrayList<>();
+    Command command;
+    while ((command = commands.poll()) != null) {
+      if (command.add() != null) {
+        Partition p = command.add();
+        assigned.put(p.topicPartition, p);
+        added.add(p);
+      } else if (assigned.get(command.remove().topicPartition) == command.remove()) {
+        assigned.remove(command.remove().topicPartition);
+        added.remove(command.remove());
+      }
+    }
+    // Records fetched for a partition no longer assigned are dropped by the consumer; those in
+    // the hand-off carry an epoch the loop has given up.
+    c.assign(List.copyOf(assigned.keySet()));
+    for (Partition p : added) {
+      handoff.producerEpoch(p.index, p.epoch);
       seekStart(c, p);
+      p.paused = false;
     }
-    return indexOf;
+    pauseChanged = true; // a new partition may already be wanted paused
   }
 
   private static void seekStart(KafkaConsumer<byte[], byte[]> c, Partition p) {
-    TopicPartition tp = p.topicPartition();
-    switch (p.start().kind()) {
-      case AFTER -> c.seek(tp, p.start().offset() + 1);
+    TopicPartition tp = p.topicPartition;
+    switch (p.start.kind()) {
+      case AFTER -> c.seek(tp, p.start.offset() + 1);
       case OLDEST -> c.seekToBeginning(List.of(tp));
       case UPCOMING -> c.seekToEnd(List.of(tp));
     }
   }
 
-  private void fetch(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Integer> indexOf) {
+  private void fetch(KafkaConsumer<byte[], byte[]> c) {
     Duration pollTimeout = Duration.ofMillis(settings.pollTimeoutMs());
-    boolean[] pausedNow = new boolean[byIndex.length];
     Envelope[] scratch = new Envelope[1024];
     long nextRefresh = 0;
     List<Partition> touched = new ArrayList<>();
-    long[] touchedPosition = new long[byIndex.length];
+    List<Long> touchedPosition = new ArrayList<>();
     while (!stopped) {
-      if (pauseChanged) {
-        applyPauses(c, pausedNow);
-      }
       ConsumerRecords<byte[], byte[]> records;
       try {
+        applyCommands(c);
+        if (pauseChanged) {
+          applyPauses(c);
+        }
+        if (assigned.isEmpty()) {
+          LockSupport.parkNanos(pollTimeout.toNanos()); // nothing to read: wait for a command
+          continue;
+        }
         records = c.poll(pollTimeout);
+      } catch (WakeupException e) {
+        continue; // woken for a command, or to stop (the loop's condition)
       } catch (OffsetOutOfRangeException e) {
         resetOutOfRange(c, e);
         continue;
       }
       touched.clear();
+      touchedPosition.clear();
       for (TopicPartition tp : records.partitions()) {
+        Partition p = assigned.get(tp);
+        if (p == null) {
+          continue; // removed while these were fetched
+        }
         List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
-        Partition p = byIndex[indexOf.get(tp)];
         int n = list.size();
         if (scratch.length < n) {
           scratch = new Envelope[n];
@@ -208,26 +268,31 @@ final class FetchThread implements Runnable {
           scratch[i++] = envelope(p, r);
           last = r.offset();
         }
-        if (!offerAll(p.index(), scratch, n)) {
+        if (!offerAll(p.index, scratch, n)) {
           return; // stopped while the loop was not taking batches
         }
         java.util.Arrays.fill(scratch, 0, n, null);
         touched.add(p);
-        touchedPosition[p.index()] = last + 1;
+        touchedPosition.add(last + 1);
       }
       if (!records.isEmpty()) {
         if (!handoff.flush()) {
           return;
         }
         // Published after the batches they cover (see KafkaSystemConsumer.poll).
-        for (Partition p : touched) {
-          positions.set(p.index(), touchedPosition[p.index()]);
+        for (int i = 0; i < touched.size(); i++) {
+          touched.get(i).position = touchedPosition.get(i);
         }
         wakeLoop();
       }
       long now = System.nanoTime();
       if (now >= nextRefresh) {
-        refresh(c);
+        // After the flush: every record before a position published here is in the hand-off.
+        try {
+          refresh(c);
+        } catch (WakeupException e) {
+          continue; // a command came: the refresh waits for the next turn
+        }
         nextRefresh = now + REFRESH_NANOS;
       }
     }
@@ -251,7 +316,7 @@ final class FetchThread implements Runnable {
 
   private Envelope envelope(Partition p, ConsumerRecord<byte[], byte[]> r) {
     int size = Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
-    StreamSpec stream = p.stream();
+    StreamSpec stream = p.stream;
     Object key;
     Object value;
     try {
@@ -279,15 +344,15 @@ final class FetchThread implements Runnable {
     return bytes == null ? null : ((Serde<Object>) serde).fromBytes(bytes);
   }
 
-  private void applyPauses(KafkaConsumer<byte[], byte[]> c, boolean[] pausedNow) {
+  private void applyPauses(KafkaConsumer<byte[], byte[]> c) {
     pauseChanged = false;
     List<TopicPartition> pause = new ArrayList<>();
     List<TopicPartition> resume = new ArrayList<>();
-    for (Partition p : partitions) {
-      boolean wanted = pauseWanted.get(p.index()) != 0;
-      if (wanted != pausedNow[p.index()]) {
-        pausedNow[p.index()] = wanted;
-        (wanted ? pause : resume).add(p.topicPartition());
+    for (Partition p : assigned.values()) {
+      boolean wanted = p.pauseWanted;
+      if (wanted != p.paused) {
+        p.paused = wanted;
+        (wanted ? pause : resume).add(p.topicPartition);
       }
     }
     if (!pause.isEmpty()) {
@@ -304,26 +369,26 @@ final class FetchThread implements Runnable {
    */
   private void resetOutOfRange(KafkaConsumer<byte[], byte[]> c, OffsetOutOfRangeException e) {
     for (Map.Entry<TopicPartition, Long> out : e.offsetOutOfRangePartitions().entrySet()) {
-      for (Partition p : partitions) {
-        if (p.topicPartition().equals(out.getKey())) {
-          LOG.warn("offset {} of {} is no longer on Kafka system '{}' (deleted by retention?): "
-                  + "resuming at the {} offset (streams.{}.offset.default)", out.getValue(),
-              out.getKey(), settings.system(), p.upcomingByDefault() ? "upcoming" : "oldest",
-              p.stream().id());
-          if (p.upcomingByDefault()) {
-            c.seekToEnd(List.of(out.getKey()));
-          } else {
-            c.seekToBeginning(List.of(out.getKey()));
-          }
-        }
+      Partition p = assigned.get(out.getKey());
+      if (p == null) {
+        continue;
+      }
+      LOG.warn("offset {} of {} is no longer on Kafka system '{}' (deleted by retention?): "
+              + "resuming at the {} offset (streams.{}.offset.default)", out.getValue(),
+          out.getKey(), settings.system(), p.upcomingByDefault ? "upcoming" : "oldest",
+          p.stream.id());
+      if (p.upcomingByDefault) {
+        c.seekToEnd(List.of(out.getKey()));
+      } else {
+        c.seekToBeginning(List.of(out.getKey()));
       }
     }
   }
 
   /** Heads (for lag) and positions of every partition, from the consumer's own state. */
   private void refresh(KafkaConsumer<byte[], byte[]> c) {
-    for (Partition p : partitions) {
-      TopicPartition tp = p.topicPartition();
+    for (Partition p : assigned.values()) {
+      TopicPartition tp = p.topicPartition;
       OptionalLong lag = c.currentLag(tp);
       if (lag.isPresent()) {
         long position;
@@ -332,11 +397,11 @@ final class FetchThread implements Runnable {
         } catch (org.apache.kafka.common.errors.TimeoutException unknownYet) {
           continue;
         }
-        heads.set(p.index(), position + lag.getAsLong());
+        p.head = position + lag.getAsLong();
         // Every record before the position is in the hand-off already: each poll's batches are
         // flushed before this runs. (A position past the last record means skipped offsets.)
-        if (position > positions.get(p.index())) {
-          positions.set(p.index(), position);
+        if (position > p.position) {
+          p.position = position;
         }
       }
     }

@@ -8,6 +8,7 @@ import io.millrace.api.system.SystemContext;
 import io.millrace.api.system.handoff.BatchedHandoff;
 import io.millrace.kafka.KafkaSettings;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -20,14 +21,21 @@ import org.apache.kafka.common.TopicPartition;
  * waits briefly for it), so a slow broker never blocks the loop's timers.
  *
  * <p>Partitions are assigned, not subscribed: Millrace decides which container reads which
- * partition. A partition whose buffer in the loop is full is paused on the consumer ({@link
- * #pause}), so memory stays bounded whatever the lag: at most the loop's buffer cap plus what was
- * already fetched for it (one fetch, {@code max.partition.fetch.bytes}) plus the hand-off queue.
+ * partition, and when a job's tasks move, partitions are {@link #register registered} and
+ * {@link #unregister unregistered} while the fetch thread runs. A partition whose buffer in the
+ * loop is full is paused on the consumer ({@link #pause}), so memory stays bounded whatever the
+ * lag: at most the loop's buffer cap plus what was already fetched for it (one fetch,
+ * {@code max.partition.fetch.bytes}) plus the hand-off queue.
  */
 public final class KafkaSystemConsumer implements SystemConsumer {
   private final SystemContext context;
   private final KafkaSettings settings;
-  private final List<FetchThread.Partition> partitions = new ArrayList<>();
+  /** Loop thread: each index's registration now, or null. */
+  private FetchThread.Partition[] byIndex = new FetchThread.Partition[0];
+  /** Loop thread: the epoch of each index's latest registration (or unregistration). */
+  private int[] epochs = new int[0];
+  private final List<FetchThread.Partition> initial = new ArrayList<>();
+  private BatchedHandoff handoff;
   private FetchThread fetch;
   private Thread thread;
   private long[] positionScratch = new long[0];
@@ -40,42 +48,82 @@ public final class KafkaSystemConsumer implements SystemConsumer {
 
   @Override
   public void register(int index, StreamSpec stream, int partition, StartPosition start) {
+    ensure(index);
+    if (byIndex[index] != null) {
+      throw new IllegalStateException("index " + index + " is registered already ("
+          + byIndex[index].topicPartition + ")");
+    }
     String offsetDefault = context.streamConfig(stream.id()).getOrDefault("offset.default",
         "oldest");
-    partitions.add(new FetchThread.Partition(index, stream,
+    if (fetch != null) {
+      epochs[index]++; // a new registration of the index: its old batches are not ours
+    }
+    FetchThread.Partition p = new FetchThread.Partition(index, epochs[index], stream,
         new TopicPartition(stream.physicalName(), partition), start,
-        offsetDefault.equals("upcoming")));
+        offsetDefault.equals("upcoming"));
+    byIndex[index] = p;
+    if (fetch == null) {
+      initial.add(p);
+    } else {
+      handoff.consumerEpoch(index, p.epoch);
+      fetch.add(p);
+    }
+  }
+
+  @Override
+  public void unregister(int index) {
+    FetchThread.Partition p = index < byIndex.length ? byIndex[index] : null;
+    if (p == null) {
+      return;
+    }
+    byIndex[index] = null;
+    epochs[index]++;
+    if (fetch == null) {
+      initial.remove(p);
+    } else {
+      handoff.consumerEpoch(index, epochs[index]); // what was fetched for it is dropped
+      fetch.remove(p);
+    }
+  }
+
+  private void ensure(int index) {
+    if (index >= byIndex.length) {
+      int size = Math.max(index + 1, byIndex.length * 2);
+      byIndex = Arrays.copyOf(byIndex, size);
+      epochs = Arrays.copyOf(epochs, size);
+      positionScratch = Arrays.copyOf(positionScratch, size);
+    }
   }
 
   @Override
   public void start() {
-    int maxIndex = 0;
-    for (FetchThread.Partition p : partitions) {
-      maxIndex = Math.max(maxIndex, p.index() + 1);
-    }
-    BatchedHandoff handoff = new BatchedHandoff(maxIndex, settings.handoffBatchSize(),
+    handoff = new BatchedHandoff(Math.max(1, byIndex.length), settings.handoffBatchSize(),
         settings.handoffQueueBatches(), TimeUnit.MILLISECONDS.toNanos(1), System::nanoTime);
+    for (FetchThread.Partition p : initial) {
+      handoff.consumerEpoch(p.index, p.epoch);
+    }
     String clientId = "millrace-" + context.jobName() + "-" + context.containerId() + "-"
         + settings.system();
-    fetch = new FetchThread(settings, consumerProperties(clientId), partitions, maxIndex,
+    fetch = new FetchThread(settings, consumerProperties(clientId), List.copyOf(initial),
         handoff);
+    initial.clear();
     thread = new Thread(fetch, "millrace-kafka-fetch-" + context.containerId());
     thread.setDaemon(true);
     thread.start();
     fetch.awaitStarted();
-    positionScratch = new long[maxIndex];
   }
 
   /**
    * The consumer's properties. Unless the job sets {@code consumer.max.partition.fetch.bytes}, a
    * partition's fetch is sized like its share of the loop's buffers (task.buffer.max.total.bytes
-   * over the partitions, between 64 KB and Kafka's 1 MB): the consumer keeps one fetched chunk
-   * per partition it has not handed over, so with 1,000 partitions 1 MB chunks would mean 1 GB.
+   * over the partitions it starts with, between 64 KB and Kafka's 1 MB): the consumer keeps one
+   * fetched chunk per partition it has not handed over, so with 1,000 partitions 1 MB chunks
+   * would mean 1 GB.
    */
   private Properties consumerProperties(String clientId) {
     Properties props = settings.consumerProperties(clientId);
     if (!context.systemConfig().containsKey("consumer.max.partition.fetch.bytes")) {
-      long share = context.containerBufferBytes() / Math.max(1, partitions.size());
+      long share = context.containerBufferBytes() / Math.max(1, initial.size());
       props.put("max.partition.fetch.bytes",
           Long.toString(Math.max(64 << 10, Math.min(1 << 20, share))));
     }
@@ -88,16 +136,21 @@ public final class KafkaSystemConsumer implements SystemConsumer {
     // Positions are read before the drain: the fetch thread publishes a position only after the
     // batches it covers, so every message before a position read here is drained below.
     for (int i = 0; i < count; i++) {
-      positionScratch[indices[i]] = fetch.position(indices[i]);
+      FetchThread.Partition p = byIndex[indices[i]];
+      positionScratch[indices[i]] = p == null ? -1 : p.position;
     }
-    int handed = fetch.handoff().drain(sink);
+    int handed = handoff.drain(sink);
     if (handed == 0 && timeoutMillis > 0) {
       fetch.awaitBatches(TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
-      handed = fetch.handoff().drain(sink);
+      handed = handoff.drain(sink);
     }
     for (int i = 0; i < count; i++) {
       int index = indices[i];
-      long head = fetch.head(index);
+      FetchThread.Partition p = byIndex[index];
+      if (p == null) {
+        continue;
+      }
+      long head = p.head;
       if (head >= 0) {
         sink.head(index, head);
       }
@@ -110,12 +163,18 @@ public final class KafkaSystemConsumer implements SystemConsumer {
 
   @Override
   public void pause(int index) {
-    fetch.pause(index, true);
+    FetchThread.Partition p = byIndex[index];
+    if (p != null) {
+      fetch.pause(p, true);
+    }
   }
 
   @Override
   public void resume(int index) {
-    fetch.pause(index, false);
+    FetchThread.Partition p = byIndex[index];
+    if (p != null) {
+      fetch.pause(p, false);
+    }
   }
 
   @Override

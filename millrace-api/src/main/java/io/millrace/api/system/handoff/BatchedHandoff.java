@@ -21,6 +21,12 @@ import org.jctools.queues.SpscArrayQueue;
  * <p>Back pressure: when the queue is full the producer waits (spin, yield, then park), so memory
  * stays bounded: the queue holds {@code queueBatches} batches rounded up to a power of two (at
  * least 4, JCTools' sizing), plus one open batch per partition (which may be full and waiting).
+ *
+ * <p>Epochs: when a partition index is given up and given again (a container's tasks change), its
+ * batches from before must not reach the new registration. Each side keeps an epoch per index:
+ * the producer stamps batches with its epoch ({@link #producerEpoch}), and {@link #drain} drops a
+ * batch whose epoch is not the consumer's ({@link #consumerEpoch}). Both start at 0; indices grow
+ * as they are used.
  */
 public final class BatchedHandoff {
   private final int batchSize;
@@ -29,7 +35,11 @@ public final class BatchedHandoff {
   private final SpscArrayQueue<Batch> full;
   private final SpscArrayQueue<Batch> free;
   /** Producer side: the open batch of each partition index, or null. */
-  private final Batch[] open;
+  private Batch[] open;
+  /** Producer side: the epoch batches of each index are stamped with. */
+  private int[] producerEpochs;
+  /** Consumer side: the epoch a batch of each index must carry to be handed over. */
+  private int[] consumerEpochs;
   private volatile boolean closed;
 
   /**
@@ -49,6 +59,46 @@ public final class BatchedHandoff {
     this.full = new SpscArrayQueue<>(Math.max(2, queueBatches));
     this.free = new SpscArrayQueue<>(Math.max(2, queueBatches + partitions));
     this.open = new Batch[partitions];
+    this.producerEpochs = new int[partitions];
+    this.consumerEpochs = new int[partitions];
+  }
+
+  /**
+   * Starts a new epoch of a partition index on the producer side: its open batch, which belongs
+   * to the old one, is dropped, and batches from now on carry {@code epoch}. Producer thread.
+   */
+  public void producerEpoch(int index, int epoch) {
+    ensureProducer(index);
+    producerEpochs[index] = epoch;
+    Batch stale = open[index];
+    if (stale != null) {
+      // Emptied and kept open for the new epoch (only the consumer may return batches to the
+      // free queue: it is single-producer).
+      Arrays.fill(stale.items, 0, stale.size, null);
+      stale.size = 0;
+      stale.end = false;
+      stale.epoch = epoch;
+      stale.firstNanos = clock.getAsLong();
+    }
+  }
+
+  /**
+   * Sets the epoch whose batches of a partition index {@link #drain} hands over; waiting batches
+   * of any other epoch are dropped when they come out. Consumer thread.
+   */
+  public void consumerEpoch(int index, int epoch) {
+    if (index >= consumerEpochs.length) {
+      consumerEpochs = Arrays.copyOf(consumerEpochs, Math.max(index + 1, consumerEpochs.length * 2));
+    }
+    consumerEpochs[index] = epoch;
+  }
+
+  private void ensureProducer(int index) {
+    if (index >= open.length) {
+      int size = Math.max(index + 1, open.length * 2);
+      open = Arrays.copyOf(open, size);
+      producerEpochs = Arrays.copyOf(producerEpochs, size);
+    }
   }
 
   /**
@@ -112,6 +162,9 @@ public final class BatchedHandoff {
    * waiting for room in the queue (it found the queue full when it filled up).
    */
   private Batch batchWithRoom(int index) {
+    if (index >= open.length) {
+      ensureProducer(index);
+    }
     Batch batch = open[index];
     if (batch == null) {
       return openBatch(index);
@@ -134,6 +187,7 @@ public final class BatchedHandoff {
 
   /** Marks the end of a partition: its open batch leaves with an end flag. Producer thread. */
   public boolean endOfStream(int index) {
+    ensureProducer(index);
     Batch batch = open[index];
     if (batch == null) {
       batch = openBatch(index);
@@ -181,6 +235,14 @@ public final class BatchedHandoff {
     int messages = 0;
     Batch batch;
     while ((batch = full.relaxedPoll()) != null) {
+      int index = batch.index;
+      int epoch = index < consumerEpochs.length ? consumerEpochs[index] : 0;
+      if (batch.epoch != epoch) {
+        // A registration given up since: its messages are dropped, uncommitted.
+        Arrays.fill(batch.items, 0, batch.size, null);
+        batch.size = 0;
+        batch.end = false;
+      }
       if (batch.size > 0) {
         sink.accept(batch.index, batch.items, 0, batch.size);
         messages += batch.size;
@@ -213,6 +275,7 @@ public final class BatchedHandoff {
       batch = new Batch(batchSize); // warm-up only: batches come back through the free queue
     }
     batch.index = index;
+    batch.epoch = producerEpochs[index];
     batch.firstNanos = clock.getAsLong();
     open[index] = batch;
     return batch;
@@ -244,6 +307,7 @@ public final class BatchedHandoff {
   private static final class Batch {
     final Envelope[] items;
     int index;
+    int epoch;
     int size;
     boolean end;
     long firstNanos;

@@ -22,6 +22,7 @@ final class FileConsumer implements SystemConsumer {
   private final SystemContext context;
   private Reader[] readers = new Reader[0];
   private Envelope[] scratch = new Envelope[0];
+  private boolean started;
 
   /** One input file; {@code keySeparator} is null unless lines carry a key. */
   private record Reader(StreamSpec stream, int partition, Path file, StartPosition start,
@@ -42,30 +43,45 @@ final class FileConsumer implements SystemConsumer {
         separator == null || separator.isEmpty() ? null
             : separator.getBytes(java.nio.charset.StandardCharsets.UTF_8),
         new LineReader[1]);
+    if (started) {
+      open(readers[index]); // a partition added to a running container
+    }
+  }
+
+  @Override
+  public void unregister(int index) {
+    if (index < readers.length && readers[index] != null) {
+      close(readers[index]);
+      readers[index] = null; // read on the loop thread: nothing is in transit
+    }
   }
 
   @Override
   public void start() {
+    started = true;
     for (Reader r : readers) {
-      if (r == null) {
-        continue;
+      if (r != null) {
+        open(r);
       }
-      try {
-        StartPosition start = r.start();
-        long position = switch (start.kind()) {
-          case AFTER -> start.offset();
-          case OLDEST -> 0;
-          case UPCOMING -> Files.size(r.file());
-        };
-        LineReader reader = new LineReader(r.file(), position);
-        if (start.kind() == StartPosition.Kind.AFTER) {
-          reader.next(); // skip the line at the checkpointed offset: it was processed
-        }
-        r.open()[0] = reader;
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot open input file " + r.file() + " of stream "
-            + r.stream().id(), e);
+    }
+  }
+
+  private static void open(Reader r) {
+    try {
+      StartPosition start = r.start();
+      long position = switch (start.kind()) {
+        case AFTER -> start.offset();
+        case OLDEST -> 0;
+        case UPCOMING -> Files.size(r.file());
+      };
+      LineReader reader = new LineReader(r.file(), position);
+      if (start.kind() == StartPosition.Kind.AFTER) {
+        reader.next(); // skip the line at the checkpointed offset: it was processed
       }
+      r.open()[0] = reader;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open input file " + r.file() + " of stream "
+          + r.stream().id(), e);
     }
   }
 
@@ -147,13 +163,20 @@ final class FileConsumer implements SystemConsumer {
   @Override
   public void stop() {
     for (Reader r : readers) {
-      if (r != null && r.open()[0] != null) {
-        try {
-          r.open()[0].close();
-        } catch (IOException ignored) {
-          // Read-only file: nothing is lost by a failed close.
-        }
+      if (r != null) {
+        close(r);
       }
+    }
+  }
+
+  private static void close(Reader r) {
+    if (r.open()[0] != null) {
+      try {
+        r.open()[0].close();
+      } catch (IOException ignored) {
+        // Read-only file: nothing is lost by a failed close.
+      }
+      r.open()[0] = null;
     }
   }
 }

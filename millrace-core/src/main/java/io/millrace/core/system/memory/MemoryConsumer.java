@@ -48,6 +48,10 @@ final class MemoryConsumer implements SystemConsumer {
     grow(index + 1);
     GeneratorSpec generator = GeneratorSpec.of(stream.id(), context.streamConfig(stream.id()));
     if (generator != null && generator.live()) {
+      if (feed != null) {
+        throw new IllegalStateException("live generated stream " + stream.id()
+            + " cannot be added to a running container (its feed thread has started)");
+      }
       long from = switch (start.kind()) {
         case AFTER -> start.offset() + 1;
         case OLDEST -> 0;
@@ -62,6 +66,7 @@ final class MemoryConsumer implements SystemConsumer {
     }
     MemoryPartition p = memory.partition(partition);
     stored[index] = p;
+    ended[index] = false;
     position[index] = switch (start.kind()) {
       case AFTER -> start.offset() + 1;
       case OLDEST -> 0;
@@ -70,6 +75,21 @@ final class MemoryConsumer implements SystemConsumer {
     // Envelopes carry the name they were stored under; a job that calls the stream otherwise
     // gets copies with its own id (an allocation per message, so benchmarks avoid it).
     renamed[index] = stream.id().equals(memory.envelopeStream()) ? null : stream.id();
+  }
+
+  @Override
+  public void unregister(int index) {
+    for (LiveFeed.Target target : liveTargets) {
+      if (target.index() == index) {
+        throw new UnsupportedOperationException("live generated stream " + target.streamId()
+            + " cannot leave a running container");
+      }
+    }
+    if (index < stored.length) {
+      stored[index] = null; // stored streams are read on the loop thread: nothing is in transit
+      renamed[index] = null;
+      ended[index] = false;
+    }
   }
 
   private void grow(int n) {

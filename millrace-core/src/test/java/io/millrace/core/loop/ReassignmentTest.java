@@ -1,0 +1,463 @@
+package io.millrace.core.loop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.AsyncStreamTask;
+import io.millrace.api.ClosableTask;
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.StreamPartition;
+import io.millrace.api.StreamTask;
+import io.millrace.api.TaskCallback;
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.api.coordinator.ContainerMembership;
+import io.millrace.api.coordinator.JobCoordinator;
+import io.millrace.api.coordinator.MembershipListener;
+import io.millrace.api.system.BatchSink;
+import io.millrace.api.system.StartPosition;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemConsumer;
+import io.millrace.api.system.SystemProducer;
+import io.millrace.core.async.AsyncSettings;
+import io.millrace.core.async.Ordering;
+import io.millrace.core.commit.Committer;
+import io.millrace.core.metrics.DefaultMetricsRegistry;
+import io.millrace.core.output.OutputRoute;
+import io.millrace.core.output.TaskCollector;
+import io.millrace.core.serde.StringSerde;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A container whose tasks change while it runs, driven step by step: a scripted membership gives
+ * and takes tasks at its polls, a scripted consumer hands out an endless stream per partition
+ * (the value of offset n of partition p is "p-n"), the clock is moved by hand, and checkpoints
+ * are recorded as they are written.
+ */
+class ReassignmentTest {
+  private static final long MS = 1_000_000L;
+  private static final long POLL_INTERVAL = 10 * MS;
+
+  /** A clock the test moves. */
+  private static final class ManualClock implements Clock {
+    long now = 1_000 * MS;
+
+    @Override
+    public long nanoTime() {
+      return now;
+    }
+  }
+
+  /** Endless partitions of stream "in": every poll hands each asked index a few more messages. */
+  private static final class ScriptedConsumer implements SystemConsumer {
+    final Map<Integer, Integer> partitionOf = new HashMap<>();
+    final Map<Integer, Long> next = new HashMap<>();
+    final List<String> calls = new ArrayList<>();
+
+    @Override
+    public void register(int index, StreamSpec stream, int partition, StartPosition start) {
+      calls.add("register " + index + "=p" + partition);
+      partitionOf.put(index, partition);
+      next.put(index, start.kind() == StartPosition.Kind.AFTER ? start.offset() + 1 : 0);
+    }
+
+    @Override
+    public void unregister(int index) {
+      calls.add("unregister " + index);
+      partitionOf.remove(index);
+      next.remove(index);
+    }
+
+    @Override
+    public void start() {}
+
+    @Override
+    public int poll(int[] indices, int count, int maxMessages, BatchSink sink, long timeoutMillis) {
+      int handed = 0;
+      for (int i = 0; i < count; i++) {
+        int index = indices[i];
+        Integer partition = partitionOf.get(index);
+        if (partition == null) {
+          continue;
+        }
+        Envelope[] batch = new Envelope[Math.min(maxMessages, 5)];
+        long offset = next.get(index);
+        for (int j = 0; j < batch.length; j++) {
+          long o = offset + j;
+          batch[j] = new Envelope("in", partition, o, null, partition + "-" + o, -1, 10);
+        }
+        next.put(index, offset + batch.length);
+        sink.accept(index, batch, 0, batch.length);
+        handed += batch.length;
+      }
+      return handed;
+    }
+
+    @Override
+    public void stop() {}
+  }
+
+  /** Records every checkpoint written: the latest offset of each partition. */
+  private static final class RecordedCheckpoints implements CheckpointStore {
+    final Map<StreamPartition, Long> latest = new TreeMap<>(
+        (a, b) -> a.toString().compareTo(b.toString()));
+    int writes;
+
+    @Override
+    public Map<StreamPartition, Long> read() {
+      return Map.copyOf(latest);
+    }
+
+    @Override
+    public CheckpointWriter writer(int containerId, List<StreamPartition> partitions) {
+      return offsets -> {
+        writes++;
+        for (int i = 0; i < partitions.size(); i++) {
+          if (offsets[i] != NONE) {
+            latest.put(partitions.get(i), offsets[i]);
+          }
+        }
+      };
+    }
+  }
+
+  /** A membership that runs, at each poll, what the test queued for it. */
+  private static final class ScriptedCoordinator implements JobCoordinator {
+    final Queue<Consumer<MembershipListener>> script = new ArrayDeque<>();
+    MembershipListener listener;
+    boolean left;
+
+    @Override
+    public ContainerMembership join(int containerId, MembershipListener listener) {
+      this.listener = listener;
+      return new ContainerMembership() {
+        @Override
+        public void poll() {
+          Consumer<MembershipListener> step;
+          while ((step = script.poll()) != null) {
+            step.accept(listener);
+          }
+        }
+
+        @Override
+        public long pollIntervalNanos() {
+          return POLL_INTERVAL;
+        }
+
+        @Override
+        public void leave(boolean clean) {
+          left = true;
+        }
+      };
+    }
+  }
+
+  /** Counts what each task instance processed; knows whether it was closed. */
+  public static final class RecordingTask implements StreamTask, ClosableTask {
+    final List<Long> offsets = new CopyOnWriteArrayList<>();
+    volatile boolean closed;
+
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      offsets.add(envelope.offset());
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+    }
+  }
+
+  /** Holds every callback until the test completes it; sends one output per message. */
+  public static final class HoldingTask implements AsyncStreamTask {
+    final Map<Long, TaskCallback> held = new LinkedHashMap<>();
+
+    @Override
+    public void processAsync(Envelope envelope, Collector collector, Coordinator coordinator,
+        TaskCallback callback) {
+      collector.send("out", null, envelope.value()); // held until the callback completes
+      held.put(envelope.offset(), callback);
+    }
+  }
+
+  /** Records what reaches the output. */
+  private static final class RecordingProducer implements SystemProducer {
+    final List<Object> sent = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void register(int index, StreamSpec stream, int partitionCount) {}
+
+    @Override
+    public void start() {}
+
+    @Override
+    public void send(int index, int partition, Object key, Object value, long timestamp) {
+      sent.add(value);
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void stop() {}
+  }
+
+  private final RecordingProducer output = new RecordingProducer();
+
+  private final ManualClock clock = new ManualClock();
+  private final ScriptedConsumer consumer = new ScriptedConsumer();
+  private final RecordedCheckpoints checkpoints = new RecordedCheckpoints();
+  private final ScriptedCoordinator coordinator = new ScriptedCoordinator();
+  /** Every task instance built, by task number, newest last. */
+  private final Map<Integer, List<Object>> built = new HashMap<>();
+  private final List<Integer> released = new ArrayList<>();
+
+  private RunLoop container(boolean async, int concurrency, long settleNanos) {
+    TaskSource source = new TaskSource() {
+      @Override
+      public List<TaskSpec> take(Set<Integer> numbers) {
+        List<TaskSpec> specs = new ArrayList<>();
+        for (int n : numbers) {
+          StreamPartition id = new StreamPartition("scripted", "in", n);
+          Long saved = checkpoints.latest.get(id);
+          Object task = async ? new HoldingTask() : new RecordingTask();
+          built.computeIfAbsent(n, k -> new ArrayList<>()).add(task);
+          TaskInstance instance = new TaskInstance("Partition " + n, n, task,
+              new TaskCollector(Map.of("out", new OutputRoute("out", output, 0, 1)),
+                  "Partition " + n), null, 1, List.of());
+          specs.add(new TaskSpec(instance, List.of(new PartitionSpec(id,
+              new StreamSpec("in", "in", new StringSerde(), new StringSerde()), consumer,
+              saved == null ? StartPosition.oldest() : StartPosition.after(saved),
+              saved == null ? CheckpointStore.NONE : saved, 0, 0, false, -1, 0, -1))));
+        }
+        return specs;
+      }
+
+      @Override
+      public void release(int taskNumber) {
+        released.add(taskNumber);
+      }
+
+      @Override
+      public Map<Integer, Map<String, Long>> localState() {
+        return Map.of();
+      }
+    };
+    DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
+    Committer committer = new Committer(0, List.of(), null, checkpoints,
+        metrics.counter("container-0", "commits"));
+    LoopSettings settings = new LoopSettings(0, 0, 1, 10, Long.MAX_VALUE, Long.MAX_VALUE, 0,
+        new AsyncSettings(concurrency, Ordering.PARTITION, 60_000 * MS, 0, false));
+    return new RunLoop(new ContainerParts(0, settings, clock, metrics, List.of(consumer),
+        List.of(output), committer, ErrorPolicy.FAIL, null, null, async, coordinator, source,
+        settleNanos));
+  }
+
+  /** Runs cycles with the clock standing still. */
+  private static void cycles(RunLoop loop, int n) throws Exception {
+    for (int i = 0; i < n; i++) {
+      assertThat(loop.cycle()).isNotNegative();
+    }
+  }
+
+  /** Lets the membership's poll come round: its script runs in the next cycle. */
+  private void nextMembershipPoll(RunLoop loop) throws Exception {
+    clock.now += POLL_INTERVAL;
+    assertThat(loop.cycle()).isNotNegative();
+  }
+
+  private RecordingTask task(int number, int instance) {
+    return (RecordingTask) built.get(number).get(instance);
+  }
+
+  @Test
+  void aTaskThatStaysKeepsRunningWhileAnotherLeavesAndComesBackWhereItWasCommitted()
+      throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
+    loop.start();
+    cycles(loop, 20);
+    RecordingTask zero = task(0, 0);
+    RecordingTask one = task(1, 0);
+    assertThat(zero.offsets).isNotEmpty();
+    assertThat(one.offsets).isNotEmpty();
+
+    coordinator.script.add(l -> l.revoked(Set.of(1)));
+    nextMembershipPoll(loop);
+    // Revoked: committed at its last processed offset, closed, released, unregistered.
+    long lastOfOne = one.offsets.get(one.offsets.size() - 1);
+    assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 1),
+        lastOfOne);
+    assertThat(one.closed).isTrue();
+    assertThat(released).containsExactly(1);
+    assertThat(consumer.calls).contains("unregister 1");
+    assertThat(coordinator.listener.tasks()).containsExactly(0);
+
+    int zeroBefore = zero.offsets.size();
+    int oneBefore = one.offsets.size();
+    cycles(loop, 20);
+    assertThat(zero.offsets.size()).as("the task that stayed goes on").isGreaterThan(zeroBefore);
+    assertThat(one.offsets).as("the revoked task gets nothing more").hasSize(oneBefore);
+    List<Long> zeroSoFar = List.copyOf(zero.offsets);
+    for (int i = 0; i < zeroSoFar.size(); i++) {
+      assertThat(zeroSoFar.get(i)).as("task 0 saw every offset once, in order").isEqualTo(i);
+    }
+
+    // It comes back: a new instance on the freed index, resuming right after its checkpoint.
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
+    nextMembershipPoll(loop);
+    assertThat(consumer.calls).endsWith("register 1=p1");
+    cycles(loop, 10);
+    RecordingTask back = task(1, 1);
+    assertThat(back.offsets).isNotEmpty();
+    assertThat(back.offsets.get(0)).isEqualTo(lastOfOne + 1);
+  }
+
+  @Test
+  void anIndexFreedByOneTaskIsGivenToTheNextTaskAssigned() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1, 2)));
+    loop.start();
+    cycles(loop, 5);
+    coordinator.script.add(l -> l.revoked(Set.of(1)));
+    coordinator.script.add(l -> l.assigned(Set.of(7)));
+    nextMembershipPoll(loop);
+    assertThat(consumer.calls).containsExactly("register 0=p0", "register 1=p1",
+        "register 2=p2", "unregister 1", "register 1=p7");
+    cycles(loop, 10);
+    assertThat(task(7, 0).offsets).startsWith(0L, 1L, 2L);
+    assertThat(loop.partitions()).extracting(PartitionState::index).containsExactly(0, 1, 2);
+  }
+
+  @Test
+  void revokeDuringAsyncWorkCommitsOnlyWhatCompletedAndIgnoresLateCallbacks() throws Exception {
+    RunLoop loop = container(true, 4, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 3);
+    HoldingTask task = (HoldingTask) built.get(0).get(0);
+    assertThat(task.held.keySet()).containsExactly(0L, 1L, 2L, 3L); // at its concurrency
+    task.held.get(0L).complete();
+    task.held.get(1L).complete();
+    task.held.get(3L).complete(); // done, but behind offset 2, which is not
+    cycles(loop, 1);
+
+    coordinator.script.add(l -> l.revoked(Set.of(0)));
+    nextMembershipPoll(loop);
+    StreamPartition p0 = new StreamPartition("scripted", "in", 0);
+    assertThat(checkpoints.latest).as("the watermark: below it everything completed")
+        .containsEntry(p0, 1L);
+    int writes = checkpoints.writes;
+
+    assertThat(output.sent).as("outputs of the completed messages only")
+        .containsExactly("0-0", "0-1", "0-3");
+    task.held.get(2L).complete(); // late: its task has left
+    cycles(loop, 3);
+    assertThat(checkpoints.writes).isEqualTo(writes);
+    assertThat(output.sent).as("a late callback sends nothing").hasSize(3);
+
+    // Back again: it resumes at the first message that had not completed below the watermark.
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    nextMembershipPoll(loop);
+    cycles(loop, 2);
+    HoldingTask again = (HoldingTask) built.get(0).get(1);
+    assertThat(again.held.keySet()).startsWith(2L, 3L);
+    assertThat(output.sent).as("the late callback's output never came, before or after")
+        .containsExactly("0-0", "0-1", "0-3");
+  }
+
+  @Test
+  void revokeWaitsForMessagesInFlightThatCompleteWithinTheSettleTime() throws Exception {
+    RunLoop loop = container(true, 4, 10_000 * MS);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 3);
+    HoldingTask task = (HoldingTask) built.get(0).get(0);
+    assertThat(task.held).hasSize(4);
+    Thread completer = new Thread(() -> {
+      try {
+        Thread.sleep(50); // completes while the revoke waits
+      } catch (InterruptedException e) {
+        return;
+      }
+      task.held.values().forEach(TaskCallback::complete);
+    });
+    coordinator.script.add(l -> {
+      completer.start();
+      l.revoked(Set.of(0));
+    });
+    nextMembershipPoll(loop);
+    completer.join();
+    assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 0), 3L);
+  }
+
+  @Test
+  void lostTasksCloseWithoutACommit() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 10);
+    int writes = checkpoints.writes;
+    coordinator.script.add(l -> l.lost(Set.of(0)));
+    nextMembershipPoll(loop);
+    assertThat(checkpoints.writes).as("nothing written for a lost task").isEqualTo(writes);
+    assertThat(task(0, 0).closed).isTrue();
+    assertThat(consumer.calls).contains("unregister 0");
+    assertThat(released).containsExactly(0);
+  }
+
+  @Test
+  void aContainerWithoutTasksWaitsForItsMembershipAndLeavesWhenStopped() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    loop.start();
+    for (int i = 0; i < 3; i++) {
+      assertThat(loop.cycle()).as("no tasks yet: waiting, not done").isZero();
+      clock.now += POLL_INTERVAL;
+    }
+    coordinator.script.add(l -> l.assigned(Set.of(3)));
+    nextMembershipPoll(loop);
+    cycles(loop, 5);
+    assertThat(task(3, 0).offsets).isNotEmpty();
+
+    loop.requestStop();
+    assertThat(loop.cycle()).isEqualTo(-1);
+  }
+
+  @Test
+  void aCleanStopCommitsAndThenLeavesTheJob() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    Thread thread = new Thread(() -> {
+      try {
+        loop.run();
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    thread.start();
+    long deadline = System.nanoTime() + 10_000 * MS;
+    while (built.get(0) == null || task(0, 0).offsets.size() < 10) {
+      assertThat(System.nanoTime()).as("task 0 running").isLessThan(deadline);
+      Thread.sleep(1);
+    }
+    loop.requestStop();
+    thread.join(10_000);
+    assertThat(thread.isAlive()).isFalse();
+    assertThat(coordinator.left).isTrue();
+    List<Long> seen = task(0, 0).offsets;
+    assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 0),
+        seen.get(seen.size() - 1));
+  }
+}
