@@ -57,8 +57,17 @@ public final class KafkaSettings {
 
   /** The settings of one system, from its context. */
   public KafkaSettings(SystemContext context) {
-    this.system = context.systemName();
-    this.raw = context.systemConfig();
+    this(context.systemName(), context.systemConfig());
+  }
+
+  /** The settings of the system {@code system}, given its keys ({@code systems.<name>.} removed). */
+  public static KafkaSettings of(String system, Map<String, String> systemConfig) {
+    return new KafkaSettings(system, systemConfig);
+  }
+
+  private KafkaSettings(String system, Map<String, String> systemConfig) {
+    this.system = system;
+    this.raw = systemConfig;
     this.config = new JobConfig(prefixed(raw), "systems." + system + ".*");
     this.source = "the job's configuration";
   }

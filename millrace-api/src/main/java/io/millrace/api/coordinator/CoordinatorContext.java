@@ -24,6 +24,9 @@ public interface CoordinatorContext {
   /** The job's inputs. */
   List<Input> inputs();
 
+  /** The names of the job's stores, with changelogs or not. */
+  List<String> stores();
+
   /** The job's stores that have changelogs. */
   List<Changelog> changelogs();
 

@@ -6,6 +6,7 @@ import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.core.commit.Committer;
 import io.millrace.core.config.CoreKeys;
+import io.millrace.core.coordinate.LocalCoordinator;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.ContainerParts;
 import io.millrace.core.loop.RunLoop;
@@ -60,7 +61,8 @@ public final class ContainerFactory {
     ContainerParts parts = new ContainerParts(id, plan.settings(), clock, plan.metrics(),
         new ArrayList<>(consumers.values()), producerList, committer, plan.errorPolicy(),
         deadLetters, stores, dispatched, coordinator,
-        new TaskBuilder(plan, id, routes, consumers, stores),
+        new TaskBuilder(plan, id, routes, consumers, stores,
+            plan.coordinatorFactory() instanceof LocalCoordinator.Factory),
         TimeUnit.MILLISECONDS.toNanos(Math.min(plan.shutdownMillis(),
             plan.settings().async().callbackTimeoutNanos() / 1_000_000)));
     return new Container(id, new RunLoop(parts));

@@ -8,4 +8,4 @@ import java.util.Map;
 /** What a coordinator is told about the job and this process. */
 record DefaultCoordinatorContext(String jobName, Map<String, String> jobConfig,
     Map<String, String> coordinatorConfig, int containerCount, int taskCount, List<Input> inputs,
-    List<Changelog> changelogs, MetricsRegistry metrics) implements CoordinatorContext {}
+    List<String> stores, List<Changelog> changelogs, MetricsRegistry metrics) implements CoordinatorContext {}

@@ -62,7 +62,7 @@ public record JobPlan(
     }
     return new DefaultCoordinatorContext(jobName, config.asMap(),
         config.withPrefix(CoreKeys.COORDINATOR + "."), containerCount, taskCount, List.copyOf(in),
-        List.copyOf(logs), metrics);
+        stores.stream().map(StoreSpec::name).toList(), List.copyOf(logs), metrics);
   }
 
   /** This process's coordinator: which tasks each container runs. */

@@ -23,17 +23,18 @@ import java.util.Set;
 /**
  * Builds the tasks one container takes, from the job's plan: for each, its input partitions
  * resolved against its checkpoint, its stores opened and restored, its collector and context, a
- * new object of the job's task class. The first tasks of a container resume from the checkpoint
- * the plan read; tasks taken later read the checkpoint again, since another member may have
- * committed them since.
+ * new object of the job's task class. Under a static assignment ({@code job.coordinator=local})
+ * the tasks resume from the checkpoint the plan read; when tasks move between processes, every
+ * assignment reads the checkpoint again, since the previous owner committed them just before.
  */
 final class TaskBuilder implements TaskSource {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskBuilder.class);
   private final JobPlan plan;
   private final int containerId;
   private final Map<String, OutputRoute> routes;
   private final Map<String, SystemConsumer> consumers;
   private final ContainerStores stores;
-  private boolean first = true;
+  private final boolean staticAssignment;
 
   /**
    * A builder for one container.
@@ -41,21 +42,22 @@ final class TaskBuilder implements TaskSource {
    * @param routes the container's outputs by stream id
    * @param consumers the container's consumer of each input system
    * @param stores the container's stores, or null
+   * @param staticAssignment whether the tasks never move (the plan's checkpoint is theirs)
    */
   TaskBuilder(JobPlan plan, int containerId, Map<String, OutputRoute> routes,
-      Map<String, SystemConsumer> consumers, ContainerStores stores) {
+      Map<String, SystemConsumer> consumers, ContainerStores stores, boolean staticAssignment) {
     this.plan = plan;
     this.containerId = containerId;
     this.routes = routes;
     this.consumers = consumers;
     this.stores = stores;
+    this.staticAssignment = staticAssignment;
   }
 
   @Override
   public List<TaskSpec> take(Set<Integer> taskNumbers) {
-    Map<StreamPartition, Long> checkpoint = first ? plan.checkpoint()
+    Map<StreamPartition, Long> checkpoint = staticAssignment ? plan.checkpoint()
         : plan.checkpointStore().read();
-    first = false;
     List<TaskSpec> tasks = new ArrayList<>();
     try {
       long started = System.nanoTime();
@@ -108,6 +110,11 @@ final class TaskBuilder implements TaskSource {
     StreamMetadata meta = plan.admins().get(info.system()).metadata(info.spec(), sp.partition());
     Long saved = info.reset() ? null : checkpoint.get(sp);
     StartPosition start = saved == null ? info.offsetDefault() : StartPosition.after(saved);
+    if (!staticAssignment) {
+      LOG.info("container {}: {} resumes {}", containerId, sp.stream() + "/" + sp.partition(),
+          saved == null ? "at its " + start.kind().name().toLowerCase(java.util.Locale.ROOT)
+              + " offset (no checkpoint)" : "after offset " + saved);
+    }
     // A bootstrap partition read from "upcoming" has nothing before its head to read first;
     // waiting for it would hold back every other input for good.
     boolean bootstrap = info.bootstrap() && start.kind() != StartPosition.Kind.UPCOMING;

@@ -81,10 +81,12 @@ final class Reassigner implements MembershipListener {
         LOG.warn("container {}: task {} failed to close", loop.containerId(), t.name, e);
       }
     }
-    loop.removeTasks(leaving);
+    // Their stores close first: the checkpoint layout the loop makes next must not hold their
+    // changelogs, or a later commit would write a record for a task another member owns.
     for (TaskInstance t : leaving) {
       source.release(t.number);
     }
+    loop.removeTasks(leaving);
   }
 
   @Override

@@ -236,6 +236,13 @@ public final class ContainerStores implements AutoCloseable {
    * offsets into {@code checkpoint} from {@code from} on.
    */
   public void afterProducersFlushed(long[] checkpoint, int from) {
+    if (from + changelogOffsets.length != checkpoint.length) {
+      // The layout the checkpoint was made for is not the stores' own any more: writing it would
+      // put one task's changelog offset under another's name.
+      throw new IllegalStateException("the checkpoint layout holds " + (checkpoint.length - from)
+          + " changelog partitions, the stores " + changelogOffsets.length
+          + ": the layout was not rebuilt when the container's tasks changed");
+    }
     for (int i = 0; i < logged.size(); i++) {
       long last = logged.get(i).changelog().lastOffset();
       if (last >= 0) {

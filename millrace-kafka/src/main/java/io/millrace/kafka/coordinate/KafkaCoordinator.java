@@ -1,0 +1,204 @@
+package io.millrace.kafka.coordinate;
+
+import io.millrace.api.coordinator.ContainerMembership;
+import io.millrace.api.coordinator.CoordinatorContext;
+import io.millrace.api.coordinator.JobCoordinator;
+import io.millrace.api.coordinator.MembershipListener;
+import io.millrace.kafka.KafkaSettings;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code job.coordinator=kafka}: the process's side of the job's Kafka consumer group. Every
+ * process started with the same {@code job.name} (group id) joins with one member per container;
+ * {@link TaskAssignor} shares the tasks among them. Kafka's group protocol is the only coordinator:
+ * no leader of Millrace's, no other service.
+ */
+final class KafkaCoordinator implements JobCoordinator {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaCoordinator.class);
+  private final CoordinatorContext context;
+  private final KafkaSettings settings;
+  private final KafkaCoordinatorSettings own;
+  private final String processId = UUID.randomUUID().toString();
+  private final String host;
+  private final List<String> inputTopics = new ArrayList<>();
+  private Admin admin;
+
+  KafkaCoordinator(CoordinatorContext context, KafkaSettings settings,
+      KafkaCoordinatorSettings own) {
+    this.context = context;
+    this.settings = settings;
+    this.own = own;
+    for (CoordinatorContext.Input input : context.inputs()) {
+      if (!inputTopics.contains(input.physicalName())) {
+        inputTopics.add(input.physicalName());
+      }
+    }
+    String name;
+    try {
+      name = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      name = "unknown-host";
+    }
+    this.host = name;
+  }
+
+  @Override
+  public ContainerMembership join(int containerId, MembershipListener listener) {
+    KafkaMembership membership = new KafkaMembership(this, containerId, listener);
+    membership.start();
+    return membership;
+  }
+
+  /** The member consumer's properties: the system's client settings, then the group's. */
+  Properties memberProperties(int containerId, KafkaMembership membership) {
+    Properties p = settings.consumerProperties(memberClientId(context.jobName(), processLabel(),
+        containerId));
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId());
+    p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, TaskAssignor.class.getName());
+    p.put(TaskAssignor.MEMBERSHIP, membership);
+    p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(own.sessionTimeoutMs()));
+    p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Long.toString(own.heartbeatIntervalMs()));
+    p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, Long.toString(own.rebalanceTimeoutMs()));
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest"); // it never fetches
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    if (!own.instanceId().isEmpty()) {
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, own.instanceId() + "-" + containerId);
+    }
+    return p;
+  }
+
+  /**
+   * A member's client id, which names its process so that the group's description (Kafka's
+   * tools, {@code bin/millrace status}) tells processes apart: {@code
+   * millrace-<job>-<process>-c<container>}.
+   */
+  static String memberClientId(String job, String process, int containerId) {
+    return "millrace-" + job + "-" + process + "-c" + containerId;
+  }
+
+  /** The process as members' client ids name it: its instance id, or host and pid. */
+  String processLabel() {
+    return own.instanceId().isEmpty() ? host + "-" + ProcessHandle.current().pid()
+        : own.instanceId();
+  }
+
+  String groupId() {
+    return own.groupId();
+  }
+
+  String instanceId() {
+    return own.instanceId();
+  }
+
+  String processId() {
+    return processId;
+  }
+
+  String host() {
+    return host;
+  }
+
+  int containerCount() {
+    return context.containerCount();
+  }
+
+  List<String> inputTopics() {
+    return inputTopics;
+  }
+
+  long joinTimeoutMs() {
+    return own.joinTimeoutMs();
+  }
+
+  long pollIntervalNanos() {
+    return TimeUnit.MILLISECONDS.toNanos(own.pollIntervalMs());
+  }
+
+  /** Where the group lives, for messages: the system and its servers. */
+  String where() {
+    return "Kafka system '" + settings.system() + "' at " + settings.bootstrapServers();
+  }
+
+  /**
+   * How many changelog records each process would restore for each task: the changelogs' end
+   * offsets (asked now, once per rebalance, by the group's leader) less what the process's local
+   * files hold. A job without changelogs costs nothing anywhere.
+   */
+  TaskPlacement.RestoreCost restoreCost(int tasks, Collection<MemberInfo> members) {
+    List<CoordinatorContext.Changelog> changelogs = context.changelogs();
+    if (changelogs.isEmpty() || tasks == 0) {
+      return (task, process) -> 0;
+    }
+    Map<String, long[]> ends = new HashMap<>();
+    try {
+      Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
+      for (CoordinatorContext.Changelog c : changelogs) {
+        for (int t = 0; t < tasks; t++) {
+          wanted.put(new TopicPartition(c.physicalName(), t), OffsetSpec.latest());
+        }
+      }
+      Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> offsets = admin()
+          .listOffsets(wanted).all().get(settings.startupTimeoutMs(), TimeUnit.MILLISECONDS);
+      for (CoordinatorContext.Changelog c : changelogs) {
+        long[] end = new long[tasks];
+        for (int t = 0; t < tasks; t++) {
+          var info = offsets.get(new TopicPartition(c.physicalName(), t));
+          end[t] = info == null ? 0 : info.offset();
+        }
+        ends.put(c.store(), end);
+      }
+    } catch (Exception e) {
+      // Without the ends, placement is balanced and sticky but not state-aware this round.
+      LOG.warn("group {}: cannot read the changelogs' end offsets ({}); placing tasks without "
+          + "regard to local state this time", groupId(), e.toString());
+      return (task, process) -> 0;
+    }
+    Map<String, Map<Integer, Map<String, Long>>> byProcess = new HashMap<>();
+    for (MemberInfo m : members) {
+      byProcess.putIfAbsent(m.processId(), m.localState());
+    }
+    return (task, process) -> {
+      Map<String, Long> local = byProcess.getOrDefault(process, Map.of()).get(task);
+      long cost = 0;
+      for (Map.Entry<String, long[]> store : ends.entrySet()) {
+        long end = store.getValue()[task];
+        Long held = local == null ? null : local.get(store.getKey());
+        cost += held == null ? end : Math.max(0, end - held - 1);
+      }
+      return cost;
+    };
+  }
+
+  private synchronized Admin admin() {
+    if (admin == null) {
+      admin = Admin.create(settings.adminProperties("millrace-" + context.jobName()
+          + "-coordinator-admin"));
+    }
+    return admin;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (admin != null) {
+      admin.close();
+      admin = null;
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.millrace.kafka.coordinate;
+
+import io.millrace.api.config.JobConfig;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The keys of {@code job.coordinator=kafka}, after {@code job.coordinator.}: which Kafka system
+ * holds the group, its id, and the group's timing.
+ *
+ * <p>Timing defaults are Millrace's, not the Kafka client's: a 10 s session (Kafka's 45 s would make
+ * every crash cost most of a minute) and a 500 ms heartbeat (members learn of a rebalance at their
+ * next heartbeat, so a clean leave or a join is noticed within half a second). Both are measured
+ * in docs/benchmarks.md ({@code bench scale-out}).
+ *
+ * @param system the Kafka system (cluster) the group lives on
+ * @param groupId the group id
+ * @param instanceId {@code job.instance.id}, or "" (dynamic membership)
+ * @param sessionTimeoutMs how long a silent member keeps its tasks: the failure-detection time
+ * @param heartbeatIntervalMs how often members heartbeat, and so learn of a rebalance
+ * @param rebalanceTimeoutMs how long a rebalance waits for a member (a long restore delays it)
+ * @param joinTimeoutMs how long a container may take to join before the job fails
+ * @param pollIntervalMs how often the loop polls its membership
+ */
+record KafkaCoordinatorSettings(String system, String groupId, String instanceId,
+    long sessionTimeoutMs, long heartbeatIntervalMs, long rebalanceTimeoutMs, long joinTimeoutMs,
+    long pollIntervalMs) {
+  static final String SYSTEM = "system";
+  static final String GROUP_ID = "group.id";
+  static final String SESSION_TIMEOUT_MS = "session.timeout.ms";
+  static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
+  static final String REBALANCE_TIMEOUT_MS = "rebalance.timeout.ms";
+  static final String JOIN_TIMEOUT_MS = "join.timeout.ms";
+  static final String POLL_INTERVAL_MS = "poll.interval.ms";
+  static final Set<String> KEYS = Set.of(SYSTEM, GROUP_ID, SESSION_TIMEOUT_MS,
+      HEARTBEAT_INTERVAL_MS, REBALANCE_TIMEOUT_MS, JOIN_TIMEOUT_MS, POLL_INTERVAL_MS);
+  static final long DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+  static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 500;
+
+  /** Parses the keys; {@code system} is the inputs' Kafka system when the job does not say. */
+  static KafkaCoordinatorSettings parse(String jobName, Map<String, String> jobConfig,
+      Map<String, String> own, String inputSystem) {
+    JobConfig c = new JobConfig(prefix(own), "the job's configuration");
+    String p = "job.coordinator.";
+    long session = c.getLong(p + SESSION_TIMEOUT_MS, DEFAULT_SESSION_TIMEOUT_MS, 1);
+    long heartbeat = c.getLong(p + HEARTBEAT_INTERVAL_MS, DEFAULT_HEARTBEAT_INTERVAL_MS, 1);
+    if (heartbeat >= session) {
+      throw c.bad(p + HEARTBEAT_INTERVAL_MS, Long.toString(heartbeat), "less than "
+          + p + SESSION_TIMEOUT_MS + " (" + session + "), a third of it or less");
+    }
+    String instance = jobConfig.getOrDefault("job.instance.id", "").trim();
+    return new KafkaCoordinatorSettings(
+        c.get(p + SYSTEM, inputSystem),
+        c.get(p + GROUP_ID, jobName),
+        instance,
+        session,
+        heartbeat,
+        c.getLong(p + REBALANCE_TIMEOUT_MS, 300_000, 1),
+        c.getLong(p + JOIN_TIMEOUT_MS, 60_000, 1),
+        c.getLong(p + POLL_INTERVAL_MS, 10, 1));
+  }
+
+  private static Map<String, String> prefix(Map<String, String> own) {
+    Map<String, String> full = new java.util.TreeMap<>();
+    own.forEach((k, v) -> full.put("job.coordinator." + k, v));
+    return full;
+  }
+}

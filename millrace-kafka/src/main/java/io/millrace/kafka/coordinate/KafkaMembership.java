@@ -1,0 +1,172 @@
+package io.millrace.kafka.coordinate;
+
+import io.millrace.api.coordinator.ContainerMembership;
+import io.millrace.api.coordinator.MembershipListener;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One container's membership in the job's Kafka consumer group: a {@code KafkaConsumer} that
+ * subscribes to the job's input topics with {@link TaskAssignor} and never fetches (whatever it is
+ * assigned it pauses at once; the container's own consumer reads the data). Its poll, with a zero
+ * timeout, runs on the container's loop thread, so the rebalance callbacks do too: a revocation
+ * commits and closes the tasks inline, between two deliveries, before the partitions are
+ * released; an assignment restores and starts them. Kafka's heartbeat thread keeps the membership
+ * alive between polls, up to the rebalance timeout.
+ *
+ * <p>Loop thread only.
+ */
+final class KafkaMembership implements ContainerMembership, ConsumerRebalanceListener {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaMembership.class);
+  private final KafkaCoordinator coordinator;
+  private final int containerId;
+  private final MembershipListener listener;
+  private KafkaConsumer<byte[], byte[]> consumer;
+  private boolean joined;
+  private boolean leaving;
+  private long joinDeadline;
+  /** What a rebalance callback threw: rethrown by {@link #poll} as it is. */
+  private RuntimeException callbackFailure;
+  private volatile int generation = -1;
+
+  KafkaMembership(KafkaCoordinator coordinator, int containerId, MembershipListener listener) {
+    this.coordinator = coordinator;
+    this.containerId = containerId;
+    this.listener = listener;
+  }
+
+  /** Creates the member consumer and subscribes; the join happens over the next polls. */
+  void start() {
+    consumer = new KafkaConsumer<>(coordinator.memberProperties(containerId, this));
+    consumer.subscribe(coordinator.inputTopics(), this);
+    joinDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(coordinator.joinTimeoutMs());
+  }
+
+  @Override
+  public void poll() {
+    try {
+      consumer.poll(Duration.ZERO);
+    } catch (FencedInstanceIdException e) {
+      throw new IllegalStateException("container " + containerId + " was fenced out of group "
+          + coordinator.groupId() + ": another process joined with the same "
+          + "job.instance.id (" + coordinator.instanceId() + "); each process needs its own", e);
+    } catch (KafkaException e) {
+      RuntimeException thrown = callbackFailure;
+      callbackFailure = null;
+      if (thrown != null) {
+        throw thrown; // the container's own failure (a restore, a task's init), as it was
+      }
+      throw new IllegalStateException("container " + containerId + ": membership in group "
+          + coordinator.groupId() + " on " + coordinator.where() + " failed: " + e, e);
+    }
+    if (!joined && System.nanoTime() - joinDeadline > 0) {
+      throw new IllegalStateException("container " + containerId + " could not join group "
+          + coordinator.groupId() + " on " + coordinator.where() + " within "
+          + coordinator.joinTimeoutMs() + " ms (job.coordinator.join.timeout.ms): is the "
+          + "broker reachable, and does the group's coordinator answer?");
+    }
+  }
+
+  @Override
+  public long pollIntervalNanos() {
+    return coordinator.pollIntervalNanos();
+  }
+
+  @Override
+  public void leave(boolean clean) {
+    leaving = true; // the container committed and closed its tasks: callbacks have nothing to do
+    if (consumer == null) {
+      return;
+    }
+    try {
+      // A dynamic member leaves the group at once, so the others take over now. A static member
+      // (job.instance.id) stays until its session times out: a restart in time moves nothing.
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
+    } catch (RuntimeException e) {
+      LOG.warn("container {}: leaving group {} failed: {}", containerId, coordinator.groupId(),
+          e.toString());
+    }
+  }
+
+  /** What this container tells the group about itself (its subscription's user data). */
+  MemberInfo memberInfo() {
+    return new MemberInfo(coordinator.processId(), coordinator.host(), coordinator.instanceId(),
+        containerId, coordinator.containerCount(), listener.localState());
+  }
+
+  List<String> inputTopics() {
+    return coordinator.inputTopics();
+  }
+
+  String groupId() {
+    return coordinator.groupId();
+  }
+
+  TaskPlacement.RestoreCost restoreCost(int tasks, Collection<MemberInfo> members) {
+    return coordinator.restoreCost(tasks, members);
+  }
+
+  /** The generation of the assignment this member holds (-1 before its first). */
+  int generation() {
+    return generation;
+  }
+
+  void generation(int generation) {
+    this.generation = generation;
+  }
+
+  @Override
+  public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+    Set<Integer> tasks = tasks(partitions);
+    if (!leaving && !tasks.isEmpty()) {
+      call(() -> listener.revoked(tasks));
+    }
+  }
+
+  @Override
+  public void onPartitionsLost(Collection<TopicPartition> partitions) {
+    Set<Integer> tasks = tasks(partitions);
+    if (!leaving && !tasks.isEmpty()) {
+      call(() -> listener.lost(tasks));
+    }
+  }
+
+  @Override
+  public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+    joined = true;
+    consumer.pause(partitions); // this consumer only holds the membership; it never fetches
+    Set<Integer> tasks = tasks(partitions);
+    if (!leaving && !tasks.isEmpty()) {
+      call(() -> listener.assigned(tasks));
+    }
+  }
+
+  private void call(Runnable callback) {
+    try {
+      callback.run();
+    } catch (RuntimeException e) {
+      callbackFailure = e; // Kafka wraps what a callback throws: poll rethrows the original
+      throw e;
+    }
+  }
+
+  private static Set<Integer> tasks(Collection<TopicPartition> partitions) {
+    Set<Integer> tasks = new TreeSet<>();
+    for (TopicPartition tp : partitions) {
+      tasks.add(tp.partition());
+    }
+    return tasks;
+  }
+}

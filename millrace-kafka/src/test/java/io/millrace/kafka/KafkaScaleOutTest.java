@@ -1,0 +1,242 @@
+package io.millrace.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One job run by several real processes (child JVMs, killed for real) against the test broker,
+ * under {@code job.coordinator=kafka}: 12 tasks counting per key in RocksDB with a Kafka changelog
+ * and echoing every input, fed all along.
+ */
+class KafkaScaleOutTest {
+  static final int TASKS = 12;
+  /** Kept when a test fails: the processes' logs are in it (a directory per process). */
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path tmp;
+
+  /** Each key's count in each task over every record sent: what one clean process counts. */
+  private static Map<String, Long> cleanCounts(long[] sent) {
+    Map<String, Long> counts = new TreeMap<>();
+    for (int p = 0; p < sent.length; p++) {
+      for (long o = 0; o < sent[p]; o++) {
+        counts.merge(ScaleOutHarness.countOf(p, ScaleOutHarness.keyOf(p, o)), 1L, Long::sum);
+      }
+    }
+    return counts;
+  }
+
+  private static void assertEveryInputInTheOutput(ScaleOutHarness h, long[] sent) {
+    Set<String> values = new TreeSet<>();
+    for (ConsumerRecord<String, String> r : h.output()) {
+      values.add(r.value());
+    }
+    for (int p = 0; p < sent.length; p++) {
+      for (long o = 0; o < sent[p]; o++) {
+        assertThat(values).as("output holds input p%d offset %d", p, o).contains("p" + p + "-" + o);
+      }
+    }
+  }
+
+  /** Waits until every partition's checkpoint has moved {@code by} records past {@code from}. */
+  private static void awaitProgress(ScaleOutHarness h, long[] from, long by)
+      throws InterruptedException {
+    KafkaTestSupport.await(Duration.ofSeconds(120), "every task making progress", () -> {
+      long[] now = h.checkpointed();
+      for (int p = 0; p < now.length; p++) {
+        if (now[p] < from[p] + by) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  @Test
+  void killNineOfOneOfThreeMovesItsTasksToTheOthersAndLosesNothing() throws Exception {
+    try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
+      h.start("a");
+      h.start("b");
+      h.start("c");
+      h.awaitCounts("4 tasks each", 4, 4, 4);
+      h.feed();
+      awaitProgress(h, new long[TASKS], 20);
+      Set<Integer> lost = h.assignment().get("b");
+
+      h.kill("b"); // SIGKILL: no commit, no leave; found out by its session timeout
+      long[] atKill = h.checkpointed();
+      h.awaitCounts("the dead process's tasks on the other two", 6, 6);
+      awaitProgress(h, h.checkpointed(), 20);
+      long[] sent = h.stopFeeding();
+      h.awaitProcessed(sent);
+      h.stop("a");
+      h.stop("c");
+
+      assertEveryInputInTheOutput(h, sent);
+      // Counts equal a clean run's, or exceed it only by records of the killed process's tasks
+      // after its last checkpoint, which their new owners processed again.
+      Map<String, Long> clean = cleanCounts(sent);
+      Map<String, Long> again = new HashMap<>();
+      for (int p : lost) {
+        for (long o = atKill[p] + 1; o < sent[p]; o++) {
+          again.merge(ScaleOutHarness.countOf(p, ScaleOutHarness.keyOf(p, o)), 1L, Long::sum);
+        }
+      }
+      Map<String, Long> counts = h.counts();
+      assertThat(counts.keySet()).isEqualTo(clean.keySet());
+      clean.forEach((key, count) -> assertThat(counts.get(key)).as("count of %s", key)
+          .isBetween(count, count + again.getOrDefault(key, 0L)));
+    }
+  }
+
+  @Test
+  void aFourthProcessTakesThreeTasksAndTasksThatStayKeepProducingOutput() throws Exception {
+    try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
+      h.start("a");
+      h.start("b");
+      h.start("c");
+      h.awaitCounts("4 tasks each", 4, 4, 4);
+      h.feed();
+      awaitProgress(h, new long[TASKS], 20);
+      Map<String, Set<Integer>> before = h.assignment();
+      long joined = System.currentTimeMillis();
+
+      h.start("d");
+      h.awaitCounts("3 tasks each", 3, 3, 3, 3);
+      Map<String, Set<Integer>> after = h.assignment();
+      awaitProgress(h, h.checkpointed(), 20);
+      long settled = System.currentTimeMillis();
+      long[] sent = h.stopFeeding();
+      h.awaitProcessed(sent);
+      for (String label : List.of("a", "b", "c", "d")) {
+        h.stop(label);
+      }
+
+      // The fewest moves: d's three, one from each; nothing else changed hands.
+      Set<Integer> stayed = new TreeSet<>();
+      int moved = 0;
+      for (String label : List.of("a", "b", "c")) {
+        assertThat(before.get(label)).containsAll(after.get(label));
+        moved += before.get(label).size() - after.get(label).size();
+        stayed.addAll(after.get(label));
+      }
+      assertThat(moved).isEqualTo(3);
+      assertThat(after.get("d")).hasSize(3);
+
+      // A task that stayed kept producing output through the join: no gap of a second.
+      Map<Integer, Long> last = new HashMap<>();
+      Map<Integer, Long> maxGap = new HashMap<>();
+      for (ConsumerRecord<String, String> r : h.output()) {
+        if (r.timestamp() < joined - 1_000 || r.timestamp() > settled) {
+          continue;
+        }
+        Long previous = last.put(r.partition(), r.timestamp());
+        if (previous != null) {
+          maxGap.merge(r.partition(), r.timestamp() - previous, Math::max);
+        }
+      }
+      for (int t : stayed) {
+        assertThat(maxGap.get(t)).as("longest output gap of task %d, which stayed", t)
+            .isNotNull().isLessThan(1_000L);
+      }
+      assertEveryInputInTheOutput(h, sent);
+      assertThat(h.counts()).isEqualTo(cleanCounts(sent));
+    }
+  }
+
+  @Test
+  void aRollingRestartWithStaticMembershipMovesNoTask() throws Exception {
+    try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
+      Map<String, Map<String, String>> configs = new TreeMap<>();
+      for (String label : List.of("i0", "i1", "i2")) {
+        Map<String, String> c = h.config(label);
+        c.put("job.instance.id", label);
+        configs.put(label, c);
+        h.start(label, c);
+      }
+      h.awaitCounts("4 tasks each", 4, 4, 4);
+      h.feed();
+      awaitProgress(h, new long[TASKS], 20);
+      Map<String, Set<Integer>> before = h.assignment();
+      Map<String, Integer> settledAt = new HashMap<>();
+      for (String label : configs.keySet()) {
+        settledAt.put(label, h.log(label).length()); // what each logged up to 4/4/4
+      }
+
+      for (String label : configs.keySet()) {
+        h.stop(label); // a static member stays in the group through its session timeout
+        Files.move(tmp.resolve(label).resolve("child.log"),
+            tmp.resolve(label).resolve("child-before-restart.log"));
+        h.start(label, configs.get(label));
+        KafkaTestSupport.await(Duration.ofSeconds(60), label + " back with its tasks",
+            () -> before.get(label).equals(h.assignment().get(label))
+                && h.log(label).contains("assigned task(s)"));
+        awaitProgress(h, h.checkpointed(), 10);
+      }
+      assertThat(h.assignment()).isEqualTo(before);
+      for (String label : configs.keySet()) {
+        String first = Files.readString(tmp.resolve(label).resolve("child-before-restart.log"))
+            .substring(settledAt.get(label));
+        assertThat(first).as("%s from 4/4/4 to its restart: nothing assigned or revoked", label)
+            .doesNotContain("assigned task(s)").doesNotContain("revoked task(s)");
+        assertThat(h.log(label)).as("%s after its restart", label)
+            .containsOnlyOnce("assigned task(s)").doesNotContain("revoked task(s)");
+      }
+      long[] sent = h.stopFeeding();
+      h.awaitProcessed(sent);
+      assertEveryInputInTheOutput(h, sent);
+      assertThat(h.counts()).isEqualTo(cleanCounts(sent));
+    }
+  }
+
+  @Test
+  void oneThenThreeThenOneProcessGiveTheOutputOfOneProcessAllAlong() throws Exception {
+    try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
+      h.start("a");
+      h.awaitCounts("every task on a", 12);
+      h.feed();
+      awaitProgress(h, new long[TASKS], 20);
+      h.start("b");
+      h.start("c");
+      h.awaitCounts("4 tasks each", 4, 4, 4);
+      awaitProgress(h, h.checkpointed(), 20);
+      h.stop("b");
+      h.stop("c");
+      h.awaitCounts("every task back on a", 12);
+      awaitProgress(h, h.checkpointed(), 20);
+      long[] sent = h.stopFeeding();
+      h.awaitProcessed(sent);
+      h.stop("a");
+
+      // Clean moves only: every input once in the output, the counts a single process's.
+      Map<String, Integer> seen = new HashMap<>();
+      for (ConsumerRecord<String, String> r : h.output()) {
+        seen.merge(r.value(), 1, Integer::sum);
+      }
+      long total = 0;
+      for (long s : sent) {
+        total += s;
+      }
+      assertThat(seen).hasSize((int) total);
+      Map<String, Integer> repeated = new TreeMap<>();
+      seen.forEach((value, times) -> {
+        if (times > 1) {
+          repeated.put(value, times);
+        }
+      });
+      assertThat(repeated).as("outputs written more than once").isEmpty();
+      assertThat(h.counts()).isEqualTo(cleanCounts(sent));
+    }
+  }
+}

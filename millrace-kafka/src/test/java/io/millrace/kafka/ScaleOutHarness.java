@@ -1,0 +1,301 @@
+package io.millrace.kafka;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.LongDeserializer;
+
+/**
+ * A job run by several real processes (child JVMs) against the test broker: starting and killing
+ * them, the group's view of who holds which task, input fed all along, and the output and counts
+ * read back.
+ */
+final class ScaleOutHarness implements AutoCloseable {
+  static final int KEYS = 50;
+  final String bootstrap;
+  final String in;
+  final String out;
+  final String changelog;
+  final String job;
+  final int partitions;
+  private final Path dir;
+  private final Map<String, Process> children = new TreeMap<>();
+  private final Admin admin;
+  private Feeder feeder;
+
+  ScaleOutHarness(Path dir, int partitions) {
+    this.bootstrap = TestBroker.shared().bootstrapServers();
+    this.dir = dir;
+    this.partitions = partitions;
+    this.in = KafkaTestSupport.topic("scale-in");
+    this.out = KafkaTestSupport.topic("scale-out");
+    this.changelog = KafkaTestSupport.topic("scale-counts");
+    this.job = "scale-" + in;
+    TestBroker.createTopic(bootstrap, in, partitions);
+    this.admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
+  }
+
+  /** The job: counts per key in RocksDB with a Kafka changelog, echoes every value. */
+  Map<String, String> config(String label) {
+    Map<String, String> c = KafkaTestSupport.job(bootstrap, job, CountAndEchoTask.class, in, out,
+        dir.resolve(label).resolve("state").toString());
+    c.put("job.coordinator", "kafka");
+    c.put("job.coordinator.session.timeout.ms", "6000");
+    c.put("task.checkpoint.system", "kafka");
+    c.put("task.commit.ms", "500");
+    c.put("streams.out.partitions", Integer.toString(partitions));
+    c.put("stores.counts.factory", "rocksdb");
+    c.put("stores.counts.value.serde", "long");
+    c.put("stores.counts.changelog", "kafka." + changelog);
+    c.put("stores.rocksdb.memory.bytes", "16777216");
+    return c;
+  }
+
+  /** Starts a process of the job, named {@code label} (its state and log under it). */
+  Process start(String label, Map<String, String> config) throws IOException {
+    Path home = Files.createDirectories(dir.resolve(label));
+    Process p = KafkaTestSupport.startChild(config, home);
+    children.put(label, p);
+    return p;
+  }
+
+  Process start(String label) throws IOException {
+    return start(label, config(label));
+  }
+
+  Process child(String label) {
+    return children.get(label);
+  }
+
+  String log(String label) {
+    return KafkaTestSupport.childLog(dir.resolve(label));
+  }
+
+  /** SIGKILL: no commit, no leave. */
+  void kill(String label) throws InterruptedException {
+    Process p = children.remove(label);
+    p.destroyForcibly();
+    p.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM: the process commits and leaves; waits for it to exit. */
+  void stop(String label) throws InterruptedException {
+    Process p = children.remove(label);
+    p.destroy();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      throw new AssertionError(label + " did not stop within 60 s: " + log(label));
+    }
+  }
+
+  /**
+   * Who holds which task now, by process: from the group's description, whose members' client
+   * ids name their process (host and pid, or instance id).
+   */
+  Map<String, Set<Integer>> assignment() {
+    Map<Long, String> byPid = new HashMap<>();
+    children.forEach((label, p) -> byPid.put(p.pid(), label));
+    Map<String, Set<Integer>> held = new TreeMap<>();
+    ConsumerGroupDescription group;
+    try {
+      group = admin.describeConsumerGroups(List.of(job)).all().get(10, TimeUnit.SECONDS).get(job);
+    } catch (Exception e) {
+      return held;
+    }
+    for (MemberDescription m : group.members()) {
+      String label = labelOf(m.clientId(), byPid);
+      Set<Integer> tasks = held.computeIfAbsent(label, l -> new TreeSet<>());
+      for (TopicPartition tp : m.assignment().topicPartitions()) {
+        tasks.add(tp.partition());
+      }
+    }
+    return held;
+  }
+
+  private String labelOf(String clientId, Map<Long, String> byPid) {
+    for (Map.Entry<Long, String> e : byPid.entrySet()) {
+      if (clientId.contains("-" + e.getKey() + "-c")) {
+        return e.getValue();
+      }
+    }
+    for (String label : children.keySet()) {
+      if (clientId.contains("-" + label + "-c")) {
+        return label; // a static member: its instance id is its label
+      }
+    }
+    return clientId;
+  }
+
+  /** Waits until the live processes hold these many tasks each (in any order of processes). */
+  void awaitCounts(String what, Integer... counts) throws InterruptedException {
+    List<Integer> wanted = new ArrayList<>(List.of(counts));
+    wanted.sort(null);
+    KafkaTestSupport.await(Duration.ofSeconds(120), what, () -> {
+      children.forEach((label, p) -> {
+        if (!p.isAlive()) {
+          throw new AssertionError(label + " died: " + log(label));
+        }
+      });
+      List<Integer> now = new ArrayList<>();
+      Set<Integer> all = new TreeSet<>();
+      assignment().values().forEach(t -> {
+        now.add(t.size());
+        all.addAll(t);
+      });
+      now.sort(null);
+      return now.equals(wanted) && all.size() == partitions;
+    });
+  }
+
+  /** Starts writing records to every partition, a few hundred per second, until stopped. */
+  void feed() {
+    feeder = new Feeder();
+    feeder.start();
+  }
+
+  /** Stops feeding; returns how many records each partition got. */
+  long[] stopFeeding() throws InterruptedException {
+    feeder.running.set(false);
+    feeder.join(30_000);
+    long[] sent = new long[partitions];
+    for (int p = 0; p < partitions; p++) {
+      sent[p] = feeder.sent.get(p);
+    }
+    return sent;
+  }
+
+  /** Writes {@code n} more records to every partition, now. */
+  void feedNow(int n) {
+    Feeder once = feeder == null ? new Feeder() : feeder;
+    once.writeRound(n);
+  }
+
+  /** Waits until the job's checkpoints say every record sent was processed. */
+  void awaitProcessed(long[] sent) throws InterruptedException {
+    KafkaSettings settings = KafkaTestSupport.settings(config("check"));
+    KafkaTestSupport.await(Duration.ofSeconds(120), "every record processed", () -> {
+      Map<io.millrace.api.StreamPartition, Long> checkpoint =
+          KafkaTestSupport.readCheckpoint(settings, job);
+      for (int p = 0; p < partitions; p++) {
+        Long done = checkpoint.get(new io.millrace.api.StreamPartition("kafka", "in", p));
+        if (sent[p] > 0 && (done == null || done < sent[p] - 1)) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  /** The checkpointed input offset of each partition now (-1 if none). */
+  long[] checkpointed() {
+    Map<io.millrace.api.StreamPartition, Long> checkpoint = KafkaTestSupport.readCheckpoint(
+        KafkaTestSupport.settings(config("check")), job);
+    long[] offsets = new long[partitions];
+    for (int p = 0; p < partitions; p++) {
+      offsets[p] = checkpoint.getOrDefault(new io.millrace.api.StreamPartition("kafka", "in", p),
+          -1L);
+    }
+    return offsets;
+  }
+
+  /** The key of the record at {@code offset} of partition {@code p}, as the feeder wrote it. */
+  static String keyOf(int p, long offset) {
+    return "k" + ((offset * 7 + p) % KEYS);
+  }
+
+  /**
+   * The final count of each key in each task ({@code <task>/<key>}): each task counts in its own
+   * store, whose changelog partition is the task's number; the last record of a key wins.
+   */
+  Map<String, Long> counts() {
+    Map<String, Long> counts = new TreeMap<>();
+    for (ConsumerRecord<String, String> r : KafkaTestSupport.readAll(bootstrap, changelog)) {
+      counts.put(r.partition() + "/" + r.key(), new LongDeserializer().deserialize(changelog,
+          r.value().getBytes(StandardCharsets.ISO_8859_1)));
+    }
+    return counts;
+  }
+
+  /** The name {@link #counts} gives the count of a key in a task. */
+  static String countOf(int task, String key) {
+    return task + "/" + key;
+  }
+
+  /** Every output record. */
+  List<ConsumerRecord<String, String>> output() {
+    return KafkaTestSupport.readAll(bootstrap, out);
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (feeder != null) {
+        feeder.running.set(false);
+        feeder.join(30_000);
+      }
+      for (Process p : children.values()) {
+        p.destroyForcibly();
+        p.waitFor(30, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      children.clear();
+      admin.close();
+    }
+  }
+
+  /** Writes to every partition in rounds: key and value made from the partition and offset. */
+  final class Feeder extends Thread {
+    final AtomicBoolean running = new AtomicBoolean(true);
+    final AtomicLongArray sent = new AtomicLongArray(partitions);
+    private final KafkaProducer<String, String> producer = TestBroker.producer(bootstrap);
+
+    Feeder() {
+      super("scale-out-feeder");
+      setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (running.get()) {
+          writeRound(2); // ~100 records a second per partition
+          Thread.sleep(20);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        producer.close();
+      }
+    }
+
+    synchronized void writeRound(int n) {
+      for (int p = 0; p < partitions; p++) {
+        for (int i = 0; i < n; i++) {
+          long offset = sent.getAndIncrement(p);
+          producer.send(new ProducerRecord<>(in, p, keyOf(p, offset), "p" + p + "-" + offset));
+        }
+      }
+      producer.flush();
+    }
+  }
+}
