@@ -10,6 +10,7 @@ import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
 import io.millrace.kafka.consume.KafkaSystemConsumer;
+import io.millrace.kafka.coordinate.KafkaCoordinatorSettings;
 import io.millrace.kafka.produce.KafkaSystemProducer;
 import java.util.HashSet;
 import java.util.Set;
@@ -51,7 +52,18 @@ public final class KafkaSystemFactory implements SystemFactory, CheckpointStoreF
   @Override
   public SystemAdmin admin(SystemContext context) {
     return new KafkaSystemAdmin(new KafkaSettings(context),
-        "millrace-" + context.jobName() + "-" + context.systemName() + "-admin");
+        "millrace-" + context.jobName() + "-" + context.systemName() + "-admin",
+        transactional(context));
+  }
+
+  /**
+   * Whether the job writes to this system in transactions ({@code job.coordinator=kafka} on this
+   * cluster): its readers then read committed data only, so that nothing a fenced member wrote,
+   * nor a transaction a crash left open, is ever read.
+   */
+  static boolean transactional(SystemContext context) {
+    return context.systemName().equals(
+        KafkaCoordinatorSettings.groupSystem(context.jobConfig()));
   }
 
   @Override

@@ -64,12 +64,12 @@ class KafkaCoordinatorErrorsTest {
   }
 
   @Test
-  void fileCheckpointsAreRefusedWithTheFix() {
+  void fileCheckpointsAreRefusedWithTheReason() {
     Map<String, String> c = job(input(2));
-    c.remove("task.checkpoint.system");
+    c.put("task.checkpoint.system", "file");
     assertThatThrownBy(() -> JobPlanner.plan(JobConfig.of(c))).isInstanceOf(ConfigException.class)
-        .hasMessageContaining("task.checkpoint.system=file keeps it on this machine")
-        .hasMessageContaining("Set task.checkpoint.system=kafka");
+        .hasMessageContaining("checkpoints are its group's committed offsets")
+        .hasMessageContaining("task.checkpoint.system=file would keep them on this machine");
   }
 
   @Test
@@ -90,30 +90,48 @@ class KafkaCoordinatorErrorsTest {
         .hasMessageContaining("job.coordinator.session.timeout.ms");
   }
 
-  @Test
-  void aBrokerGoneAtJoinIsAClearErrorNamingTheGroupAndServers() throws Exception {
+  /** Plans a job on a broker of its own, then stops the broker: the job runs without it. */
+  private LocalRunner planThenLoseTheBroker(boolean withOutput) throws Exception {
     DevBroker broker = TestBroker.dedicated("coord-join");
-    String servers = broker.bootstrapServers();
+    servers = broker.bootstrapServers();
     JobPlan plan;
     try {
       String in = topic("join-in");
       TestBroker.createTopic(servers, in, 2);
       Map<String, String> c = KafkaTestSupport.job(servers, "join-" + in, UpperCaseTask.class, in,
-          null, tmp.resolve("join").toString());
+          withOutput ? in + "-out" : null, tmp.resolve("join").toString());
       c.put("job.coordinator", "kafka");
-      c.put("task.checkpoint.system", "kafka");
       c.put("job.coordinator.join.timeout.ms", "3000");
+      c.put("systems.kafka.producer.max.block.ms", "3000");
       plan = JobPlanner.plan(JobConfig.of(c));
     } finally {
-      broker.stop(); // gone between the plan and the join
+      broker.stop(); // gone between the plan and the run
     }
     LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
     runner.start();
     assertThat(runner.await(60, TimeUnit.SECONDS)).as("the job stopped").isTrue();
     assertThat(runner.failure()).isNotNull();
+    return runner;
+  }
+
+  private String servers;
+
+  @Test
+  void aBrokerGoneAtJoinIsAClearErrorNamingTheGroupAndServers() throws Exception {
+    LocalRunner runner = planThenLoseTheBroker(false);
     assertThat(runner.failure().getMessage())
         .contains("could not join group join-")
         .contains(servers)
         .contains("job.coordinator.join.timeout.ms");
+  }
+
+  @Test
+  void aBrokerGoneBeforeTheTransactionsBeginIsAClearErrorNamingTheServersAndTheKey()
+      throws Exception {
+    // A job with outputs begins its transactions before it joins: that is where it finds out.
+    LocalRunner runner = planThenLoseTheBroker(true);
+    assertThat(runner.failure().getMessage())
+        .contains("cannot reach Kafka system 'kafka' at " + servers)
+        .contains("systems.kafka.producer.max.block.ms");
   }
 }

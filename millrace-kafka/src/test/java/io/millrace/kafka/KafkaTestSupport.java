@@ -81,9 +81,19 @@ final class KafkaTestSupport {
 
   /** Reads every record of a topic now on the broker (all partitions), as strings. */
   static List<ConsumerRecord<String, String>> readAll(String bootstrap, String topic) {
+    return readAll(bootstrap, topic, false);
+  }
+
+  /**
+   * Reads every record of a topic now on the broker, as strings; {@code committed}: only what
+   * committed transactions hold (and non-transactional records), as a downstream reader of
+   * committed data sees it.
+   */
+  static List<ConsumerRecord<String, String>> readAll(String bootstrap, String topic,
+      boolean committed) {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
-    p.put("isolation.level", "read_uncommitted");
+    p.put("isolation.level", committed ? "read_committed" : "read_uncommitted");
     List<ConsumerRecord<String, String>> out = new ArrayList<>();
     try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
         new StringDeserializer())) {

@@ -60,7 +60,6 @@ final class ScaleOutHarness implements AutoCloseable {
         dir.resolve(label).resolve("state").toString());
     c.put("job.coordinator", "kafka");
     c.put("job.coordinator.session.timeout.ms", "6000");
-    c.put("task.checkpoint.system", "kafka");
     c.put("task.commit.ms", "500");
     c.put("streams.out.partitions", Integer.toString(partitions));
     c.put("stores.counts.factory", "rocksdb");
@@ -90,6 +89,23 @@ final class ScaleOutHarness implements AutoCloseable {
     return KafkaTestSupport.childLog(dir.resolve(label));
   }
 
+  /** SIGSTOP: the process stops where it is, without knowing; {@link #resume} continues it. */
+  void pause(String label) throws IOException, InterruptedException {
+    signal("STOP", children.get(label));
+  }
+
+  /** SIGCONT. */
+  void resume(String label) throws IOException, InterruptedException {
+    signal("CONT", children.get(label));
+  }
+
+  private static void signal(String signal, Process p) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start();
+    if (kill.waitFor() != 0) {
+      throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed");
+    }
+  }
+
   /** SIGKILL: no commit, no leave. */
   void kill(String label) throws InterruptedException {
     Process p = children.remove(label);
@@ -100,9 +116,14 @@ final class ScaleOutHarness implements AutoCloseable {
   /** SIGTERM: the process commits and leaves; waits for it to exit. */
   void stop(String label) throws InterruptedException {
     Process p = children.remove(label);
+    long t0 = System.nanoTime();
     p.destroy();
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       throw new AssertionError(label + " did not stop within 60 s: " + log(label));
+    }
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    if (ms > 10_000) {
+      throw new AssertionError(label + " took " + ms + " ms to stop cleanly: " + log(label));
     }
   }
 
@@ -190,13 +211,10 @@ final class ScaleOutHarness implements AutoCloseable {
 
   /** Waits until the job's checkpoints say every record sent was processed. */
   void awaitProcessed(long[] sent) throws InterruptedException {
-    KafkaSettings settings = KafkaTestSupport.settings(config("check"));
     KafkaTestSupport.await(Duration.ofSeconds(120), "every record processed", () -> {
-      Map<io.millrace.api.StreamPartition, Long> checkpoint =
-          KafkaTestSupport.readCheckpoint(settings, job);
+      long[] done = checkpointed();
       for (int p = 0; p < partitions; p++) {
-        Long done = checkpoint.get(new io.millrace.api.StreamPartition("kafka", "in", p));
-        if (sent[p] > 0 && (done == null || done < sent[p] - 1)) {
+        if (sent[p] > 0 && done[p] < sent[p] - 1) {
           return false;
         }
       }
@@ -204,14 +222,24 @@ final class ScaleOutHarness implements AutoCloseable {
     });
   }
 
-  /** The checkpointed input offset of each partition now (-1 if none). */
+  /**
+   * The checkpointed input offset of each partition now (-1 if none): the group's committed
+   * offsets (the next offset to read, so one more than the checkpoint).
+   */
   long[] checkpointed() {
-    Map<io.millrace.api.StreamPartition, Long> checkpoint = KafkaTestSupport.readCheckpoint(
-        KafkaTestSupport.settings(config("check")), job);
     long[] offsets = new long[partitions];
-    for (int p = 0; p < partitions; p++) {
-      offsets[p] = checkpoint.getOrDefault(new io.millrace.api.StreamPartition("kafka", "in", p),
-          -1L);
+    java.util.Arrays.fill(offsets, -1);
+    try {
+      Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed = admin
+          .listConsumerGroupOffsets(job).partitionsToOffsetAndMetadata()
+          .get(10, TimeUnit.SECONDS);
+      committed.forEach((tp, om) -> {
+        if (tp.topic().equals(in) && om != null) {
+          offsets[tp.partition()] = om.offset() - 1;
+        }
+      });
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the group's offsets: " + e, e);
     }
     return offsets;
   }
@@ -226,8 +254,10 @@ final class ScaleOutHarness implements AutoCloseable {
    * store, whose changelog partition is the task's number; the last record of a key wins.
    */
   Map<String, Long> counts() {
+    awaitNoOpenTransactions(changelog);
     Map<String, Long> counts = new TreeMap<>();
-    for (ConsumerRecord<String, String> r : KafkaTestSupport.readAll(bootstrap, changelog)) {
+    for (ConsumerRecord<String, String> r : KafkaTestSupport.readAll(bootstrap, changelog,
+        true)) {
       counts.put(r.partition() + "/" + r.key(), new LongDeserializer().deserialize(changelog,
           r.value().getBytes(StandardCharsets.ISO_8859_1)));
     }
@@ -239,9 +269,45 @@ final class ScaleOutHarness implements AutoCloseable {
     return task + "/" + key;
   }
 
-  /** Every output record. */
+  /** Every output record a reader of committed data sees. */
   List<ConsumerRecord<String, String>> output() {
-    return KafkaTestSupport.readAll(bootstrap, out);
+    awaitNoOpenTransactions(out);
+    return KafkaTestSupport.readAll(bootstrap, out, true);
+  }
+
+  /**
+   * Waits until no transaction is open on a topic (its last stable offsets have reached its high
+   * watermarks): a process killed with a transaction open leaves it open until its time-out.
+   */
+  void awaitNoOpenTransactions(String topic) {
+    try {
+      KafkaTestSupport.await(Duration.ofSeconds(60), "no open transaction on " + topic, () -> {
+        try {
+          int n = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS)
+              .get(topic).partitions().size();
+          Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+          for (int p = 0; p < n; p++) {
+            latest.put(new TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec
+                .latest());
+          }
+          var committed = admin.listOffsets(latest, new org.apache.kafka.clients.admin
+              .ListOffsetsOptions(org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all()
+              .get(10, TimeUnit.SECONDS);
+          var all = admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
+          for (TopicPartition tp : latest.keySet()) {
+            if (committed.get(tp).offset() != all.get(tp).offset()) {
+              return false;
+            }
+          }
+          return true;
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override

@@ -1,7 +1,7 @@
 package io.millrace.api.checkpoint;
 
 /** A checkpoint could not be read or written; the message names the file and what is wrong. */
-public final class CheckpointException extends RuntimeException {
+public class CheckpointException extends RuntimeException {
   /** Creates the exception. */
   public CheckpointException(String message, Throwable cause) {
     super(message, cause);

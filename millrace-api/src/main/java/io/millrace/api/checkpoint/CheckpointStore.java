@@ -1,6 +1,7 @@
 package io.millrace.api.checkpoint;
 
 import io.millrace.api.StreamPartition;
+import io.millrace.api.system.SystemProducer;
 import java.util.List;
 import java.util.Map;
 
@@ -28,6 +29,19 @@ public interface CheckpointStore extends AutoCloseable {
    * @param partitions the container's partitions, by index
    */
   CheckpointWriter writer(int containerId, List<StreamPartition> partitions);
+
+  /**
+   * A writer for one container's partitions that may commit through the container's producers:
+   * a store whose checkpoint is part of a transaction with the container's outputs (Kafka, under
+   * {@code job.coordinator=kafka}) finds its producer among them. Default: {@link #writer(int,
+   * List)}.
+   *
+   * @param producers the container's producers, started
+   */
+  default CheckpointWriter writer(int containerId, List<StreamPartition> partitions,
+      List<SystemProducer> producers) {
+    return writer(containerId, partitions);
+  }
 
   @Override
   default void close() {}

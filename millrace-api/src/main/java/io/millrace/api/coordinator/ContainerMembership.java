@@ -19,6 +19,23 @@ public interface ContainerMembership {
   }
 
   /**
+   * Whether the container may commit now. A membership in the middle of a rebalance answers
+   * false: the proof of ownership a commit carries (a group generation) may be outdated before
+   * the rebalance ends, and the container commits when it has. Commits that are part of a
+   * revocation do not ask. Default: true.
+   */
+  default boolean mayCommit() {
+    return true;
+  }
+
+  /**
+   * The container found out that it lost all its tasks (its commit was refused because another
+   * member owns them) before the membership told it: the membership forgets what it held and
+   * rejoins, so that the job and the container agree again. Loop thread. Default: nothing.
+   */
+  default void lostAll() {}
+
+  /**
    * Leaves the job. {@code clean}: the container committed and closed its tasks, and other
    * members may take them at once (a coordinator with static membership may instead keep them
    * for a restart of the same instance). Not clean: the container failed.

@@ -25,6 +25,14 @@ public interface CoordinatorFactory {
    */
   default void validate(CoordinatorContext context) {}
 
+  /**
+   * The commit interval ({@code task.commit.ms}) of a job that does not set one. Default: a
+   * minute, for jobs whose commits are only a replay bound.
+   */
+  default long defaultCommitMs() {
+    return 60_000;
+  }
+
   /** The coordinator of this process's containers; called once per process. */
   JobCoordinator coordinator(CoordinatorContext context);
 }

@@ -14,6 +14,15 @@ public interface JobCoordinator extends AutoCloseable {
    */
   ContainerMembership join(int containerId, MembershipListener listener);
 
+  /**
+   * Where the job's checkpoints are kept when the coordinator keeps them itself, in place of
+   * {@code task.checkpoint.system}: a coordinator that fences members which lost their tasks
+   * commits checkpoints with the proof of ownership that fencing checks. Default: none.
+   */
+  default java.util.Optional<io.millrace.api.checkpoint.CheckpointStore> checkpoints() {
+    return java.util.Optional.empty();
+  }
+
   /** Releases what the coordinator holds, after every container left. */
   @Override
   default void close() {}

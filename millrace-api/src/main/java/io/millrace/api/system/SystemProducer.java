@@ -56,6 +56,14 @@ public interface SystemProducer {
     return false;
   }
 
+  /**
+   * Drops, where the system can, what was sent since the last commit: a transactional producer
+   * aborts its transaction, so no reader that reads committed data ever sees it. The container
+   * calls it when it loses every task it had without committing them (it was fenced). Loop
+   * thread; never while a send is in progress. Default: nothing (what was sent stays).
+   */
+  default void abandon() {}
+
   /** Flushes and releases resources. */
   void stop();
 }

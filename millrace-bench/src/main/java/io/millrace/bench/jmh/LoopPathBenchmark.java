@@ -92,7 +92,7 @@ public class LoopPathBenchmark {
       }
 
       @Override
-      public void release(int taskNumber) {}
+      public void release(int taskNumber, boolean committed) {}
 
       @Override
       public Map<Integer, Map<String, Long>> localState() {

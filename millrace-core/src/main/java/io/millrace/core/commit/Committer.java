@@ -18,10 +18,13 @@ import java.util.List;
  *       ({@link ContainerStores#flush});
  *   <li>every producer flushes and waits for its acknowledgements: outputs and changelogs are
  *       durable;
- *   <li>the stores sync their engines and note the changelog offset their local files hold
- *       ({@link ContainerStores#afterProducersFlushed});
+ *   <li>the stores sync their engines, and the changelog offsets they reached join the checkpoint
+ *       ({@link ContainerStores#beforeCheckpoint});
  *   <li>the checkpoint is written: each input partition's last processed offset, then each
- *       store's changelog offset.
+ *       store's changelog offset (under {@code job.coordinator=kafka} this is the commit of the
+ *       container's transaction, which a member that lost its tasks cannot make);
+ *   <li>each store's local files are marked with the changelog offset the checkpoint now holds
+ *       ({@link ContainerStores#afterCheckpoint}), so a restart replays only what follows.
  * </ol>
  *
  * <p>A crash between any two steps re-delivers the input after the previous checkpoint: outputs
@@ -71,12 +74,19 @@ public final class Committer {
       ids.addAll(stores.changelogPartitions()); // changelog offsets go in checkpoints too
     }
     this.inputs = inputs.clone();
-    this.writer = checkpoints.writer(containerId, ids);
+    this.writer = checkpoints.writer(containerId, ids, producers);
     this.offsets = new long[ids.size()];
   }
 
-  /** Runs the commit protocol; throws if any step fails (nothing after it happened). */
+  /**
+   * Runs the commit protocol; throws if any step fails (nothing after it happened).
+   *
+   * @throws io.millrace.api.checkpoint.CommitFencedException if another member owns the tasks
+   */
   public void commit() {
+    if (writer == null) {
+      return; // the container never held a partition: there is nothing to commit
+    }
     if (stores != null) {
       stores.flush();
     }
@@ -87,9 +97,12 @@ public final class Committer {
       offsets[i] = inputs[i].lastOffset();
     }
     if (stores != null) {
-      stores.afterProducersFlushed(offsets, inputs.length);
+      stores.beforeCheckpoint(offsets, inputs.length);
     }
     writer.write(offsets);
+    if (stores != null) {
+      stores.afterCheckpoint();
+    }
     commits.inc();
   }
 }

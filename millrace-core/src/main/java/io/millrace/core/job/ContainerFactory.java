@@ -1,6 +1,7 @@
 package io.millrace.core.job;
 
 import io.millrace.api.AsyncStreamTask;
+import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.coordinator.JobCoordinator;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
@@ -54,14 +55,16 @@ public final class ContainerFactory {
     OutputRoute deadLetters = plan.deadLetterStream() == null ? null
         : routes.get(plan.deadLetterStream());
     List<SystemProducer> producerList = new ArrayList<>(producers.values());
-    Committer committer = new Committer(id, producerList, stores, plan.checkpointStore(),
+    // A coordinator that fences members keeps the checkpoints itself (Kafka: the group's offsets).
+    CheckpointStore checkpoints = coordinator.checkpoints().orElse(plan.checkpointStore());
+    Committer committer = new Committer(id, producerList, stores, checkpoints,
         plan.metrics().counter("container-" + id, "commits"));
     boolean dispatched = AsyncStreamTask.class.isAssignableFrom(
         plan.taskConstructor().getDeclaringClass()) || plan.settings().async().poolSize() > 0;
     ContainerParts parts = new ContainerParts(id, plan.settings(), clock, plan.metrics(),
         new ArrayList<>(consumers.values()), producerList, committer, plan.errorPolicy(),
         deadLetters, stores, dispatched, coordinator,
-        new TaskBuilder(plan, id, routes, consumers, stores,
+        new TaskBuilder(plan, id, routes, consumers, stores, checkpoints,
             plan.coordinatorFactory() instanceof LocalCoordinator.Factory),
         TimeUnit.MILLISECONDS.toNanos(Math.min(plan.shutdownMillis(),
             plan.settings().async().callbackTimeoutNanos() / 1_000_000)));

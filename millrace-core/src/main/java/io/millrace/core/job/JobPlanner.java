@@ -192,7 +192,8 @@ public final class JobPlanner {
       }
     }
     LoopSettings settings = new LoopSettings(
-        TimeUnit.MILLISECONDS.toNanos(config.getLong(COMMIT_MS, 60_000, Long.MIN_VALUE)),
+        TimeUnit.MILLISECONDS.toNanos(config.getLong(COMMIT_MS, coordinator.defaultCommitMs(),
+            Long.MIN_VALUE)),
         TimeUnit.MILLISECONDS.toNanos(config.getLong(WINDOW_MS, -1, Long.MIN_VALUE)),
         config.getInt(BATCH_SIZE, 1, 1),
         config.getInt(BUFFER_MAX_MESSAGES, 4096, 1),

@@ -34,6 +34,7 @@ final class TaskBuilder implements TaskSource {
   private final Map<String, OutputRoute> routes;
   private final Map<String, SystemConsumer> consumers;
   private final ContainerStores stores;
+  private final CheckpointStore checkpoints;
   private final boolean staticAssignment;
 
   /**
@@ -42,22 +43,25 @@ final class TaskBuilder implements TaskSource {
    * @param routes the container's outputs by stream id
    * @param consumers the container's consumer of each input system
    * @param stores the container's stores, or null
+   * @param checkpoints where the job's checkpoints are read from when tasks arrive
    * @param staticAssignment whether the tasks never move (the plan's checkpoint is theirs)
    */
   TaskBuilder(JobPlan plan, int containerId, Map<String, OutputRoute> routes,
-      Map<String, SystemConsumer> consumers, ContainerStores stores, boolean staticAssignment) {
+      Map<String, SystemConsumer> consumers, ContainerStores stores, CheckpointStore checkpoints,
+      boolean staticAssignment) {
     this.plan = plan;
     this.containerId = containerId;
     this.routes = routes;
     this.consumers = consumers;
     this.stores = stores;
+    this.checkpoints = checkpoints;
     this.staticAssignment = staticAssignment;
   }
 
   @Override
   public List<TaskSpec> take(Set<Integer> taskNumbers) {
     Map<StreamPartition, Long> checkpoint = staticAssignment ? plan.checkpoint()
-        : plan.checkpointStore().read();
+        : checkpoints.read();
     List<TaskSpec> tasks = new ArrayList<>();
     try {
       long started = System.nanoTime();
@@ -71,7 +75,7 @@ final class TaskBuilder implements TaskSource {
       }
     } catch (RuntimeException e) {
       for (TaskSpec built : tasks) {
-        release(built.task().number());
+        release(built.task().number(), true);
       }
       throw e;
     }
@@ -90,13 +94,14 @@ final class TaskBuilder implements TaskSource {
         inputs.add(partitionSpec(sp, info, consumers.get(info.system()), checkpoint));
       }
     }
+    Object user = newTask(); // before its stores open: a constructor that throws leaks nothing
     Map<String, KeyValueStore<?, ?>> taskStores = stores == null ? Map.of()
         : stores.open(number, name, checkpoint);
     TaskCollector collector = new TaskCollector(routes, name);
     List<Runnable> idleActions = new ArrayList<>();
     TaskContextImpl context = new TaskContextImpl(name, number, List.copyOf(mine),
         plan.config().asMap(), plan.metrics(), collector, idleActions, taskStores);
-    TaskInstance task = new TaskInstance(name, number, newTask(), collector, context,
+    TaskInstance task = new TaskInstance(name, number, user, collector, context,
         mine.size(), idleActions);
     return new TaskSpec(task, inputs);
   }
@@ -129,9 +134,9 @@ final class TaskBuilder implements TaskSource {
   }
 
   @Override
-  public void release(int taskNumber) {
+  public void release(int taskNumber, boolean committed) {
     if (stores != null) {
-      stores.closeTask(taskNumber);
+      stores.closeTask(taskNumber, committed);
     }
   }
 

@@ -112,6 +112,7 @@ final class AsyncDispatcher {
       n++;
       PendingMessage m = new PendingMessage(this, t, p, watermark.add(e.offset()), e);
       outstanding++;
+      t.outstanding++;
       if (e.readError() != null) {
         loop.errors().unreadable(t, e); // throws under task.error.policy=fail
         finish(m);
@@ -153,11 +154,17 @@ final class AsyncDispatcher {
     } else {
       try {
         pool.execute(() -> {
+          t.running.incrementAndGet();
           try {
+            if (t.revoked) {
+              return; // the task left the container: its close must not race this message
+            }
             t.task.process(m.envelope, m.collector, m.coordinator);
             m.complete();
           } catch (Exception e) {
             failQuietly(m, e);
+          } finally {
+            t.running.decrementAndGet();
           }
         });
       } catch (RejectedExecutionException e) {
@@ -230,15 +237,15 @@ final class AsyncDispatcher {
     for (PendingMessage m = oldest; m != null; ) {
       PendingMessage next = m.next;
       if (m.task == t) {
-        unlink(m);
-        outstanding--;
+        unlink(m); // no time-out for it any more
       }
       m = next;
     }
+    // Everything of the task that was outstanding stops counting: in flight, held back behind a
+    // busy key, or completed but not applied yet (its completion is dropped when it comes).
+    outstanding -= t.outstanding;
+    t.outstanding = 0;
     if (t.busyKeys != null) {
-      for (ArrayDeque<PendingMessage> waiting : t.busyKeys.values()) {
-        outstanding -= waiting.size();
-      }
       t.busyKeys.clear();
     }
     t.inFlight = 0;
@@ -283,6 +290,7 @@ final class AsyncDispatcher {
 
   private void finish(PendingMessage m) {
     outstanding--;
+    m.task.outstanding--;
     PartitionState p = m.partition;
     long moved = p.watermark.complete(m.slot);
     if (moved != Long.MIN_VALUE) {

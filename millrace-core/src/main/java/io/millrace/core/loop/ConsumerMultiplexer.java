@@ -95,10 +95,13 @@ public final class ConsumerMultiplexer implements BatchSink {
   }
 
   private void regroup(List<PartitionState> leaving) {
+    java.util.Set<PartitionState> gone = java.util.Collections.newSetFromMap(
+        new IdentityHashMap<>());
+    gone.addAll(leaving);
     Map<SystemConsumer, List<PartitionState>> byConsumer = new IdentityHashMap<>();
     for (int i = 0; i < partitions.limit(); i++) {
       PartitionState p = partitions.get(i);
-      if (p != null && !leaving.contains(p)) {
+      if (p != null && !gone.contains(p)) {
         byConsumer.computeIfAbsent(p.consumer, c -> new ArrayList<>()).add(p);
       }
     }

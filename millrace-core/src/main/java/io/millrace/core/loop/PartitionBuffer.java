@@ -12,8 +12,6 @@ final class PartitionBuffer {
   private int mask;
   private int head;
   private int size;
-  /** Bytes handed over since the buffer was last empty; compared with the byte cap. */
-  long bytesSinceEmpty;
 
   PartitionBuffer(int initialCapacity) {
     int capacity = Integer.highestOneBit(Math.max(2, initialCapacity - 1)) << 1;

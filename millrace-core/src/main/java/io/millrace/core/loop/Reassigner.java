@@ -29,11 +29,15 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p><b>Lost</b> (another member owns the tasks already): as a revoke without the commit, so
- * nothing of theirs is written after the loss.
+ * nothing of theirs is written after the loss; their stores' local files lose their changelog
+ * offset record (they may hold writes no checkpoint has); and when the container is left with no
+ * task, its producers drop what they sent since the last commit (a transactional producer
+ * aborts). A commit that is fenced loses every task this way.
  *
- * <p><b>Assign</b>: their stores open from local files and restore the changelog's tail (or all
- * of it); their inputs resume after their checkpoints, registered with the consumers; the tasks
- * init; the checkpoint layout follows.
+ * <p><b>Assign</b>: the container first commits what its other tasks did (so that no commit, nor
+ * a transaction, stays open through a long restore); the tasks' stores open from local files and
+ * restore the changelog's tail (or all of it); their inputs resume after their checkpoints,
+ * registered with the consumers; the tasks init; the checkpoint layout follows.
  */
 final class Reassigner implements MembershipListener {
   private static final Logger LOG = LoggerFactory.getLogger(Reassigner.class);
@@ -54,8 +58,10 @@ final class Reassigner implements MembershipListener {
     long started = System.nanoTime();
     loop.stopDelivering(leaving);
     loop.settleInFlight(leaving);
-    loop.commit();
-    remove(leaving);
+    if (!loop.commit()) {
+      return; // fenced: every task of the container is lost already
+    }
+    remove(leaving, true);
     LOG.info("container {}: revoked task(s) {} (committed and closed in {} ms)",
         loop.containerId(), names(leaving), (System.nanoTime() - started) / 1_000_000);
   }
@@ -68,12 +74,16 @@ final class Reassigner implements MembershipListener {
     }
     loop.stopDelivering(leaving);
     loop.abandonInFlight(leaving);
-    remove(leaving);
+    remove(leaving, false);
+    if (loop.tasks().isEmpty()) {
+      loop.abandonUncommitted(); // nothing left whose uncommitted writes could still be wanted
+    }
     LOG.warn("container {}: lost task(s) {} to another member without committing them",
         loop.containerId(), names(leaving));
   }
 
-  private void remove(List<TaskInstance> leaving) {
+  private void remove(List<TaskInstance> leaving, boolean committed) {
+    loop.awaitWorkers(leaving);
     for (TaskInstance t : leaving) {
       try {
         t.close();
@@ -84,7 +94,7 @@ final class Reassigner implements MembershipListener {
     // Their stores close first: the checkpoint layout the loop makes next must not hold their
     // changelogs, or a later commit would write a record for a task another member owns.
     for (TaskInstance t : leaving) {
-      source.release(t.number);
+      source.release(t.number, committed);
     }
     loop.removeTasks(leaving);
   }
@@ -97,6 +107,9 @@ final class Reassigner implements MembershipListener {
       return;
     }
     long started = System.nanoTime();
+    if (!loop.tasks().isEmpty() && !loop.commit()) {
+      return; // fenced: the container lost every task; the membership starts over
+    }
     List<TaskSpec> specs = source.take(fresh);
     loop.addTasks(specs);
     for (TaskSpec spec : specs) {

@@ -4,6 +4,7 @@ import io.millrace.api.Coordinator.Scope;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.coordinator.ContainerMembership;
 import io.millrace.api.coordinator.JobCoordinator;
 import io.millrace.api.metrics.Counter;
@@ -157,20 +158,22 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       while (cycle() >= 0) {
         // cycle() does the work; it returns -1 when the container is done or asked to stop.
       }
-      commit();
-      committedOk = true;
+      committedOk = commit();
     } catch (TaskFailedException e) {
       // Commit what was processed before the failed message, then report the failure.
       commitQuietly();
       throw e;
     } finally {
       running = false;
-      closeAll(committedOk);
-      if (membership != null) {
-        try {
-          membership.leave(committedOk); // after the final commit: the next owner sees it
-        } catch (RuntimeException e) {
-          LOG.warn("container {}: leaving the job failed", containerId, e);
+      try {
+        closeAll(committedOk);
+      } finally {
+        if (membership != null) {
+          try {
+            membership.leave(committedOk); // after the final commit: the next owner sees it
+          } catch (RuntimeException e) {
+            LOG.warn("container {}: leaving the job failed", containerId, e);
+          }
         }
       }
     }
@@ -229,9 +232,25 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     return found;
   }
 
-  /** Takes tasks (their stores are open and restored): their partitions join the container. */
-  void addTasks(List<TaskSpec> taken) {
-    addPartitions(taken);
+  /**
+   * Waits until no worker thread runs one of the tasks' messages (they are marked revoked, so no
+   * worker starts one): a task is never closed under a thread still inside it. A worker stuck
+   * past the settle time fails the container instead.
+   */
+  void awaitWorkers(List<TaskInstance> leaving) {
+    if (pool == null) {
+      return;
+    }
+    long deadline = System.nanoTime() + Math.max(settleNanos, 10_000_000_000L);
+    for (TaskInstance t : leaving) {
+      while (t.running.get() > 0) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new TaskFailedException("task " + t.name + " is still running a message on a "
+              + "worker thread; it cannot be closed and handed over under it", null);
+        }
+        LockSupport.parkNanos(100_000L);
+      }
+    }
   }
 
   /** Stops delivering the tasks' partitions; what is buffered for them is dropped, uncommitted. */
@@ -281,9 +300,36 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
   }
 
-  /** Runs the commit protocol now. */
-  void commit() {
-    committer.commit();
+  /**
+   * Runs the commit protocol now.
+   *
+   * @return false if the commit was fenced: another member owns the tasks, which are lost now
+   */
+  boolean commit() {
+    try {
+      committer.commit();
+      return true;
+    } catch (CommitFencedException e) {
+      LOG.warn("container {}: {}; its tasks are lost, and it rejoins its job", containerId,
+          e.getMessage());
+      List<Integer> all = new ArrayList<>();
+      for (TaskInstance t : tasks) {
+        all.add(t.number);
+      }
+      reassigner.lost(new java.util.TreeSet<>(all));
+      membership.lostAll();
+      return false;
+    }
+  }
+
+  /**
+   * The container holds no task any more and lost the last ones without a commit: what its
+   * producers sent since the last commit is dropped where they can (an aborted transaction).
+   */
+  void abandonUncommitted() {
+    for (SystemProducer producer : producers) {
+      producer.abandon();
+    }
   }
 
   /** The tasks are closed and their stores released: their partitions leave the container. */
@@ -309,11 +355,10 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * puts it in the chooser and the multiplexer; the checkpoint layout follows. Not on the
    * per-message path: only when the container's tasks change.
    */
-  private void addPartitions(List<TaskSpec> taken) {
+  void addTasks(List<TaskSpec> taken) {
     List<PartitionState> added = new ArrayList<>();
     for (TaskSpec spec : taken) {
       TaskInstance t = spec.task();
-      t.dispatched = async != null;
       if (async != null) {
         async.attach(t);
       }
@@ -398,7 +443,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       }
       PartitionState p = partitions.get(index);
       // The inline path stays a small method of its own (the JIT inlines it into this loop).
-      delivered += p.task.dispatched ? deliverDispatched(p, settings.batchSize())
+      delivered += async != null ? deliverDispatched(p, settings.batchSize())
           : deliver(p, settings.batchSize());
       if (stopAfterCycle || commitAfterCycle) {
         break;
@@ -408,9 +453,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       processed.inc(delivered); // published once per cycle, not per message
       idleCycles = 0;
     }
-    if (commitAfterCycle) {
+    if (commitAfterCycle && membership.mayCommit()) {
       commitAfterCycle = false;
-      committer.commit();
+      commit();
     }
     if (stopAfterCycle || (mux.activeCount() == 0 && (async == null || async.outstanding() == 0)
         && nextMembershipPollNanos == Long.MAX_VALUE)) {
@@ -420,8 +465,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       async.checkTimeouts(now);
       nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
-    if (now >= nextCommitNanos) {
-      committer.commit();
+    if (now >= nextCommitNanos && membership.mayCommit()) { // else again once rebalanced
+      commit();
       nextCommitNanos = now + settings.commitNanos();
     }
     if (now >= nextWindowNanos) {
@@ -643,7 +688,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
 
   private void commitQuietly() {
     try {
-      committer.commit();
+      commit();
     } catch (RuntimeException e) {
       LOG.error("container {}: final commit after a task failure failed too", containerId, e);
     }

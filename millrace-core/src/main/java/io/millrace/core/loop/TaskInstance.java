@@ -19,8 +19,6 @@ public final class TaskInstance {
   final AsyncStreamTask asyncTask;
   /** The user's object, whichever kind it is, for the optional life-cycle interfaces. */
   private final Object userTask;
-  /** Whether messages go through the async dispatcher (an async task, or a worker pool). */
-  boolean dispatched;
   final TaskCollector collector;
   final TaskContext context;
   final TaskCoordinator coordinator;
@@ -35,8 +33,21 @@ public final class TaskInstance {
   int livePartitions;
   boolean endOfStreamCalled;
   boolean stopped;
-  /** Left the container: a completion of one of its messages that comes later is ignored. */
-  boolean revoked;
+  /**
+   * Left the container: a completion of one of its messages that comes later is ignored, and a
+   * worker thread that has not started one of its messages yet does not start it. Volatile: the
+   * workers read it (see {@link #running}).
+   */
+  volatile boolean revoked;
+  /**
+   * Worker threads inside the task's {@code process} now. A worker counts itself in, then reads
+   * {@link #revoked}; the loop sets {@code revoked}, then waits for this to reach 0 before it
+   * closes the task: one of the two always sees the other, so no worker runs a closed task.
+   */
+  final java.util.concurrent.atomic.AtomicInteger running =
+      new java.util.concurrent.atomic.AtomicInteger();
+  /** Its messages handed out and not yet below their partitions' watermarks (dispatcher). */
+  int outstanding;
 
   // Asynchronous delivery (AsyncDispatcher).
   /** Messages in flight (handed to the task, not completed). */

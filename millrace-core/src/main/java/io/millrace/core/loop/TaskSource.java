@@ -17,8 +17,11 @@ public interface TaskSource {
    */
   List<TaskSpec> take(Set<Integer> taskNumbers);
 
-  /** A task left the container (committed, or lost): closes its stores. */
-  void release(int taskNumber);
+  /**
+   * A task left the container: closes its stores. {@code committed}: it was revoked after a
+   * commit; otherwise it was lost, and its stores' local files are not to be trusted as they are.
+   */
+  void release(int taskNumber, boolean committed);
 
   /**
    * What this process holds on local disk: for each task with local store files, the changelog

@@ -28,8 +28,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>{@link #flush}: each store's dirty entries go to its engine and its changelog;
  *   <li>(the container flushes its producers: outputs and changelogs are acknowledged);
- *   <li>{@link #afterProducersFlushed}: engines are synced, each store's local files are marked
- *       with the changelog offset they hold, and the changelog offsets join the checkpoint.
+ *   <li>{@link #beforeCheckpoint}: engines are synced, and the changelog offsets join the
+ *       checkpoint;
+ *   <li>(the checkpoint is written);
+ *   <li>{@link #afterCheckpoint}: each store's local files are marked with the changelog offset
+ *       they hold, which the checkpoint now holds too.
  * </ol>
  *
  * <p>Loop thread only (restores run on it, before the restored tasks start).
@@ -231,11 +234,10 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
-   * Commit, step 3 (after the producers were flushed): syncs the engines, records in each
-   * persistent store's directory the changelog offset its files hold, and writes the changelog
-   * offsets into {@code checkpoint} from {@code from} on.
+   * Commit, step 3 (after the producers were flushed): syncs the engines and writes the changelog
+   * offsets the stores reached into {@code checkpoint} from {@code from} on.
    */
-  public void afterProducersFlushed(long[] checkpoint, int from) {
+  public void beforeCheckpoint(long[] checkpoint, int from) {
     if (from + changelogOffsets.length != checkpoint.length) {
       // The layout the checkpoint was made for is not the stores' own any more: writing it would
       // put one task's changelog offset under another's name.
@@ -250,26 +252,41 @@ public final class ContainerStores implements AutoCloseable {
       }
     }
     sync.syncAll();
+    System.arraycopy(changelogOffsets, 0, checkpoint, from, changelogOffsets.length);
+  }
+
+  /**
+   * Commit, step 5 (the checkpoint is written): records in each persistent store's directory the
+   * changelog offset its files hold, which the checkpoint now holds too. Not before: a
+   * checkpoint that failed (or was fenced) must not leave files claiming writes it never made.
+   */
+  public void afterCheckpoint() {
     for (int i = 0; i < logged.size(); i++) {
       StoreInstance instance = logged.get(i);
       if (instance.store().engine().persistent() && changelogOffsets[i] != CheckpointStore.NONE) {
         LocalOffsetFile.write(instance.dir(), changelogOffsets[i]);
       }
     }
-    System.arraycopy(changelogOffsets, 0, checkpoint, from, changelogOffsets.length);
   }
 
   /**
-   * Closes a task's instances, which a commit has flushed (or which are given up uncommitted),
-   * and forgets them: the checkpoint layout no longer holds their changelogs.
+   * Closes a task's instances and forgets them: the checkpoint layout no longer holds their
+   * changelogs. {@code committed}: a commit flushed them. Not committed (the task was lost): their
+   * local files may hold writes no checkpoint has, so their changelog offset record is removed,
+   * and whoever opens them next here restores them in full.
    */
-  public void closeTask(int taskNumber) {
+  public void closeTask(int taskNumber, boolean committed) {
     List<StoreInstance> instances = byTask.remove(taskNumber);
     storesByTask.remove(taskNumber);
     if (instances == null) {
       return;
     }
     flusher.drain(); // no deferred write of theirs may land after their engines close
+    if (!committed) {
+      for (StoreInstance instance : instances) {
+        LocalOffsetFile.delete(instance.dir());
+      }
+    }
     long[] kept = new long[logged.size()];
     List<StoreInstance> keptLogged = new ArrayList<>();
     for (int i = 0; i < logged.size(); i++) {

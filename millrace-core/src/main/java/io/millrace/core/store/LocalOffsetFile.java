@@ -29,6 +29,15 @@ final class LocalOffsetFile {
     }
   }
 
+  /** Forgets what {@code dir} holds: its files are then restored in full when next opened. */
+  static void delete(Path dir) {
+    try {
+      Files.deleteIfExists(dir.resolve(NAME));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot delete " + dir.resolve(NAME) + ": " + e, e);
+    }
+  }
+
   /** Records {@code offset} for {@code dir}. */
   static void write(Path dir, long offset) {
     Path file = dir.resolve(NAME);

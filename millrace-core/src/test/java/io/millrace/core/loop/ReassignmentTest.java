@@ -224,6 +224,35 @@ class ReassignmentTest {
   private final Map<Integer, List<Object>> built = new HashMap<>();
   private final List<Integer> released = new ArrayList<>();
 
+  /** On a worker thread: records when it is inside process, blocks until released. */
+  public static final class BlockingTask implements StreamTask, ClosableTask {
+    static final java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+    static final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    static final List<String> events = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator)
+        throws InterruptedException {
+      if (envelope.offset() == 0) {
+        events.add("process in");
+        inside.countDown();
+        release.await();
+        events.add("process out");
+      }
+    }
+
+    @Override
+    public void close() {
+      events.add("close");
+    }
+  }
+
+  private Object taskFor(boolean async) {
+    return poolTask ? new BlockingTask() : async ? new HoldingTask() : new RecordingTask();
+  }
+
+  private boolean poolTask;
+
   private RunLoop container(boolean async, int concurrency, long settleNanos) {
     TaskSource source = new TaskSource() {
       @Override
@@ -232,7 +261,7 @@ class ReassignmentTest {
         for (int n : numbers) {
           StreamPartition id = new StreamPartition("scripted", "in", n);
           Long saved = checkpoints.latest.get(id);
-          Object task = async ? new HoldingTask() : new RecordingTask();
+          Object task = taskFor(async);
           built.computeIfAbsent(n, k -> new ArrayList<>()).add(task);
           TaskInstance instance = new TaskInstance("Partition " + n, n, task,
               new TaskCollector(Map.of("out", new OutputRoute("out", output, 0, 1)),
@@ -246,7 +275,7 @@ class ReassignmentTest {
       }
 
       @Override
-      public void release(int taskNumber) {
+      public void release(int taskNumber, boolean committed) {
         released.add(taskNumber);
       }
 
@@ -259,7 +288,8 @@ class ReassignmentTest {
     Committer committer = new Committer(0, List.of(), null, checkpoints,
         metrics.counter("container-0", "commits"));
     LoopSettings settings = new LoopSettings(0, 0, 1, 10, Long.MAX_VALUE, Long.MAX_VALUE, 0,
-        new AsyncSettings(concurrency, Ordering.PARTITION, 60_000 * MS, 0, false));
+        new AsyncSettings(concurrency, Ordering.PARTITION, 60_000 * MS, poolTask ? 1 : 0,
+            false));
     return new RunLoop(new ContainerParts(0, settings, clock, metrics, List.of(consumer),
         List.of(output), committer, ErrorPolicy.FAIL, null, null, async, coordinator, source,
         settleNanos));
@@ -459,5 +489,30 @@ class ReassignmentTest {
     List<Long> seen = task(0, 0).offsets;
     assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 0),
         seen.get(seen.size() - 1));
+  }
+
+  @Test
+  void aTaskOnAWorkerThreadIsClosedOnlyAfterTheWorkerLeavesIt() throws Exception {
+    poolTask = true;
+    RunLoop loop = container(true, 4, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 2);
+    assertThat(BlockingTask.inside.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    Thread releaser = new Thread(() -> {
+      try {
+        Thread.sleep(100); // while the revoke waits for the worker
+      } catch (InterruptedException e) {
+        return;
+      }
+      BlockingTask.release.countDown();
+    });
+    coordinator.script.add(l -> {
+      releaser.start();
+      l.revoked(Set.of(0)); // settle time 0: its message is abandoned, but it is still running
+    });
+    nextMembershipPoll(loop);
+    releaser.join();
+    assertThat(BlockingTask.events).containsExactly("process in", "process out", "close");
   }
 }

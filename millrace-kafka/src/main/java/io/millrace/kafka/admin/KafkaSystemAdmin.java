@@ -12,10 +12,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -31,6 +33,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 public final class KafkaSystemAdmin implements SystemAdmin {
   private static final long OFFSETS_VALID_NANOS = TimeUnit.SECONDS.toNanos(1);
   private final KafkaSettings settings;
+  private final boolean readCommitted;
   private final Admin admin;
   private final long timeoutMs;
   private final Map<String, TopicOffsets> offsets = new HashMap<>();
@@ -39,6 +42,16 @@ public final class KafkaSystemAdmin implements SystemAdmin {
 
   /** An admin on the system's cluster. */
   public KafkaSystemAdmin(KafkaSettings settings, String clientId) {
+    this(settings, clientId, false);
+  }
+
+  /**
+   * An admin on the system's cluster; {@code readCommitted}: a partition's upcoming offset is its
+   * last stable offset (what a reader of committed data reaches), not its high watermark, as for
+   * a job whose writes to this cluster are transactional ({@code job.coordinator=kafka}).
+   */
+  public KafkaSystemAdmin(KafkaSettings settings, String clientId, boolean readCommitted) {
+    this.readCommitted = readCommitted;
     this.settings = settings;
     this.timeoutMs = settings.startupTimeoutMs();
     this.admin = Admin.create(settings.adminProperties(clientId));
@@ -110,7 +123,9 @@ public final class KafkaSystemAdmin implements SystemAdmin {
     try {
       Map<TopicPartition, ListOffsetsResultInfo> first = admin.listOffsets(earliest).all()
           .get(timeoutMs, TimeUnit.MILLISECONDS);
-      Map<TopicPartition, ListOffsetsResultInfo> last = admin.listOffsets(latest).all()
+      Map<TopicPartition, ListOffsetsResultInfo> last = admin.listOffsets(latest,
+          new ListOffsetsOptions(readCommitted ? IsolationLevel.READ_COMMITTED
+              : IsolationLevel.READ_UNCOMMITTED)).all()
           .get(timeoutMs, TimeUnit.MILLISECONDS);
       long[] oldest = new long[n];
       long[] upcoming = new long[n];

@@ -209,6 +209,15 @@ final class FetchThread implements Runnable {
     // Records fetched for a partition no longer assigned are dropped by the consumer; those in
     // the hand-off carry an epoch the loop has given up.
     c.assign(List.copyOf(assigned.keySet()));
+    if (!added.isEmpty()) {
+      // A partition removed and added again in one batch never left the consumer, which kept its
+      // pause: a new registration starts unpaused.
+      List<TopicPartition> fresh = new ArrayList<>();
+      for (Partition p : added) {
+        fresh.add(p.topicPartition);
+      }
+      c.resume(fresh);
+    }
     for (Partition p : added) {
       handoff.producerEpoch(p.index, p.epoch);
       seekStart(c, p);

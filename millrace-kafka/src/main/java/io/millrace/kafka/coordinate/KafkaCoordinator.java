@@ -1,10 +1,13 @@
 package io.millrace.kafka.coordinate;
 
+import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.coordinator.ContainerMembership;
 import io.millrace.api.coordinator.CoordinatorContext;
 import io.millrace.api.coordinator.JobCoordinator;
 import io.millrace.api.coordinator.MembershipListener;
 import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.checkpoint.GroupCheckpointStore;
+import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -37,6 +40,8 @@ final class KafkaCoordinator implements JobCoordinator {
   private final String processId = UUID.randomUUID().toString();
   private final String host;
   private final List<String> inputTopics = new ArrayList<>();
+  private final Map<Integer, KafkaMembership> memberships = new java.util.concurrent.ConcurrentHashMap<>();
+  private final GroupCheckpointStore checkpoints;
   private Admin admin;
 
   KafkaCoordinator(CoordinatorContext context, KafkaSettings settings,
@@ -56,12 +61,58 @@ final class KafkaCoordinator implements JobCoordinator {
       name = "unknown-host";
     }
     this.host = name;
+    Map<String, String> streamOfTopic = new HashMap<>();
+    Map<String, Integer> partitionsOfTopic = new HashMap<>();
+    for (CoordinatorContext.Input input : context.inputs()) {
+      streamOfTopic.put(input.physicalName(), input.streamId());
+      partitionsOfTopic.put(input.physicalName(), input.partitions());
+    }
+    this.checkpoints = new GroupCheckpointStore(settings, own.groupId(), streamOfTopic,
+        partitionsOfTopic, containerId -> membership(containerId).groupMetadata(),
+        containerId -> KafkaCoordinatorSettings.transactionalId(context.jobConfig(),
+            settings.system(), containerId), legacyCheckpoints(context));
+  }
+
+  /**
+   * The job's checkpoint topic, when {@code task.checkpoint.system} names a Kafka system: where a
+   * job that ran with {@code job.coordinator=local} kept its place.
+   */
+  private static java.util.function.Supplier<KafkaCheckpointStore> legacyCheckpoints(
+      CoordinatorContext context) {
+    String system = context.jobConfig().get("task.checkpoint.system");
+    if (system == null || !KafkaCoordinatorFactory.isKafka(context.jobConfig(), system)) {
+      return null;
+    }
+    String prefix = "systems." + system + ".";
+    Map<String, String> systemConfig = new java.util.TreeMap<>();
+    context.jobConfig().forEach((k, v) -> {
+      if (k.startsWith(prefix)) {
+        systemConfig.put(k.substring(prefix.length()), v);
+      }
+    });
+    return () -> new KafkaCheckpointStore(KafkaSettings.of(system, systemConfig),
+        context.jobName());
+  }
+
+  private KafkaMembership membership(int containerId) {
+    KafkaMembership m = memberships.get(containerId);
+    if (m == null) {
+      throw new IllegalStateException("container " + containerId + " has not joined group "
+          + groupId());
+    }
+    return m;
+  }
+
+  @Override
+  public java.util.Optional<CheckpointStore> checkpoints() {
+    return java.util.Optional.of(checkpoints);
   }
 
   @Override
   public ContainerMembership join(int containerId, MembershipListener listener) {
     KafkaMembership membership = new KafkaMembership(this, containerId, listener);
     membership.start();
+    memberships.put(containerId, membership);
     return membership;
   }
 
@@ -70,6 +121,10 @@ final class KafkaCoordinator implements JobCoordinator {
     Properties p = settings.consumerProperties(memberClientId(context.jobName(), processLabel(),
         containerId));
     p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId());
+    // Millrace's assignor runs in the client: the classic protocol (the newer one assigns on the
+    // broker and refuses client assignors; docs/decisions.md says why this choice).
+    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+    p.remove(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG);
     p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, TaskAssignor.class.getName());
     p.put(TaskAssignor.MEMBERSHIP, membership);
     p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(own.sessionTimeoutMs()));
@@ -95,8 +150,7 @@ final class KafkaCoordinator implements JobCoordinator {
 
   /** The process as members' client ids name it: its instance id, or host and pid. */
   String processLabel() {
-    return own.instanceId().isEmpty() ? host + "-" + ProcessHandle.current().pid()
-        : own.instanceId();
+    return KafkaCoordinatorSettings.processLabel(context.jobConfig());
   }
 
   String groupId() {
@@ -117,6 +171,10 @@ final class KafkaCoordinator implements JobCoordinator {
 
   int containerCount() {
     return context.containerCount();
+  }
+
+  int taskCount() {
+    return context.taskCount();
   }
 
   List<String> inputTopics() {
@@ -196,6 +254,7 @@ final class KafkaCoordinator implements JobCoordinator {
 
   @Override
   public synchronized void close() {
+    checkpoints.close();
     if (admin != null) {
       admin.close();
       admin = null;

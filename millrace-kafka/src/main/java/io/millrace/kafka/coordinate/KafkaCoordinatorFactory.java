@@ -15,8 +15,8 @@ import java.util.Set;
  * {@code job.coordinator=kafka}: the job's tasks shared among every process that runs it, over a
  * Kafka consumer group. It checks at start what sharing needs and says what is wrong otherwise:
  * every input on one Kafka cluster, the inputs co-partitioned (task k reads partition k of each),
- * checkpoints on Kafka (a task's checkpoint must be readable wherever it moves), and every store
- * restorable elsewhere (a changelog on that cluster).
+ * no file checkpoints (the checkpoints are the group's offsets), and every store restorable
+ * elsewhere (a changelog on that cluster).
  */
 public final class KafkaCoordinatorFactory implements CoordinatorFactory {
   @Override
@@ -27,6 +27,12 @@ public final class KafkaCoordinatorFactory implements CoordinatorFactory {
   @Override
   public Set<String> keys() {
     return KafkaCoordinatorSettings.KEYS;
+  }
+
+  /** Each commit ends a transaction and makes the outputs visible to readers of committed data. */
+  @Override
+  public long defaultCommitMs() {
+    return KafkaCoordinatorSettings.DEFAULT_COMMIT_MS;
   }
 
   @Override
@@ -90,11 +96,12 @@ public final class KafkaCoordinatorFactory implements CoordinatorFactory {
       throw new ConfigException("job.coordinator.system=" + own.system() + ", but the inputs are "
           + "on system '" + inputSystem + "': the group must live on the inputs' cluster");
     }
-    String checkpoints = job.getOrDefault("task.checkpoint.system", "file");
-    if (!isKafka(job, checkpoints)) {
-      throw new ConfigException("under job.coordinator=kafka a task may move to another "
-          + "process, which must read its checkpoint: task.checkpoint.system=" + checkpoints
-          + " keeps it on this machine. Set task.checkpoint.system=" + inputSystem);
+    String checkpoints = job.get("task.checkpoint.system");
+    if (checkpoints != null && !isKafka(job, checkpoints)) {
+      throw new ConfigException("under job.coordinator=kafka the job's checkpoints are its "
+          + "group's committed offsets, which every process reads: task.checkpoint.system="
+          + checkpoints + " would keep them on this machine. Remove the key (or name the Kafka "
+          + "system whose checkpoint topic the job used before, to resume from it)");
     }
     for (String store : context.stores()) {
       CoordinatorContext.Changelog log = context.changelogs().stream()

@@ -22,7 +22,7 @@ import java.util.Set;
  * @param joinTimeoutMs how long a container may take to join before the job fails
  * @param pollIntervalMs how often the loop polls its membership
  */
-record KafkaCoordinatorSettings(String system, String groupId, String instanceId,
+public record KafkaCoordinatorSettings(String system, String groupId, String instanceId,
     long sessionTimeoutMs, long heartbeatIntervalMs, long rebalanceTimeoutMs, long joinTimeoutMs,
     long pollIntervalMs) {
   static final String SYSTEM = "system";
@@ -36,6 +36,12 @@ record KafkaCoordinatorSettings(String system, String groupId, String instanceId
       HEARTBEAT_INTERVAL_MS, REBALANCE_TIMEOUT_MS, JOIN_TIMEOUT_MS, POLL_INTERVAL_MS);
   static final long DEFAULT_SESSION_TIMEOUT_MS = 10_000;
   static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 500;
+  /**
+   * The commit interval of a job coordinated by Kafka when it does not set {@code task.commit.ms}:
+   * each commit ends a transaction, which makes the container's outputs visible to readers of
+   * committed data (and downstream Millrace jobs), so it is a latency, not only a replay bound.
+   */
+  public static final long DEFAULT_COMMIT_MS = 5_000;
 
   /** Parses the keys; {@code system} is the inputs' Kafka system when the job does not say. */
   static KafkaCoordinatorSettings parse(String jobName, Map<String, String> jobConfig,
@@ -58,6 +64,62 @@ record KafkaCoordinatorSettings(String system, String groupId, String instanceId
         c.getLong(p + REBALANCE_TIMEOUT_MS, 300_000, 1),
         c.getLong(p + JOIN_TIMEOUT_MS, 60_000, 1),
         c.getLong(p + POLL_INTERVAL_MS, 10, 1));
+  }
+
+  /**
+   * The Kafka system whose cluster holds the job's group, or null if the job is not coordinated
+   * by Kafka: {@code job.coordinator.system}, else the system of the first input.
+   */
+  public static String groupSystem(Map<String, String> jobConfig) {
+    if (!"kafka".equals(jobConfig.get("job.coordinator"))) {
+      return null;
+    }
+    String system = jobConfig.get("job.coordinator." + SYSTEM);
+    if (system != null) {
+      return system;
+    }
+    String inputs = jobConfig.getOrDefault("task.inputs", "");
+    String first = inputs.split(",")[0].trim();
+    return jobConfig.get("streams." + first + ".system");
+  }
+
+  /** The group id: {@code job.coordinator.group.id}, else the job's name. */
+  public static String groupId(Map<String, String> jobConfig) {
+    return jobConfig.getOrDefault("job.coordinator." + GROUP_ID, jobConfig.get("job.name"));
+  }
+
+  /** This process as ids name it: {@code job.instance.id}, or host and pid. */
+  public static String processLabel(Map<String, String> jobConfig) {
+    String instance = jobConfig.getOrDefault("job.instance.id", "").trim();
+    if (!instance.isEmpty()) {
+      return instance;
+    }
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      host = "unknown-host";
+    }
+    return host + "-" + ProcessHandle.current().pid();
+  }
+
+  /**
+   * The transactional id of a container's producer on {@code system}, or null if its sends are
+   * not transactional (the job is not coordinated by Kafka, or the system is not the group's).
+   * Stable for a static member, so that a restart aborts its previous incarnation's transaction
+   * at once; unique for a dynamic one (a restart is a new process anyway, and two runners of a
+   * job may share a JVM).
+   */
+  public static String transactionalId(Map<String, String> jobConfig, String system,
+      int containerId) {
+    if (containerId < 0 || !system.equals(groupSystem(jobConfig))) {
+      return null;
+    }
+    String id = "millrace-" + groupId(jobConfig) + "-" + processLabel(jobConfig) + "-c"
+        + containerId;
+    String instance = jobConfig.getOrDefault("job.instance.id", "").trim();
+    return instance.isEmpty() ? id + "-" + java.util.UUID.randomUUID().toString().substring(0, 8)
+        : id;
   }
 
   private static Map<String, String> prefix(Map<String, String> own) {

@@ -36,10 +36,14 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   private KafkaConsumer<byte[], byte[]> consumer;
   private boolean joined;
   private boolean leaving;
+  /** Between sending a JoinGroup and receiving the assignment: commits wait. */
+  private boolean rebalancing;
+  /** Dropping the assignment after a refused commit: the callbacks it causes change nothing. */
+  private boolean resetting;
+  private boolean resetPending;
   private long joinDeadline;
   /** What a rebalance callback threw: rethrown by {@link #poll} as it is. */
   private RuntimeException callbackFailure;
-  private volatile int generation = -1;
 
   KafkaMembership(KafkaCoordinator coordinator, int containerId, MembershipListener listener) {
     this.coordinator = coordinator;
@@ -56,6 +60,9 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
 
   @Override
   public void poll() {
+    if (resetPending) {
+      reset();
+    }
     try {
       consumer.poll(Duration.ZERO);
     } catch (FencedInstanceIdException e) {
@@ -71,6 +78,9 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
       throw new IllegalStateException("container " + containerId + ": membership in group "
           + coordinator.groupId() + " on " + coordinator.where() + " failed: " + e, e);
     }
+    if (!joined && !consumer.groupMetadata().memberId().isEmpty()) {
+      joined = true; // the group's coordinator answered; a rebalance may still take its time
+    }
     if (!joined && System.nanoTime() - joinDeadline > 0) {
       throw new IllegalStateException("container " + containerId + " could not join group "
           + coordinator.groupId() + " on " + coordinator.where() + " within "
@@ -84,6 +94,44 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     return coordinator.pollIntervalNanos();
   }
 
+  /**
+   * No commit between this member's JoinGroup and its assignment: the poll that sent the join
+   * returned at once, the group may be at its next generation before this consumer knows, and a
+   * commit with the old one would be refused as if the tasks were lost (Kafka Streams skips
+   * commits during a rebalance for the same reason).
+   */
+  @Override
+  public boolean mayCommit() {
+    return !rebalancing && !resetPending;
+  }
+
+  void rebalanceStarted() {
+    rebalancing = true;
+  }
+
+  /**
+   * A commit was refused: the container dropped every task. The consumer may not know yet (a
+   * commit raced ahead of its heartbeat), so it drops its partitions too and joins again as a
+   * member that owns nothing; the group gives it tasks afresh.
+   */
+  @Override
+  public void lostAll() {
+    // Maybe called from inside a rebalance callback (a commit before an assignment): the consumer
+    // is reset at the next poll, outside the consumer's own call.
+    resetPending = true;
+  }
+
+  private void reset() {
+    resetPending = false;
+    resetting = true;
+    try {
+      consumer.unsubscribe();
+    } finally {
+      resetting = false;
+    }
+    consumer.subscribe(coordinator.inputTopics(), this);
+  }
+
   @Override
   public void leave(boolean clean) {
     leaving = true; // the container committed and closed its tasks: callbacks have nothing to do
@@ -92,8 +140,14 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     }
     try {
       // A dynamic member leaves the group at once, so the others take over now. A static member
-      // (job.instance.id) stays until its session times out: a restart in time moves nothing.
-      consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
+      // (job.instance.id) stopped cleanly stays until its session times out, so that a restart
+      // in time moves nothing; one that failed leaves at once, as it will not come back soon.
+      CloseOptions options = CloseOptions.timeout(Duration.ofSeconds(10));
+      if (!clean) {
+        options = options.withGroupMembershipOperation(
+            CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+      }
+      consumer.close(options);
     } catch (RuntimeException e) {
       LOG.warn("container {}: leaving group {} failed: {}", containerId, coordinator.groupId(),
           e.toString());
@@ -118,27 +172,31 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     return coordinator.restoreCost(tasks, members);
   }
 
-  /** The generation of the assignment this member holds (-1 before its first). */
-  int generation() {
-    return generation;
+  /**
+   * The member's group metadata now (its generation and id): what its commits prove ownership
+   * with. Loop thread, between polls, so the generation cannot change under a commit.
+   */
+  org.apache.kafka.clients.consumer.ConsumerGroupMetadata groupMetadata() {
+    return consumer.groupMetadata();
   }
 
-  void generation(int generation) {
-    this.generation = generation;
+  int taskCount() {
+    return coordinator.taskCount();
   }
 
   @Override
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
     Set<Integer> tasks = tasks(partitions);
-    if (!leaving && !tasks.isEmpty()) {
+    if (!leaving && !resetting && !tasks.isEmpty()) {
       call(() -> listener.revoked(tasks));
     }
   }
 
   @Override
   public void onPartitionsLost(Collection<TopicPartition> partitions) {
+    rebalancing = false; // it rejoins from scratch; the join will say so again
     Set<Integer> tasks = tasks(partitions);
-    if (!leaving && !tasks.isEmpty()) {
+    if (!leaving && !resetting && !tasks.isEmpty()) {
       call(() -> listener.lost(tasks));
     }
   }
@@ -146,6 +204,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   @Override
   public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
     joined = true;
+    rebalancing = false; // called at the end of every rebalance, with what was added (or none)
     consumer.pause(partitions); // this consumer only holds the membership; it never fetches
     Set<Integer> tasks = tasks(partitions);
     if (!leaving && !tasks.isEmpty()) {

@@ -52,23 +52,38 @@ public final class TaskAssignor implements ConsumerPartitionAssignor, Configurab
 
   @Override
   public ByteBuffer subscriptionUserData(Set<String> topics) {
+    // The consumer asks for this as it sends its JoinGroup: a rebalance begins for this member.
+    membership.rebalanceStarted();
     return membership.memberInfo().encode();
   }
 
   @Override
   public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
     List<String> topics = membership.inputTopics();
-    int tasks = 0;
+    int tasks = membership.taskCount();
     for (String topic : topics) {
       Integer count = metadata.partitionCountForTopic(topic);
-      tasks = Math.max(tasks, count == null ? 0 : count);
+      if (count == null || count != tasks) {
+        // Task k reads partition k of every input; tasks are fixed when the job starts.
+        LOG.warn("group {}: input topic {} has {} partitions, the job started with {} tasks: "
+            + "only those are assigned (restart every process of the job to take a change of "
+            + "partition count)", membership.groupId(), topic, count, tasks);
+      }
     }
     Map<String, Subscription> subscriptions = groupSubscription.groupSubscription();
     List<TaskPlacement.Member> members = new ArrayList<>();
     Map<String, MemberInfo> infos = new HashMap<>();
     for (Map.Entry<String, Subscription> entry : subscriptions.entrySet()) {
       Subscription s = entry.getValue();
-      MemberInfo info = MemberInfo.decode(entry.getKey(), s.userData());
+      MemberInfo info;
+      try {
+        info = MemberInfo.decode(entry.getKey(), s.userData());
+      } catch (IllegalArgumentException e) {
+        // An older or foreign member: placed as a process of its own with no local state, so
+        // one odd member cannot stop the group's leader (and the next one) from assigning.
+        LOG.warn("group {}: {}", membership.groupId(), e.getMessage());
+        info = new MemberInfo(entry.getKey(), "unknown", "", 0, 1, Map.of());
+      }
       infos.put(entry.getKey(), info);
       Set<Integer> owned = new TreeSet<>();
       for (TopicPartition tp : s.ownedPartitions()) {
@@ -112,7 +127,5 @@ public final class TaskAssignor implements ConsumerPartitionAssignor, Configurab
   }
 
   @Override
-  public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
-    membership.generation(metadata.generationId());
-  }
+  public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {}
 }

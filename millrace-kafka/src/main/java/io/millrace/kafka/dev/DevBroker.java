@@ -129,7 +129,10 @@ public final class DevBroker implements AutoCloseable {
         Map.entry("transaction.state.log.min.isr", "1"),
         Map.entry("share.coordinator.state.topic.replication.factor", "1"),
         Map.entry("share.coordinator.state.topic.min.isr", "1"),
-        Map.entry("group.initial.rebalance.delay.ms", "0")));
+        Map.entry("group.initial.rebalance.delay.ms", "0"),
+        // A transaction left open by a killed process is aborted within a second of its time-out
+        // (Kafka's default sweep is every 10 s), so the tests do not wait on it.
+        Map.entry("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000")));
     try (var out = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
       p.store(out, "Millrace development broker (single node, KRaft); written by DevBroker");
     }

@@ -1,16 +1,19 @@
 package io.millrace.kafka.produce;
 
 import io.millrace.api.Serde;
+import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemContext;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.coordinate.KafkaCoordinatorSettings;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
@@ -28,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * a message whose output was not acknowledged. Only under {@code task.error.policy=skip} is such
  * a record logged, counted ({@code kafka-send-failed}) and left behind; under {@code dead-letter}
  * it stops the job like {@code fail}, because the record is no longer the task's to dead-letter.
+ *
+ * <p>Under {@code job.coordinator=kafka}, on the group's cluster, the producer is transactional
+ * ({@link ContainerTransaction}): a commit's outputs and changelog records become visible to
+ * readers of committed data together with the commit's checkpoint, and a member that lost its
+ * tasks cannot commit. A refused record then fails the commit under every error policy: it
+ * leaves the transaction unable to commit.
  */
 public final class KafkaSystemProducer implements SystemProducer {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaSystemProducer.class);
@@ -39,7 +48,11 @@ public final class KafkaSystemProducer implements SystemProducer {
   private Serde<Object>[] keySerdes = newSerdes(0);
   private Serde<Object>[] valueSerdes = newSerdes(0);
   private KafkaProducer<byte[], byte[]> producer;
+  /** The container's transaction under job.coordinator=kafka, or null. */
+  private ContainerTransaction transaction;
+  private final String transactionalId;
   private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
+
   /**
    * One callback per output, shared by all its sends: no allocation per message beyond Kafka's
    * own record, and the callback knows its output without a lookup.
@@ -56,7 +69,10 @@ public final class KafkaSystemProducer implements SystemProducer {
   public KafkaSystemProducer(SystemContext context, KafkaSettings settings) {
     this.context = context;
     this.settings = settings;
-    this.skipFailures = "skip".equals(context.jobConfig().get("task.error.policy"));
+    this.transactionalId = KafkaCoordinatorSettings.transactionalId(context.jobConfig(),
+        settings.system(), context.containerId());
+    this.skipFailures = transactionalId == null
+        && "skip".equals(context.jobConfig().get("task.error.policy"));
     this.sendFailed = context.metrics().counter("container-" + context.containerId(),
         "kafka-send-failed");
   }
@@ -86,13 +102,56 @@ public final class KafkaSystemProducer implements SystemProducer {
 
   @Override
   public void start() {
-    producer = new KafkaProducer<>(settings.producerProperties("millrace-" + context.jobName()
-        + "-" + context.containerId() + "-" + settings.system() + "-producer"));
+    java.util.Properties props = settings.producerProperties("millrace-" + context.jobName()
+        + "-" + context.containerId() + "-" + settings.system() + "-producer");
+    if (transactionalId != null) {
+      props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+      props.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+          Long.toString(transactionTimeoutMs(context.jobConfig())));
+    }
+    producer = new KafkaProducer<>(props);
+    if (transactionalId != null) {
+      transaction = new ContainerTransaction(producer, transactionalId, "Kafka system '"
+          + settings.system() + "' at " + settings.bootstrapServers() + " ("
+          + settings.key("producer.max.block.ms") + ")");
+    }
+  }
+
+  /**
+   * How long a transaction may stay open: four commit intervals, at least 10 s. A process that
+   * dies leaves its transaction open this long, holding back readers of committed data of the
+   * partitions it wrote (a new owner's restore reads only to the last committed offset and is
+   * not held back).
+   */
+  static long transactionTimeoutMs(java.util.Map<String, String> jobConfig) {
+    String commit = jobConfig.get("task.commit.ms");
+    long commitMs = commit == null ? KafkaCoordinatorSettings.DEFAULT_COMMIT_MS
+        : Long.parseLong(commit.trim());
+    return Math.max(10_000, 4 * Math.max(0, commitMs));
+  }
+
+  /**
+   * The container's transaction, if its sends are transactional (under {@code
+   * job.coordinator=kafka}, on the group's cluster): the job's checkpoint commits it.
+   */
+  public ContainerTransaction transaction() {
+    return transaction;
+  }
+
+  @Override
+  public void abandon() {
+    if (transaction != null) {
+      firstFailure.set(null); // what failed is dropped with the rest
+      transaction.abort();
+    }
   }
 
   @Override
   public void send(int index, int partition, Object key, Object value, long timestamp) {
     throwIfFailed();
+    if (transaction != null) {
+      transaction.beforeSend();
+    }
     byte[] k = key == null ? null : keySerdes[index].toBytes(key);
     byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
     producer.send(new ProducerRecord<>(topics[index], partition < 0 ? null : partition,
@@ -133,9 +192,18 @@ public final class KafkaSystemProducer implements SystemProducer {
 
   private void throwIfFailed() {
     Exception failure = firstFailure.get();
-    if (failure != null) {
-      throw (IllegalStateException) failure;
+    if (failure == null) {
+      return;
     }
+    if (transaction != null && ContainerTransaction.abortedByBroker(failure.getCause())) {
+      // The broker aborted the container's transaction (it stayed open longer than
+      // transaction.timeout.ms): what was sent since the last commit is gone, so the tasks are
+      // lost as if fenced, and come back from their checkpoints and changelogs.
+      firstFailure.set(null);
+      throw new CommitFencedException("the broker aborted transaction " + transactionalId
+          + " (open longer than its transaction.timeout.ms)", failure.getCause());
+    }
+    throw (IllegalStateException) failure;
   }
 
   @Override
@@ -147,6 +215,14 @@ public final class KafkaSystemProducer implements SystemProducer {
   @Override
   public void stop() {
     if (producer != null) {
+      if (transaction != null) {
+        try {
+          transaction.abort(); // what no commit took is not to be kept (closing with a
+          // transaction open also waits out the whole close time-out)
+        } catch (RuntimeException e) {
+          LOG.warn("aborting the open transaction of {} failed: {}", transactionalId, e.toString());
+        }
+      }
       try {
         producer.close(Duration.ofSeconds(30));
       } finally {

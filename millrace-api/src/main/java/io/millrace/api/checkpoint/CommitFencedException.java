@@ -1,0 +1,14 @@
+package io.millrace.api.checkpoint;
+
+/**
+ * A commit was refused because another member of the job owns the container's tasks now (this
+ * one was paused or cut off past its session timeout, and the group moved on without it).
+ * Nothing of the commit is visible: the container loses its tasks, drops what it wrote since its
+ * last commit ({@link io.millrace.api.system.SystemProducer#abandon}), and rejoins its job.
+ */
+public final class CommitFencedException extends CheckpointException {
+  /** Creates the exception. */
+  public CommitFencedException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}
