@@ -35,6 +35,10 @@ public final class BenchMain {
       "             Kafka Streams (with the peers profile); starts its own broker unless --bootstrap",
       "  kafka-memory [--partitions 1000] [--records-per-partition 2000] [--seconds 20]",
       "             heap after GC of a job with 1,000 partitions behind a slow task",
+      "  scale-out  [--runs 3] [--scenarios failover,join,leave,cost] [--session-ms 10000]",
+      "             [--keys 1000000] [--rate 12000] [--cost-records 16000000]   one job on several",
+      "             processes (job.coordinator=kafka) vs Kafka Streams (with the peers profile);",
+      "             starts its own broker unless --bootstrap",
       "  store-count [--messages 2000000] [--keys N] [--store rocksdb|memory] [--cache-size 10000]",
       "             [--runs 3]   count per key in a store (unique keys by default), memory system input",
       "  store-restore [--records 10000000] [--runs 3] [--threads 1,2]   restore a RocksDB store",
@@ -65,6 +69,7 @@ public final class BenchMain {
       case "kafka" -> KafkaBench.main(rest);
       case "kafka-run" -> KafkaRun.main(rest);
       case "kafka-memory" -> KafkaMemoryBench.main(rest);
+      case "scale-out" -> io.millrace.bench.scaleout.ScaleOutBench.main(rest);
       case "store-count" -> StoreCountBench.main(rest);
       case "store-restore" -> RestoreBench.main(rest);
       case "rocksdb-get" -> RocksDbGetBench.main(rest);

@@ -57,6 +57,22 @@ class KafkaGroupInProcessTest {
     all.addAll(tasksOf(b));
     assertThat(all).containsExactlyInAnyOrder(0, 1, 2, 3);
 
+    // bin/millrace status shows both members, their tasks, and each task's lag.
+    Path properties = tmp.resolve("job.properties");
+    StringBuilder text = new StringBuilder();
+    config.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    java.nio.file.Files.writeString(properties, text);
+    KafkaTestSupport.await(Duration.ofSeconds(30), "both statuses written", () -> {
+      String status = status(properties);
+      return status.contains("2 member(s) in 1 process(es)") && !status.contains("no status");
+    });
+    String status = status(properties);
+    assertThat(status).contains("group group-" + in).contains("container 0: tasks")
+        .contains("last rebalance").contains("input lag");
+    for (int t = 0; t < 4; t++) {
+      assertThat(status).containsPattern("(?m)^ +" + t + " +\\S+/c0 +in/" + t + " \\d+");
+    }
+
     List<String[]> records = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
       records.add(new String[] {"k" + i, "v" + i});
@@ -77,5 +93,14 @@ class KafkaGroupInProcessTest {
         () -> readAll(broker.bootstrapServers(), out).size() >= 800);
     stop(a);
     assertThat(readAll(broker.bootstrapServers(), out)).hasSize(800);
+  }
+
+  private static String status(Path properties) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int code = io.millrace.core.cli.Main.run(new String[] {"status", properties.toString()},
+        new java.io.PrintStream(out, true), new java.io.PrintStream(err, true));
+    assertThat(code).as("status exit code; stderr: %s", err).isZero();
+    return out.toString();
   }
 }

@@ -48,7 +48,7 @@ class KafkaPauseResumeTest {
         outOfOrder.incrementAndGet();
       }
       last = envelope.offset();
-      Long buffered = metrics.snapshot().get("container-0").get("buffered.0");
+      Long buffered = metrics.snapshot().get("task-0").get("in-0.buffered");
       mostBuffered.accumulateAndGet(buffered, Math::max);
       if (envelope.offset() % 5 == 0) {
         Thread.sleep(1);

@@ -182,7 +182,9 @@ class KafkaScaleOutTest {
         h.start(label, configs.get(label));
         KafkaTestSupport.await(Duration.ofSeconds(60), label + " back with its tasks",
             () -> before.get(label).equals(h.assignment().get(label))
-                && h.log(label).contains("assigned task(s)"));
+                && h.log(label).contains("assigned task(s)"),
+            () -> "before " + before + ", now " + h.assignment() + "; log of " + label + ":\n"
+                + h.log(label));
         awaitProgress(h, h.checkpointed(), 10);
       }
       assertThat(h.assignment()).isEqualTo(before);

@@ -69,11 +69,18 @@ final class KafkaTestSupport {
   /** Waits until {@code condition} holds, or fails after {@code timeout}. */
   static void await(Duration timeout, String what, java.util.function.BooleanSupplier condition)
       throws InterruptedException {
+    await(timeout, what, condition, () -> "");
+  }
+
+  /** As {@link #await}, and a failure says what {@code diagnosis} finds at the deadline. */
+  static void await(Duration timeout, String what, java.util.function.BooleanSupplier condition,
+      java.util.function.Supplier<String> diagnosis) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
+        String found = diagnosis.get();
         throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for "
-            + what);
+            + what + (found.isEmpty() ? "" : "; found: " + found));
       }
       Thread.sleep(20);
     }

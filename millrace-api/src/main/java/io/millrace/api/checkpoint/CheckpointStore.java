@@ -23,6 +23,18 @@ public interface CheckpointStore extends AutoCloseable {
   Map<StreamPartition, Long> read();
 
   /**
+   * Reads the last checkpoint of the partitions numbered {@code partitions} (a task's partition
+   * number is its own), of every stream. A store that can read fewer partitions faster (one that
+   * waits for commits pending on the partitions it reads) overrides it; the default filters
+   * {@link #read()}.
+   */
+  default Map<StreamPartition, Long> read(java.util.Set<Integer> partitions) {
+    Map<StreamPartition, Long> all = new java.util.HashMap<>(read());
+    all.keySet().removeIf(p -> !partitions.contains(p.partition()));
+    return all;
+  }
+
+  /**
    * A writer for one container's partitions, in the order of its dense indices.
    *
    * @param containerId the container

@@ -33,6 +33,16 @@ public interface CoordinatorFactory {
     return 60_000;
   }
 
+  /**
+   * Prints what the job's processes are doing now, for {@code bin/millrace status}: its members
+   * and their tasks, lag, and last rebalance. Called by the status command, not by a running job.
+   * Default: says there is nothing to show.
+   */
+  default void status(CoordinatorContext context, java.io.PrintStream out) {
+    out.println("job " + context.jobName() + " (job.coordinator=" + shortName()
+        + "): this coordinator has no status to show");
+  }
+
   /** The coordinator of this process's containers; called once per process. */
   JobCoordinator coordinator(CoordinatorContext context);
 }

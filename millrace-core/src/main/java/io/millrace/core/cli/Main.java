@@ -23,6 +23,7 @@ public final class Main {
   static final String USAGE = String.join("\n",
       "usage: millrace run <job.properties> [--set key=value ...]",
       "       millrace config check <job.properties> [--set key=value ...]",
+      "       millrace status <job.properties> [--set key=value ...]",
       "       millrace bench <name> [options]   (see millrace bench --help)");
 
   private Main() {}
@@ -37,6 +38,18 @@ public final class Main {
     try {
       if (args.length >= 2 && args[0].equals("run")) {
         return runJob(load(args, 1), out, err);
+      }
+      if (args.length >= 2 && args[0].equals("status")) {
+        JobPlan plan = JobPlanner.plan(load(args, 1));
+        try {
+          plan.coordinatorFactory().status(plan.coordinatorContext(), out);
+        } catch (RuntimeException e) {
+          err.println("error: " + e.getMessage());
+          return 1;
+        } finally {
+          plan.close();
+        }
+        return 0;
       }
       if (args.length >= 3 && args[0].equals("config") && args[1].equals("check")) {
         JobConfig config = load(args, 2);

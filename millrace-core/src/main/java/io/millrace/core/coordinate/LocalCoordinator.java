@@ -68,6 +68,13 @@ public final class LocalCoordinator implements JobCoordinator {
     }
 
     @Override
+    public void status(CoordinatorContext context, java.io.PrintStream out) {
+      out.println("job " + context.jobName() + " (job.coordinator=local): each process that runs "
+          + "it runs all " + context.taskCount() + " task(s) itself; there is no group to show. "
+          + "Its metrics (metrics.reporters=jmx or log) show each task's lag");
+    }
+
+    @Override
     public JobCoordinator coordinator(CoordinatorContext context) {
       return new LocalCoordinator(context.taskCount(), context.containerCount());
     }

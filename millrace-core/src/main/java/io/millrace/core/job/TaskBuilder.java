@@ -61,7 +61,7 @@ final class TaskBuilder implements TaskSource {
   @Override
   public List<TaskSpec> take(Set<Integer> taskNumbers) {
     Map<StreamPartition, Long> checkpoint = staticAssignment ? plan.checkpoint()
-        : checkpoints.read();
+        : checkpoints.read(taskNumbers);
     List<TaskSpec> tasks = new ArrayList<>();
     try {
       long started = System.nanoTime();

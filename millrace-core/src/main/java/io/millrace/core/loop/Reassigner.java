@@ -1,6 +1,8 @@
 package io.millrace.core.loop;
 
 import io.millrace.api.coordinator.MembershipListener;
+import io.millrace.api.metrics.Counter;
+import io.millrace.api.metrics.MetricsRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,10 +45,23 @@ final class Reassigner implements MembershipListener {
   private static final Logger LOG = LoggerFactory.getLogger(Reassigner.class);
   private final RunLoop loop;
   private final TaskSource source;
+  private final Counter assignedCount;
+  private final Counter revokedCount;
+  private final Counter lostCount;
+  /** How long the last revocation and assignment took, in ms (gauges). */
+  private volatile long lastRevokeMs;
+  private volatile long lastAssignMs;
 
   Reassigner(RunLoop loop, TaskSource source) {
     this.loop = loop;
     this.source = source;
+    MetricsRegistry metrics = loop.metrics();
+    String group = loop.metricsGroup();
+    this.assignedCount = metrics.counter(group, "tasks-assigned");
+    this.revokedCount = metrics.counter(group, "tasks-revoked");
+    this.lostCount = metrics.counter(group, "tasks-lost");
+    metrics.gauge(group, "last-revoke-ms", () -> lastRevokeMs);
+    metrics.gauge(group, "last-assign-ms", () -> lastAssignMs);
   }
 
   @Override
@@ -62,6 +77,8 @@ final class Reassigner implements MembershipListener {
       return; // fenced: every task of the container is lost already
     }
     remove(leaving, true);
+    revokedCount.inc(leaving.size());
+    lastRevokeMs = (System.nanoTime() - started) / 1_000_000;
     LOG.info("container {}: revoked task(s) {} (committed and closed in {} ms)",
         loop.containerId(), names(leaving), (System.nanoTime() - started) / 1_000_000);
   }
@@ -75,6 +92,7 @@ final class Reassigner implements MembershipListener {
     loop.stopDelivering(leaving);
     loop.abandonInFlight(leaving);
     remove(leaving, false);
+    lostCount.inc(leaving.size());
     if (loop.tasks().isEmpty()) {
       loop.abandonUncommitted(); // nothing left whose uncommitted writes could still be wanted
     }
@@ -110,7 +128,9 @@ final class Reassigner implements MembershipListener {
     if (!loop.tasks().isEmpty() && !loop.commit()) {
       return; // fenced: the container lost every task; the membership starts over
     }
+    long committed = System.nanoTime();
     List<TaskSpec> specs = source.take(fresh);
+    long taken = System.nanoTime();
     loop.addTasks(specs);
     for (TaskSpec spec : specs) {
       try {
@@ -119,8 +139,13 @@ final class Reassigner implements MembershipListener {
         throw new TaskFailedException("task " + spec.task().name + " failed in init: " + e, e);
       }
     }
-    LOG.info("container {}: assigned task(s) {} (ready in {} ms)", loop.containerId(), fresh,
-        (System.nanoTime() - started) / 1_000_000);
+    assignedCount.inc(specs.size());
+    long ready = System.nanoTime();
+    lastAssignMs = (ready - started) / 1_000_000;
+    LOG.info("container {}: assigned task(s) {} (ready in {} ms: commit {} ms, checkpoints and "
+            + "stores {} ms, start {} ms)", loop.containerId(), fresh, lastAssignMs,
+        (committed - started) / 1_000_000, (taken - committed) / 1_000_000,
+        (ready - taken) / 1_000_000);
   }
 
   @Override

@@ -102,7 +102,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     this.committer = parts.committer();
     this.stores = parts.stores();
     this.coordinator = parts.coordinator();
-    this.reassigner = new Reassigner(this, parts.taskSource());
     this.settleNanos = parts.settleNanos();
     AsyncSettings asyncSettings = settings.async();
     this.pool = asyncSettings.poolSize() > 0
@@ -117,6 +116,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     this.metricsGroup = "container-" + containerId;
     this.processed = metrics.counter(metricsGroup, "messages-processed");
     this.processTimer = metrics.timer(metricsGroup, "process-ns");
+    metrics.gauge(metricsGroup, "tasks", () -> published.length == 0 ? 0 : tasks.size());
+    metrics.gauge(metricsGroup, "partitions", () -> published.length);
+    this.reassigner = new Reassigner(this, parts.taskSource()); // last: it reads the metrics
     this.errors = new ErrorHandler(parts.errorPolicy(), parts.deadLetters(),
         metrics.counter(metricsGroup, "messages-skipped"),
         metrics.counter(metricsGroup, "messages-dead-lettered"));
@@ -158,7 +160,10 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       while (cycle() >= 0) {
         // cycle() does the work; it returns -1 when the container is done or asked to stop.
       }
+      long stopping = System.nanoTime();
       committedOk = commit();
+      LOG.info("container {}: stopping: final commit {} in {} ms", containerId,
+          committedOk ? "done" : "refused", (System.nanoTime() - stopping) / 1_000_000);
     } catch (TaskFailedException e) {
       // Commit what was processed before the failed message, then report the failure.
       commitQuietly();
@@ -166,15 +171,32 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     } finally {
       running = false;
       try {
-        closeAll(committedOk);
+        closeTasks();
       } finally {
-        if (membership != null) {
-          try {
-            membership.leave(committedOk); // after the final commit: the next owner sees it
-          } catch (RuntimeException e) {
-            LOG.warn("container {}: leaving the job failed", containerId, e);
-          }
+        try {
+          leave(committedOk);
+        } finally {
+          stopSystems(committedOk);
         }
+      }
+    }
+  }
+
+  /**
+   * Leaves the job after the final commit (the next owner resumes from it) and after the tasks and
+   * their stores closed (a process on this machine may open them next), but before the consumers
+   * and producers stop: those take up to a fetch wait and a producer close, which the others would
+   * otherwise spend waiting for the tasks.
+   */
+  private void leave(boolean committedOk) {
+    if (membership != null) {
+      try {
+        long started = System.nanoTime();
+        membership.leave(committedOk);
+        LOG.info("container {}: left the job ({} ms)", containerId,
+            (System.nanoTime() - started) / 1_000_000);
+      } catch (RuntimeException e) {
+        LOG.warn("container {}: leaving the job failed", containerId, e);
       }
     }
   }
@@ -215,6 +237,14 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
 
   int containerId() {
     return containerId;
+  }
+
+  MetricsRegistry metrics() {
+    return metrics;
+  }
+
+  String metricsGroup() {
+    return metricsGroup;
   }
 
   List<TaskInstance> tasks() {
@@ -339,8 +369,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         p.consumer.unregister(p.index);
         chooser.remove(p.index);
         partitions.remove(p);
-        metrics.removeGauge(metricsGroup, "buffered." + p.index);
-        metrics.removeGauge(metricsGroup, "lag." + p.index);
+        removeGauges(p);
       }
       if (t.stopped) {
         stoppedTasks--;
@@ -393,10 +422,27 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     published = now;
   }
 
+  /**
+   * A partition's gauges, named for what they measure: group {@code task-<n>}, names
+   * {@code <stream>-<partition>.lag} and {@code .buffered} (never by the dense index, which
+   * another partition takes after a reassignment).
+   */
   private void registerGauges(PartitionState p) {
-    int index = p.index;
-    metrics.gauge(metricsGroup, "buffered." + index, p::buffered);
-    metrics.gauge(metricsGroup, "lag." + index, p::lag);
+    metrics.gauge(taskGroup(p), gaugeName(p, "lag"), p::lag);
+    metrics.gauge(taskGroup(p), gaugeName(p, "buffered"), p::buffered);
+  }
+
+  private void removeGauges(PartitionState p) {
+    metrics.removeGauge(taskGroup(p), gaugeName(p, "lag"));
+    metrics.removeGauge(taskGroup(p), gaugeName(p, "buffered"));
+  }
+
+  private static String taskGroup(PartitionState p) {
+    return "task-" + p.task.number;
+  }
+
+  private static String gaugeName(PartitionState p, String what) {
+    return p.id.stream() + "-" + p.id.partition() + "." + what;
   }
 
   /** Overdue callbacks are looked for this often: a tenth of the time-out, at least every 1 ms. */
@@ -705,7 +751,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
   }
 
-  private void closeAll(boolean clean) {
+  private void closeTasks() {
     if (pool != null) {
       WorkerPool.shutdown(pool);
     }
@@ -719,6 +765,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (stores != null) {
       stores.close(); // flushed by the final commit when the stop was clean
     }
+  }
+
+  private void stopSystems(boolean clean) {
     for (SystemConsumer consumer : consumers) {
       try {
         consumer.stop();

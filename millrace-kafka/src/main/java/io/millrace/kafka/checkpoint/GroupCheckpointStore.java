@@ -98,10 +98,22 @@ public final class GroupCheckpointStore implements CheckpointStore {
 
   @Override
   public synchronized Map<StreamPartition, Long> read() {
+    return read(null);
+  }
+
+  /**
+   * Only the given partitions: a read waits for every commit still pending on what it reads, and
+   * the other members commit theirs every few seconds, so reading all would often wait for a
+   * commit of a task this container is not taking.
+   */
+  @Override
+  public synchronized Map<StreamPartition, Long> read(Set<Integer> partitions) {
     Set<TopicPartition> all = new java.util.LinkedHashSet<>();
     partitionsOfTopic.forEach((topic, count) -> {
       for (int p = 0; p < count; p++) {
-        all.add(new TopicPartition(topic, p));
+        if (partitions == null || partitions.contains(p)) {
+          all.add(new TopicPartition(topic, p));
+        }
       }
     });
     Map<TopicPartition, OffsetAndMetadata> committed;
@@ -133,7 +145,11 @@ public final class GroupCheckpointStore implements CheckpointStore {
       }
       LOG.info("group {}: partitions without a committed offset resume from checkpoint topic {}",
           groupId, legacy.topic());
-      legacy.read().forEach(offsets::putIfAbsent);
+      legacy.read().forEach((sp, offset) -> {
+        if (partitions == null || partitions.contains(sp.partition())) {
+          offsets.putIfAbsent(sp, offset);
+        }
+      });
     }
     return offsets;
   }
@@ -161,6 +177,28 @@ public final class GroupCheckpointStore implements CheckpointStore {
             + " has a bad line '" + line + "': expected <store> TAB <changelog offset>", e);
       }
     }
+  }
+
+  /**
+   * The changelog offsets a checkpoint's offset metadata carries, by store; empty if there are
+   * none or they are not Millrace's (for {@code bin/millrace status}, which only shows them).
+   */
+  public static Map<String, Long> changelogOffsets(String metadata) {
+    Map<String, Long> offsets = new TreeMap<>();
+    if (metadata == null || !metadata.startsWith(MAGIC)) {
+      return offsets;
+    }
+    for (String line : metadata.substring(MAGIC.length()).split("\n")) {
+      String[] fields = line.split("\t");
+      if (fields.length == 2) {
+        try {
+          offsets.put(fields[0], Long.parseLong(fields[1]));
+        } catch (NumberFormatException ignored) {
+          // shown as unknown
+        }
+      }
+    }
+    return offsets;
   }
 
   private KafkaConsumer<byte[], byte[]> reader() {

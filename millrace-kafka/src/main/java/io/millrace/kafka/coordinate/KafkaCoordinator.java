@@ -42,6 +42,10 @@ final class KafkaCoordinator implements JobCoordinator {
   private final List<String> inputTopics = new ArrayList<>();
   private final Map<Integer, KafkaMembership> memberships = new java.util.concurrent.ConcurrentHashMap<>();
   private final GroupCheckpointStore checkpoints;
+  private final StatusTopic statusTopic;
+  private final long startedMs = System.currentTimeMillis();
+  /** When the status was last written (ms), so that each process refreshes it now and then. */
+  private volatile long statusWrittenMs;
   private Admin admin;
 
   KafkaCoordinator(CoordinatorContext context, KafkaSettings settings,
@@ -67,6 +71,7 @@ final class KafkaCoordinator implements JobCoordinator {
       streamOfTopic.put(input.physicalName(), input.streamId());
       partitionsOfTopic.put(input.physicalName(), input.partitions());
     }
+    this.statusTopic = new StatusTopic(settings, own.groupId());
     this.checkpoints = new GroupCheckpointStore(settings, own.groupId(), streamOfTopic,
         partitionsOfTopic, containerId -> membership(containerId).groupMetadata(),
         containerId -> KafkaCoordinatorSettings.transactionalId(context.jobConfig(),
@@ -252,8 +257,31 @@ final class KafkaCoordinator implements JobCoordinator {
     return admin;
   }
 
+  /** A container's tasks changed: the process's status is written again. */
+  synchronized void statusChanged() {
+    Map<Integer, ProcessStatus.Container> containers = new java.util.TreeMap<>();
+    memberships.forEach((id, m) -> containers.put(id, m.status()));
+    long now = System.currentTimeMillis();
+    statusTopic.write(processLabel(), new ProcessStatus(processLabel(), host,
+        ProcessHandle.current().pid(), startedMs, now, containers).encode());
+    statusWrittenMs = now;
+  }
+
+  /** Writes the status again if it is older than the refresh interval (any container's poll). */
+  void refreshStatus() {
+    if (statusWrittenMs > 0
+        && System.currentTimeMillis() - statusWrittenMs > STATUS_REFRESH_MS) {
+      statusChanged();
+    }
+  }
+
+  /** How often each process writes its status even when nothing changed: it says it is alive. */
+  static final long STATUS_REFRESH_MS = 10_000;
+
   @Override
   public synchronized void close() {
+    statusTopic.write(processLabel(), null); // the process has left: no status of it remains
+    statusTopic.close();
     checkpoints.close();
     if (admin != null) {
       admin.close();

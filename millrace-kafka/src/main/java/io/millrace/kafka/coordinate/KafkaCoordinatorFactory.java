@@ -41,8 +41,19 @@ public final class KafkaCoordinatorFactory implements CoordinatorFactory {
   }
 
   @Override
-  public JobCoordinator coordinator(CoordinatorContext context) {
+  public void status(CoordinatorContext context, java.io.PrintStream out) {
     KafkaCoordinatorSettings own = settings(context);
+    try {
+      new GroupStatus(context, KafkaSettings.of(own.system(), systemConfig(context, own)), own)
+          .print(out);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the status of group " + own.groupId() + ": "
+          + e, e);
+    }
+  }
+
+  private static Map<String, String> systemConfig(CoordinatorContext context,
+      KafkaCoordinatorSettings own) {
     String prefix = "systems." + own.system() + ".";
     Map<String, String> systemConfig = new java.util.TreeMap<>();
     context.jobConfig().forEach((k, v) -> {
@@ -50,7 +61,14 @@ public final class KafkaCoordinatorFactory implements CoordinatorFactory {
         systemConfig.put(k.substring(prefix.length()), v);
       }
     });
-    return new KafkaCoordinator(context, KafkaSettings.of(own.system(), systemConfig), own);
+    return systemConfig;
+  }
+
+  @Override
+  public JobCoordinator coordinator(CoordinatorContext context) {
+    KafkaCoordinatorSettings own = settings(context);
+    return new KafkaCoordinator(context, KafkaSettings.of(own.system(), systemConfig(context, own)),
+        own);
   }
 
   private static KafkaCoordinatorSettings settings(CoordinatorContext context) {

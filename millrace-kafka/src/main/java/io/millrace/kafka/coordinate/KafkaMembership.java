@@ -41,6 +41,12 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   /** Dropping the assignment after a refused commit: the callbacks it causes change nothing. */
   private boolean resetting;
   private boolean resetPending;
+  // The last rebalance, for the job's status (loop thread).
+  private long rebalanceStartMs = -1;
+  private long revokeMs;
+  private Set<Integer> revoked = new java.util.TreeSet<>();
+  private Set<Integer> lost = new java.util.TreeSet<>();
+  private volatile ProcessStatus.Container status = ProcessStatus.Container.idle();
   private long joinDeadline;
   /** What a rebalance callback threw: rethrown by {@link #poll} as it is. */
   private RuntimeException callbackFailure;
@@ -63,6 +69,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     if (resetPending) {
       reset();
     }
+    coordinator.refreshStatus();
     try {
       consumer.poll(Duration.ZERO);
     } catch (FencedInstanceIdException e) {
@@ -107,6 +114,23 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
 
   void rebalanceStarted() {
     rebalancing = true;
+    rebalanceStartMs = System.currentTimeMillis();
+    revokeMs = 0;
+    revoked = new java.util.TreeSet<>();
+    lost = new java.util.TreeSet<>();
+  }
+
+  /** This container as the job's status shows it. */
+  ProcessStatus.Container status() {
+    return status;
+  }
+
+  private void rebalanced(long assignStartMs, long assignMs, Set<Integer> added) {
+    long join = rebalanceStartMs < 0 ? 0
+        : Math.max(0, assignStartMs - rebalanceStartMs - revokeMs);
+    status = new ProcessStatus.Container(new java.util.TreeSet<>(listener.tasks()),
+        rebalanceStartMs, join, revokeMs, assignMs, added, revoked, lost);
+    coordinator.statusChanged();
   }
 
   /**
@@ -188,7 +212,10 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
     Set<Integer> tasks = tasks(partitions);
     if (!leaving && !resetting && !tasks.isEmpty()) {
+      long started = System.currentTimeMillis();
       call(() -> listener.revoked(tasks));
+      revokeMs += System.currentTimeMillis() - started;
+      revoked.addAll(tasks);
     }
   }
 
@@ -198,6 +225,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     Set<Integer> tasks = tasks(partitions);
     if (!leaving && !resetting && !tasks.isEmpty()) {
       call(() -> listener.lost(tasks));
+      lost.addAll(tasks);
     }
   }
 
@@ -207,8 +235,12 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     rebalancing = false; // called at the end of every rebalance, with what was added (or none)
     consumer.pause(partitions); // this consumer only holds the membership; it never fetches
     Set<Integer> tasks = tasks(partitions);
+    long started = System.currentTimeMillis();
     if (!leaving && !tasks.isEmpty()) {
       call(() -> listener.assigned(tasks));
+    }
+    if (!leaving) {
+      rebalanced(started, System.currentTimeMillis() - started, tasks);
     }
   }
 

@@ -1,0 +1,95 @@
+package io.millrace.bench.scaleout;
+
+import java.nio.ByteBuffer;
+import java.util.Properties;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Writes a scale-out job's input: 8-byte keys from {@code [0, keys)}, each key always on partition
+ * {@code key % partitions} (so a task's keys stay its own), 8-byte values. {@link #prefill} writes
+ * every key once, as fast as it can; {@link #start} then writes random keys at a steady rate until
+ * closed, so every task always has input and an output gap means the task stopped.
+ */
+final class Feeder implements AutoCloseable {
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final String topic;
+  private final int partitions;
+  private final long keys;
+  private Thread thread;
+  private volatile boolean running;
+
+  Feeder(String bootstrap, String topic, int partitions, long keys) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("acks", "1");
+    p.put("linger.ms", "5");
+    p.put("batch.size", "262144");
+    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    this.topic = topic;
+    this.partitions = partitions;
+    this.keys = keys;
+  }
+
+  /** Writes each key once and waits until the broker has them all. */
+  void prefill() {
+    for (long k = 0; k < keys; k++) {
+      send(k);
+    }
+    producer.flush();
+  }
+
+  /** Writes {@code records} records round robin over the partitions, keys cycling, and flushes. */
+  void fill(long records) {
+    for (long i = 0; i < records; i++) {
+      send(i % keys);
+    }
+    producer.flush();
+  }
+
+  private void send(long key) {
+    byte[] k = ByteBuffer.allocate(8).putLong(key).array();
+    producer.send(new ProducerRecord<>(topic, (int) (key % partitions), k, k));
+  }
+
+  /** Writes {@code perSecond} random-key records a second, in 10 ms slices, until closed. */
+  void start(long perSecond) {
+    running = true;
+    long perSlice = Math.max(1, perSecond / 100);
+    thread = new Thread(() -> {
+      long next = System.nanoTime();
+      while (running) {
+        for (long i = 0; i < perSlice; i++) {
+          send(ThreadLocalRandom.current().nextLong(keys));
+        }
+        next += TimeUnit.MILLISECONDS.toNanos(10);
+        long wait = next - System.nanoTime();
+        if (wait > 0) {
+          try {
+            TimeUnit.NANOSECONDS.sleep(wait);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }
+    }, "feeder-" + topic);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    if (thread != null) {
+      try {
+        thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    producer.close();
+  }
+}

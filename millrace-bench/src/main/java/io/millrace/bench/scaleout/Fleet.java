@@ -1,0 +1,99 @@
+package io.millrace.bench.scaleout;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The processes of one job on one system, each a child JVM started, killed (SIGKILL) or stopped
+ * (SIGTERM) for real; each one's output goes to {@code <dir>/<label>/out.log}.
+ */
+abstract class Fleet implements AutoCloseable {
+  final JobSpec job;
+  final Path dir;
+  private final Map<String, Process> processes = new LinkedHashMap<>();
+
+  Fleet(JobSpec job, Path dir) {
+    this.job = job;
+    this.dir = dir;
+  }
+
+  /** The name RESULT lines use. */
+  abstract String system();
+
+  /** The child's command line. */
+  abstract List<String> command(String label, Path home) throws IOException;
+
+  /** The failover's parts as the survivors saw them, from {@code killMs}. */
+  abstract Phases phases(long killMs, Set<Integer> moved, Collection<String> survivors)
+      throws Exception;
+
+  void start(String label) throws IOException {
+    Path home = Files.createDirectories(dir.resolve(label));
+    Process p = new ProcessBuilder(command(label, home)).redirectErrorStream(true)
+        .redirectOutput(home.resolve("out.log").toFile()).start();
+    processes.put(label, p);
+  }
+
+  long pid(String label) {
+    return processes.get(label).pid();
+  }
+
+  Set<String> labels() {
+    return processes.keySet();
+  }
+
+  /** SIGKILL: no commit, no leave. */
+  void kill(String label) throws InterruptedException {
+    Process p = processes.remove(label);
+    p.destroyForcibly();
+    p.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM, and waits for the process to exit. */
+  void stop(String label) throws InterruptedException {
+    Process p = processes.remove(label);
+    p.destroy();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+    }
+  }
+
+  /** Fails, with its log's tail, if a process died on its own. */
+  void checkAlive() {
+    for (Map.Entry<String, Process> e : processes.entrySet()) {
+      if (!e.getValue().isAlive()) {
+        throw new IllegalStateException(system() + " process " + e.getKey() + " exited with "
+            + e.getValue().exitValue() + ": " + tail(e.getKey()));
+      }
+    }
+  }
+
+  String tail(String label) {
+    try {
+      List<String> lines = Files.readAllLines(dir.resolve(label).resolve("out.log"));
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    } catch (IOException e) {
+      return e.toString();
+    }
+  }
+
+  static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  @Override
+  public void close() {
+    for (Process p : processes.values()) {
+      p.destroyForcibly();
+    }
+    processes.clear();
+  }
+}

@@ -1,0 +1,14 @@
+package io.millrace.bench.scaleout;
+
+/**
+ * One scale-out job as both systems run it.
+ *
+ * @param group the group id (Millrace's job name, Kafka Streams' application id)
+ * @param bootstrap the broker
+ * @param in the input topic
+ * @param out the output topic
+ * @param count true: count per key in a changelogged store; false: stateless
+ * @param sessionMs the session timeout both systems use
+ */
+record JobSpec(String group, String bootstrap, String in, String out, boolean count,
+    long sessionMs) {}

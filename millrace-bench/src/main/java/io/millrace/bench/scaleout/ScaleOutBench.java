@@ -1,0 +1,419 @@
+package io.millrace.bench.scaleout;
+
+import io.millrace.bench.Args;
+import io.millrace.bench.Stats;
+import io.millrace.bench.TempDirs;
+import io.millrace.kafka.dev.DevBroker;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/**
+ * {@code bench scale-out}: one job on several processes, on Millrace ({@code job.coordinator=kafka})
+ * and on Kafka Streams 4.3 (when the peers profile is built) in the same run, with the same session
+ * timeout, against a broker it starts. Every process is a child JVM; every figure comes from the
+ * output records themselves, which carry the wall-clock time their task emitted them ({@link
+ * Emission}), so both systems are timed the same way.
+ *
+ * <ul>
+ *   <li><b>failover</b>: 3 processes, 24 tasks counting per key in a changelogged RocksDB store
+ *       (1,000,000 keys written before the start, then a steady feed); kill -9 one; time from the
+ *       kill until every task it held has emitted again elsewhere, split into detection,
+ *       rebalance, restore and first output (Millrace: from its status topic; Kafka Streams: from
+ *       its state and restore listeners).
+ *   <li><b>join</b>: on the same job, back to 3 processes, then a 4th joins: the longest gap
+ *       between two emissions of any task that did not move, from the join until 5 s after the
+ *       group is stable with every task emitting; beside it, the longest gap over 5 s of steady
+ *       running before the join (the commit's pause). The same on the stateless job, before its
+ *       leave.
+ *   <li><b>leave</b>: 4 processes of a stateless job; SIGTERM one; time until every task it held
+ *       has emitted elsewhere, split like the failover (detection is then the stopping process's
+ *       final commit and leave, plus the survivors' next heartbeat).
+ *   <li><b>cost</b>: Millrace only, the stateless job over a pre-filled input with 1, 2 and 3
+ *       processes on this one machine: aggregate records/s over a window that starts once the
+ *       group is stable. On two cores this is the cost of coordination, not scaling.
+ * </ul>
+ */
+public final class ScaleOutBench {
+  private final String bootstrap;
+  private final Path dir;
+  private final int partitions;
+  private final long keys;
+  private final long rate;
+  private final long sessionMs;
+  private final String millraceCp;
+  private final String streamsCp;
+  private final List<String> jvm;
+  private final Group group;
+  private final Map<String, List<Double>> figures = new LinkedHashMap<>();
+
+  private ScaleOutBench(Args args, String bootstrap, Path dir, String streamsCp) {
+    this.bootstrap = bootstrap;
+    this.dir = dir;
+    this.partitions = (int) args.getLong("partitions", 24);
+    this.keys = args.getLong("keys", 1_000_000);
+    this.rate = args.getLong("rate", 12_000);
+    this.sessionMs = args.getLong("session-ms", 10_000);
+    this.jvm = List.of(args.get("jvm-opts", "-Xmx512m").trim().split("\\s+"));
+    this.millraceCp = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(e -> !e.contains("peers-lib")).collect(Collectors.joining(File.pathSeparator));
+    this.streamsCp = streamsCp == null ? null : millraceCp + File.pathSeparator + streamsCp;
+    this.group = new Group(bootstrap);
+  }
+
+  /** Runs the scenarios; see the class comment. */
+  public static void main(String[] argv) throws Exception {
+    Args args = new Args(argv, 0);
+    int runs = (int) args.getLong("runs", 3);
+    Set<String> scenarios = Set.of(args.get("scenarios", "failover,join,leave,cost").split(","));
+    Path peersLib = Path.of(args.get("peers-lib", System.getProperty("millrace.peers.lib",
+        "millrace-bench/target/peers-lib")));
+    String streamsCp = null;
+    if (!Files.isDirectory(peersLib) || ScaleOutBench.class.getResource(
+        "/" + StreamsFleet.WORKER.replace('.', '/') + ".class") == null) {
+      System.out.println("no Kafka Streams (" + peersLib + " or the peers classes are missing): "
+          + "build them with mvn -B -q -Ppeers -pl millrace-bench -am package -DskipTests");
+    } else if (!args.get("systems", "millrace,kafka_streams").contains("kafka_streams")) {
+      System.out.println("Kafka Streams left out (--systems)");
+    } else {
+      streamsCp = peersLib.toAbsolutePath() + "/*";
+    }
+    Path dir = Files.createTempDirectory("millrace-scale-out");
+    DevBroker broker = null;
+    String bootstrap = args.get("bootstrap", null);
+    if (bootstrap == null) {
+      broker = DevBroker.start(dir.resolve("broker"), 0, Path.of(System.getProperty(
+          "millrace.broker.lib", "millrace-kafka/target/broker-lib")), List.of("-Xms1g", "-Xmx1g"),
+          Duration.ofSeconds(90));
+      bootstrap = broker.bootstrapServers();
+      System.out.println("broker: " + bootstrap + " (pid " + broker.pid() + "), data in " + dir);
+    }
+    ScaleOutBench bench = new ScaleOutBench(args, bootstrap, dir, streamsCp);
+    try {
+      for (int round = 1; round <= runs; round++) {
+        List<String> systems = new ArrayList<>(List.of("millrace"));
+        if (streamsCp != null) {
+          systems.add(round % 2 == 1 ? 1 : 0, "kafka_streams"); // alternate who goes first
+        }
+        for (String system : systems) {
+          if (scenarios.contains("failover") || scenarios.contains("join")) {
+            bench.failoverAndJoin(system, round, scenarios.contains("join"));
+          }
+          if (scenarios.contains("leave")) {
+            bench.leave(system, round, scenarios.contains("join"));
+          }
+        }
+        if (scenarios.contains("cost")) {
+          bench.cost(round, args.getLong("cost-records", 16_000_000),
+              args.getLong("cost-warmup-ms", 10_000), args.getLong("cost-window-ms", 10_000));
+        }
+      }
+      bench.report(runs);
+    } finally {
+      bench.group.close();
+      if (broker != null) {
+        broker.stop();
+      }
+      if (!args.get("keep", "false").equals("true")) {
+        TempDirs.deleteRecursively(dir); // gigabytes of topics and stores; --keep true keeps them
+      } else {
+        System.out.println("kept: " + dir);
+      }
+    }
+  }
+
+  private Fleet fleet(String system, JobSpec job, Path home) {
+    return system.equals("millrace") ? new MillraceFleet(job, home, millraceCp, jvm)
+        : new StreamsFleet(job, home, streamsCp, jvm);
+  }
+
+  private JobSpec job(String scenario, String system, int round, boolean count) throws Exception {
+    String id = "so-" + scenario + "-" + system.replace('_', '-') + "-" + round + "-"
+        + UUID.randomUUID().toString().substring(0, 6);
+    group.create(id + "-in", partitions);
+    group.create(id + "-out", partitions);
+    return new JobSpec(id, bootstrap, id + "-in", id + "-out", count, sessionMs);
+  }
+
+  private void failoverAndJoin(String system, int round, boolean join) throws Exception {
+    JobSpec job = job("failover", system, round, true);
+    try (Feeder feeder = new Feeder(bootstrap, job.in(), partitions, keys);
+        OutputWatch watch = new OutputWatch(bootstrap, job.out(), partitions);
+        Fleet fleet = fleet(system, job, dir.resolve(job.group()))) {
+      feeder.prefill();
+      feeder.start(rate);
+      for (String label : List.of("a", "b", "c")) {
+        fleet.start(label);
+      }
+      await(fleet, "3 processes hold every task and have counted the " + keys + " keys", 600,
+          () -> group.stable(job.group(), 3, job.in(), partitions) && watch.total() >= keys
+              && watch.allEmittedWithin(1_000) && owners(watch) == 3);
+
+      long victim = fleet.pid("b");
+      Set<Integer> moved = watch.tasksOf(victim);
+      long killMs = System.currentTimeMillis();
+      watch.watchTakeover(killMs, victim);
+      fleet.kill("b");
+      await(fleet, "the killed process's tasks " + moved + " emit again elsewhere",
+          sessionMs / 1000 + 300, () -> moved.stream().allMatch(t -> watch.firstAfter(t) > 0));
+      long totalMs = moved.stream().mapToLong(watch::firstAfter).max().orElseThrow() - killMs;
+      Phases phases = fleet.phases(killMs, moved, List.of("a", "c"));
+      System.out.printf(Locale.ROOT, "round %d %s failover: %d ms for %d moved tasks (detect %.0f,"
+              + " rebalance %.0f, restore %.0f, first output %.0f)%n", round, system, totalMs,
+          moved.size(), phases.detectMs(), phases.rebalanceMs(), phases.restoreMs(),
+          phases.firstOutputMs(totalMs));
+      add(system + "_failover_ms", totalMs);
+      add(system + "_detect_ms", phases.detectMs());
+      add(system + "_rebalance_ms", phases.rebalanceMs());
+      add(system + "_restore_ms", phases.restoreMs());
+      add(system + "_first_output_ms", phases.firstOutputMs(totalMs));
+      if (!join) {
+        return;
+      }
+
+      // Back to 3 members; Kafka Streams gives the new one warm-up tasks only (its active tasks
+      // come at a probing rebalance, 10 min by default), so not every member need emit.
+      fleet.start("d");
+      await(fleet, "3 members again, every task emitting", sessionMs / 1000 + 300,
+          () -> group.stable(job.group(), 3, job.in(), partitions)
+              && watch.allEmittedWithin(1_000));
+      join(system, round, "count", job, fleet, watch, "e");
+    }
+  }
+
+  /**
+   * With 3 processes running, measures the longest gap between two emissions of any task over 5 s
+   * of steady running, then starts process {@code label} and measures the longest gap of the
+   * tasks that did not move, from its start until 5 s after the group is stable with 4 members
+   * and every task emitting.
+   */
+  private void join(String system, int round, String kind, JobSpec job, Fleet fleet,
+      OutputWatch watch, String label) throws Exception {
+    long baselineMs = System.currentTimeMillis();
+    watch.startGaps(baselineMs);
+    Thread.sleep(5_000); // a benchmark's steady window, not a test's synchronisation
+    long baselineGap = gaps(watch, baselineMs + 5_000, null);
+
+    int[] ownersBefore = watch.owners();
+    long joinMs = System.currentTimeMillis();
+    watch.startGaps(joinMs);
+    fleet.start(label);
+    await(fleet, "4 members", 300, () -> group.stable(job.group(), 4, job.in(), partitions));
+    long stableMs = System.currentTimeMillis();
+    // Every task, moved ones included, emits again after the last rebalance: a moved task is
+    // back only once its new owner has restored its stores.
+    await(fleet, "every task emitting after the rebalance", 300,
+        () -> watch.allEmittedAfter(stableMs));
+    Thread.sleep(5_000);
+    int[] ownersAfter = watch.owners();
+    Set<Integer> stayed = new HashSet<>();
+    for (int t = 0; t < partitions; t++) {
+      if (ownersBefore[t] == ownersAfter[t]) {
+        stayed.add(t);
+      }
+    }
+    long gap = gaps(watch, System.currentTimeMillis(), stayed);
+    System.out.printf(Locale.ROOT, "round %d %s join (%s job): longest gap of the %d tasks that "
+            + "stayed %d ms (steady running before: %d ms); %d tasks moved to the new process%n",
+        round, system, kind, stayed.size(), gap, baselineGap, partitions - stayed.size());
+    add(system + "_join_" + kind + "_gap_ms", gap);
+    add(system + "_steady_" + kind + "_gap_ms", baselineGap);
+    add(system + "_join_" + kind + "_moved", partitions - stayed.size());
+  }
+
+  /** Ends the gap window at {@code toMs}, lets the reader catch up, returns the longest gap. */
+  private static long gaps(OutputWatch watch, long toMs, Set<Integer> tasks) throws Exception {
+    watch.endGaps(toMs);
+    Thread.sleep(1_500); // emissions before toMs that the reader has not read yet
+    long[] gaps = watch.maxGaps();
+    long max = 0;
+    for (int t = 0; t < gaps.length; t++) {
+      if (tasks == null || tasks.contains(t)) {
+        max = Math.max(max, gaps[t]);
+      }
+    }
+    return max;
+  }
+
+  private void leave(String system, int round, boolean join) throws Exception {
+    JobSpec job = job("leave", system, round, false);
+    try (Feeder feeder = new Feeder(bootstrap, job.in(), partitions, keys);
+        OutputWatch watch = new OutputWatch(bootstrap, job.out(), partitions);
+        Fleet fleet = fleet(system, job, dir.resolve(job.group()))) {
+      feeder.start(rate);
+      for (String label : List.of("a", "b", "c")) {
+        fleet.start(label);
+      }
+      await(fleet, "3 processes hold every task", 300,
+          () -> group.stable(job.group(), 3, job.in(), partitions)
+              && watch.allEmittedWithin(1_000) && owners(watch) == 3);
+      if (join) {
+        join(system, round, "pass", job, fleet, watch, "d");
+        await(fleet, "4 processes hold every task", 300,
+            () -> group.stable(job.group(), 4, job.in(), partitions)
+                && watch.allEmittedWithin(1_000) && owners(watch) == 4);
+      }
+      long victim = fleet.pid("b");
+      Set<Integer> moved = watch.tasksOf(victim);
+      long stopMs = System.currentTimeMillis();
+      watch.watchTakeover(stopMs, victim);
+      fleet.stop("b");
+      await(fleet, "the stopped process's tasks " + moved + " emit elsewhere",
+          sessionMs / 1000 + 120, () -> moved.stream().allMatch(t -> watch.firstAfter(t) > 0));
+      long totalMs = moved.stream().mapToLong(watch::firstAfter).max().orElseThrow() - stopMs;
+      List<String> survivors = new ArrayList<>(fleet.labels());
+      Phases phases = fleet.phases(stopMs, moved, survivors);
+      System.out.printf(Locale.ROOT, "round %d %s leave: %d ms for %d tasks (detect %.0f, "
+              + "rebalance %.0f, start %.0f, first output %.0f)%n", round, system, totalMs,
+          moved.size(), phases.detectMs(), phases.rebalanceMs(), phases.restoreMs(),
+          phases.firstOutputMs(totalMs));
+      add(system + "_leave_ms", totalMs);
+      add(system + "_leave_detect_ms", phases.detectMs());
+      add(system + "_leave_rebalance_ms", phases.rebalanceMs());
+      add(system + "_leave_start_ms", phases.restoreMs());
+      add(system + "_leave_first_output_ms", phases.firstOutputMs(totalMs));
+    }
+  }
+
+  private String costInput;
+
+  private void cost(int round, long records, long warmupMs, long windowMs) throws Exception {
+    if (costInput == null) {
+      costInput = "so-cost-in-" + UUID.randomUUID().toString().substring(0, 6);
+      group.create(costInput, partitions);
+      long t0 = System.nanoTime();
+      try (Feeder feeder = new Feeder(bootstrap, costInput, partitions, 120_000)) {
+        feeder.fill(records);
+      }
+      System.out.printf(Locale.ROOT, "cost input: %,d records in %s (%.1f s)%n", records,
+          costInput, (System.nanoTime() - t0) / 1e9);
+    }
+    double one = Double.NaN;
+    for (int processes = 1; processes <= 3; processes++) {
+      String id = "so-cost-" + processes + "-" + round + "-"
+          + UUID.randomUUID().toString().substring(0, 6);
+      group.create(id + "-out", partitions);
+      JobSpec job = new JobSpec(id, bootstrap, costInput, id + "-out", false, sessionMs);
+      try (Fleet fleet = fleet("millrace", job, dir.resolve(id))) {
+        for (int i = 0; i < processes; i++) {
+          fleet.start("p" + i);
+        }
+        int n = processes;
+        await(fleet, n + " processes hold every task", 300,
+            () -> group.stable(id, n, costInput, partitions));
+        // Past the JIT's warm-up: k JVMs compiling at once on two cores take seconds to get there.
+        Thread.sleep(warmupMs);
+        long w0 = group.written(id + "-out", partitions);
+        long t0 = System.nanoTime();
+        Thread.sleep(windowMs);
+        long w1 = group.written(id + "-out", partitions);
+        double perSecond = (w1 - w0) / ((System.nanoTime() - t0) / 1e9);
+        if (w1 >= records * 0.98) {
+          System.out.println("warning: the input ran out inside the window: raise --cost-records");
+        }
+        if (processes == 1) {
+          one = perSecond;
+        }
+        System.out.printf(Locale.ROOT, "round %d cost: %d process(es) %,.0f records/s (%.3f of "
+            + "one)%n", round, processes, perSecond, perSecond / one);
+        add("cost_" + processes + "_per_sec", perSecond);
+        add("cost_" + processes + "_fraction", perSecond / one);
+      }
+    }
+  }
+
+  private static int owners(OutputWatch watch) {
+    return (int) Arrays.stream(watch.owners()).distinct().count();
+  }
+
+  private void add(String name, double value) {
+    figures.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
+  }
+
+  private double median(String name) {
+    List<Double> values = figures.get(name);
+    return values == null ? Double.NaN
+        : Stats.median(values.stream().mapToDouble(Double::doubleValue).toArray());
+  }
+
+  private void report(int runs) {
+    System.out.printf(Locale.ROOT, "machine: %d cores, JVM %s; session timeout %d ms, %d tasks, "
+            + "%,d records/s fed; medians of %d runs%n", Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.version"), sessionMs, partitions, rate, runs);
+    if (figures.containsKey("millrace_failover_ms")) {
+      System.out.printf(Locale.ROOT, "RESULT scale-out scenario=failover standbys=0 "
+              + "millrace_ms=%.0f kafka_streams_ms=%.0f ratio=%.2f detect_ms=%.0f "
+              + "rebalance_ms=%.0f restore_ms=%.0f first_output_ms=%.0f "
+              + "kafka_streams_detect_ms=%.0f kafka_streams_rebalance_ms=%.0f "
+              + "kafka_streams_restore_ms=%.0f kafka_streams_first_output_ms=%.0f keys=%d%n",
+          median("millrace_failover_ms"), median("kafka_streams_failover_ms"),
+          median("millrace_failover_ms") / median("kafka_streams_failover_ms"),
+          median("millrace_detect_ms"), median("millrace_rebalance_ms"),
+          median("millrace_restore_ms"), median("millrace_first_output_ms"),
+          median("kafka_streams_detect_ms"), median("kafka_streams_rebalance_ms"),
+          median("kafka_streams_restore_ms"), median("kafka_streams_first_output_ms"), keys);
+    }
+    for (String kind : List.of("count", "pass")) {
+      if (figures.containsKey("millrace_join_" + kind + "_gap_ms")) {
+        System.out.printf(Locale.ROOT, "RESULT scale-out scenario=join job=%s "
+                + "millrace_max_gap_ms=%.0f kafka_streams_max_gap_ms=%.0f "
+                + "millrace_steady_gap_ms=%.0f kafka_streams_steady_gap_ms=%.0f "
+                + "millrace_moved=%.0f kafka_streams_moved=%.0f%n", kind,
+            median("millrace_join_" + kind + "_gap_ms"),
+            median("kafka_streams_join_" + kind + "_gap_ms"),
+            median("millrace_steady_" + kind + "_gap_ms"),
+            median("kafka_streams_steady_" + kind + "_gap_ms"),
+            median("millrace_join_" + kind + "_moved"),
+            median("kafka_streams_join_" + kind + "_moved"));
+      }
+    }
+    if (figures.containsKey("millrace_leave_ms")) {
+      System.out.printf(Locale.ROOT, "RESULT scale-out scenario=leave millrace_ms=%.0f "
+              + "kafka_streams_ms=%.0f ratio=%.2f detect_ms=%.0f rebalance_ms=%.0f start_ms=%.0f "
+              + "first_output_ms=%.0f kafka_streams_detect_ms=%.0f%n",
+          median("millrace_leave_ms"), median("kafka_streams_leave_ms"),
+          median("millrace_leave_ms") / median("kafka_streams_leave_ms"),
+          median("millrace_leave_detect_ms"), median("millrace_leave_rebalance_ms"),
+          median("millrace_leave_start_ms"), median("millrace_leave_first_output_ms"),
+          median("kafka_streams_leave_detect_ms"));
+    }
+    for (int processes = 2; processes <= 3; processes++) {
+      if (figures.containsKey("cost_" + processes + "_fraction")) {
+        System.out.printf(Locale.ROOT, "RESULT scale-out scenario=cost processes=%d "
+                + "fraction_of_one=%.3f records_per_sec=%.0f one_process_records_per_sec=%.0f%n",
+            processes, median("cost_" + processes + "_fraction"),
+            median("cost_" + processes + "_per_sec"), median("cost_1_per_sec"));
+      }
+    }
+  }
+
+  /** Polls {@code condition} every 50 ms; fails naming {@code what} after {@code seconds}. */
+  private static void await(Fleet fleet, String what, long seconds, Callable<Boolean> condition)
+      throws Exception {
+    long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+    while (!condition.call()) {
+      fleet.checkAlive();
+      if (System.nanoTime() > deadline) {
+        StringBuilder logs = new StringBuilder();
+        for (String label : fleet.labels()) {
+          logs.append("\n--- ").append(label).append(":\n").append(fleet.tail(label));
+        }
+        throw new IllegalStateException(fleet.system() + ": timed out after " + seconds
+            + " s waiting until " + what + logs);
+      }
+      Thread.sleep(50);
+    }
+  }
+}

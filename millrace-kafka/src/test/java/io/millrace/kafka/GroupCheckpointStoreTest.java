@@ -1,0 +1,73 @@
+package io.millrace.kafka;
+
+import static io.millrace.kafka.KafkaTestSupport.topic;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.api.StreamPartition;
+import io.millrace.api.checkpoint.CheckpointException;
+import io.millrace.kafka.checkpoint.GroupCheckpointStore;
+import io.millrace.kafka.dev.DevBroker;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** Reading a group's checkpoint: offsets with the stores' changelog offsets, whole or in part. */
+class GroupCheckpointStoreTest {
+  @Test
+  void readsEveryPartitionOrOnlyTheTasksAskedFor() throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("group-ckpt-in");
+    String group = "group-ckpt-" + in;
+    TestBroker.createTopic(broker.bootstrapServers(), in, 3);
+    int partitions = 3;
+    commit(broker, group, Map.of(
+        new TopicPartition(in, 0), new OffsetAndMetadata(11, "millrace 1\ncounts\t40\n"),
+        new TopicPartition(in, 2), new OffsetAndMetadata(31, "millrace 1\ncounts\t90\n")));
+    try (GroupCheckpointStore store = store(broker, group, in, partitions)) {
+      StreamPartition in0 = new StreamPartition("kafka", "in", 0);
+      StreamPartition in2 = new StreamPartition("kafka", "in", 2);
+      StreamPartition log0 = new StreamPartition("kafka", "changelog:counts", 0);
+      StreamPartition log2 = new StreamPartition("kafka", "changelog:counts", 2);
+      assertThat(store.read()).containsExactlyInAnyOrderEntriesOf(
+          Map.of(in0, 10L, log0, 40L, in2, 30L, log2, 90L));
+      assertThat(store.read(Set.of(2))).containsExactlyInAnyOrderEntriesOf(
+          Map.of(in2, 30L, log2, 90L));
+      assertThat(store.read(Set.of(1))).isEmpty(); // nothing committed for task 1
+    }
+  }
+
+  @Test
+  void offsetsAnotherApplicationCommittedAreAnErrorNamingTheGroupAndPartition() throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("group-ckpt-foreign");
+    String group = "group-ckpt-" + in;
+    TestBroker.createTopic(broker.bootstrapServers(), in, 2);
+    commit(broker, group, Map.of(new TopicPartition(in, 1), new OffsetAndMetadata(5, "{json}")));
+    try (GroupCheckpointStore store = store(broker, group, in, 2)) {
+      assertThat(store.read(Set.of(0))).isEmpty(); // the foreign offset is not read for task 0
+      assertThatThrownBy(() -> store.read(Set.of(1))).isInstanceOf(CheckpointException.class)
+          .hasMessageContaining(group).hasMessageContaining(in + "-1")
+          .hasMessageContaining("job.coordinator.group.id");
+    }
+  }
+
+  private static void commit(DevBroker broker, String group,
+      Map<TopicPartition, OffsetAndMetadata> offsets) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+      admin.alterConsumerGroupOffsets(group, offsets).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static GroupCheckpointStore store(DevBroker broker, String group, String in,
+      int partitions) {
+    Map<String, String> c = KafkaTestSupport.job(broker.bootstrapServers(), group,
+        UpperCaseTask.class, in, null, "unused");
+    return new GroupCheckpointStore(KafkaTestSupport.settings(c), group, Map.of(in, "in"),
+        Map.of(in, partitions), container -> null, container -> null, null);
+  }
+}
