@@ -38,7 +38,7 @@ public final class BenchMain {
       "  scale-out  [--runs 3] [--scenarios failover,join,leave,cost] [--session-ms 10000]",
       "             [--keys 1000000] [--rate 12000] [--cost-records 16000000]   one job on several",
       "             processes (job.coordinator=kafka) vs Kafka Streams (with the peers profile);",
-      "             starts its own broker unless --bootstrap",
+      "             starts its own broker unless --bootstrap; --set k=v,.. adds Millrace job keys",
       "  store-count [--messages 2000000] [--keys N] [--store rocksdb|memory] [--cache-size 10000]",
       "             [--runs 3]   count per key in a store (unique keys by default), memory system input",
       "  store-restore [--records 10000000] [--runs 3] [--threads 1,2]   restore a RocksDB store",

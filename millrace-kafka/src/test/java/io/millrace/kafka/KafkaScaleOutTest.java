@@ -184,7 +184,13 @@ class KafkaScaleOutTest {
             () -> before.get(label).equals(h.assignment().get(label))
                 && h.log(label).contains("assigned task(s)"),
             () -> "before " + before + ", now " + h.assignment() + "; log of " + label + ":\n"
-                + h.log(label));
+                + h.log(label) + "\nwhat the others lost or had refused:\n"
+                + configs.keySet().stream().filter(l -> !l.equals(label))
+                    .map(l -> l + ": " + h.log(l).lines()
+                        .filter(x -> x.contains("lost") || x.contains("refused")
+                            || x.contains("fenced") || x.contains("revoked"))
+                        .collect(java.util.stream.Collectors.joining("\n  ")))
+                    .collect(java.util.stream.Collectors.joining("\n")));
         awaitProgress(h, h.checkpointed(), 10);
       }
       assertThat(h.assignment()).isEqualTo(before);

@@ -29,11 +29,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 final class MillraceFleet extends Fleet {
   private final String classpath;
   private final List<String> jvm;
+  private final Map<String, String> extra;
 
-  MillraceFleet(JobSpec job, Path dir, String classpath, List<String> jvm) {
+  MillraceFleet(JobSpec job, Path dir, String classpath, List<String> jvm,
+      Map<String, String> extra) {
     super(job, dir);
     this.classpath = classpath;
     this.jvm = jvm;
+    this.extra = extra;
   }
 
   @Override
@@ -65,6 +68,7 @@ final class MillraceFleet extends Fleet {
       c.put("stores.counts.value.serde", "long");
       c.put("stores.counts.changelog", "kafka." + job.group() + "-counts-changelog");
     }
+    c.putAll(extra);
     return c;
   }
 
@@ -121,7 +125,8 @@ final class MillraceFleet extends Fleet {
       consumer.assign(List.of(tp));
       consumer.seekToBeginning(List.of(tp));
       long end = consumer.endOffsets(List.of(tp)).get(tp);
-      while (consumer.position(tp) < end) {
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (consumer.position(tp) < end && System.nanoTime() < deadline) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           String key = new String(r.key(), java.nio.charset.StandardCharsets.UTF_8);
           if (r.value() == null) {

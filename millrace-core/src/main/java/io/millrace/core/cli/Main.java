@@ -40,7 +40,16 @@ public final class Main {
         return runJob(load(args, 1), out, err);
       }
       if (args.length >= 2 && args[0].equals("status")) {
-        JobPlan plan = JobPlanner.plan(load(args, 1));
+        JobConfig config = load(args, 1);
+        JobPlan plan;
+        try {
+          plan = JobPlanner.plan(config);
+        } catch (ConfigException e) {
+          throw e;
+        } catch (RuntimeException e) { // the job's systems cannot be reached, say
+          err.println("error: cannot plan job " + config.source() + ": " + e.getMessage());
+          return 1;
+        }
         try {
           plan.coordinatorFactory().status(plan.coordinatorContext(), out);
         } catch (RuntimeException e) {

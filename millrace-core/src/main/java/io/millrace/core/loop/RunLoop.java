@@ -173,10 +173,20 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       try {
         closeTasks();
       } finally {
-        try {
-          leave(committedOk);
-        } finally {
-          stopSystems(committedOk);
+        if (committedOk) {
+          try {
+            leave(true);
+          } finally {
+            stopSystems(true);
+          }
+        } else {
+          // Nothing of the last interval is committed: what the producers still hold is dropped
+          // or aborted before the group hands the tasks on.
+          try {
+            stopSystems(false);
+          } finally {
+            leave(false);
+          }
         }
       }
     }

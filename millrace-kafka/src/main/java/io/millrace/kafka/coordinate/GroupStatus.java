@@ -28,7 +28,8 @@ import org.apache.kafka.common.TopicPartition;
  * {@code bin/millrace status} for a job under {@code job.coordinator=kafka}: the group's members
  * by process and container, each one's tasks and last rebalance (from the job's status topic),
  * each task's input lag (end offsets against the group's committed offsets) and how far each
- * store's changelog runs past the checkpoint (what a crash would replay).
+ * store's changelog runs past the checkpoint, and its whole length (what a new owner without
+ * local files restores).
  */
 final class GroupStatus {
   private final CoordinatorContext context;
@@ -50,7 +51,10 @@ final class GroupStatus {
       Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
           .partitionsToOffsetAndMetadata().get(timeout, TimeUnit.MILLISECONDS);
       Map<TopicPartition, Long> ends = ends(admin, timeout);
-      Map<String, ProcessStatus> statuses = new StatusTopic(settings, group).read();
+      Map<String, ProcessStatus> statuses;
+      try (StatusTopic topic = new StatusTopic(settings, group)) {
+        statuses = topic.read();
+      }
 
       // Members by process label (their client ids name it) and container.
       Map<String, Map<Integer, Set<Integer>>> byProcess = new TreeMap<>();
@@ -104,8 +108,8 @@ final class GroupStatus {
         }
       }
       out.println();
-      out.println("task  owner                       input lag (records)      changelog records past "
-          + "the checkpoint (a crash replays them)");
+      out.println("task  owner                       input lag (records)      changelog records beyond "
+          + "the checkpoint (of all: a restore without local files)");
       for (int t = 0; t < context.taskCount(); t++) {
         List<String> lags = new ArrayList<>();
         Map<String, Long> logged = new TreeMap<>();
@@ -126,7 +130,7 @@ final class GroupStatus {
           Long at = logged.get(c.store());
           // The checkpoint's own transaction ends with a commit marker, which takes an offset.
           stores.add(c.store() + " " + (end == null ? "?" : at == null ? end + " (no checkpoint)"
-              : Long.toString(Math.max(0, end - at - 2))));
+              : Math.max(0, end - at - 2) + " (of " + end + ")"));
         }
         out.printf("%4d  %-27s %-24s %s%n", t, ownerOf.getOrDefault(t, "(none)"),
             String.join(", ", lags), stores.isEmpty() ? "-" : String.join(", ", stores));

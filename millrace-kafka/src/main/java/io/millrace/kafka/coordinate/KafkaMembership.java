@@ -43,6 +43,9 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   private boolean resetPending;
   // The last rebalance, for the job's status (loop thread).
   private long rebalanceStartMs = -1;
+  /** The next JoinGroup continues the current rebalance (see {@link #rebalanceStarted}). */
+  private boolean followUp;
+  private final Set<Integer> revokedThisRound = new TreeSet<>();
   private long revokeMs;
   private Set<Integer> revoked = new java.util.TreeSet<>();
   private Set<Integer> lost = new java.util.TreeSet<>();
@@ -114,10 +117,16 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
 
   void rebalanceStarted() {
     rebalancing = true;
+    if (followUp) {
+      // The second round of a cooperative rebalance (after a revoke) or the rejoin after a loss:
+      // the status shows the rebalance as a whole, so what was given up or lost stays in it.
+      followUp = false;
+      return;
+    }
     rebalanceStartMs = System.currentTimeMillis();
     revokeMs = 0;
-    revoked = new java.util.TreeSet<>();
-    lost = new java.util.TreeSet<>();
+    revoked = new TreeSet<>();
+    lost = new TreeSet<>();
   }
 
   /** This container as the job's status shows it. */
@@ -126,9 +135,11 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   }
 
   private void rebalanced(long assignStartMs, long assignMs, Set<Integer> added) {
+    followUp = !revokedThisRound.isEmpty(); // a cooperative revoke is followed by a second round
+    revokedThisRound.clear();
     long join = rebalanceStartMs < 0 ? 0
         : Math.max(0, assignStartMs - rebalanceStartMs - revokeMs);
-    status = new ProcessStatus.Container(new java.util.TreeSet<>(listener.tasks()),
+    status = new ProcessStatus.Container(new TreeSet<>(listener.tasks()),
         rebalanceStartMs, join, revokeMs, assignMs, added, revoked, lost);
     coordinator.statusChanged();
   }
@@ -216,6 +227,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
       call(() -> listener.revoked(tasks));
       revokeMs += System.currentTimeMillis() - started;
       revoked.addAll(tasks);
+      revokedThisRound.addAll(tasks);
     }
   }
 
@@ -226,6 +238,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     if (!leaving && !resetting && !tasks.isEmpty()) {
       call(() -> listener.lost(tasks));
       lost.addAll(tasks);
+      followUp = true; // it rejoins at once; that join belongs to this rebalance
     }
   }
 
