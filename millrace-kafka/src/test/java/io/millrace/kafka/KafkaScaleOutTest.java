@@ -163,6 +163,10 @@ class KafkaScaleOutTest {
       for (String label : List.of("i0", "i1", "i2")) {
         Map<String, String> c = h.config(label);
         c.put("job.instance.id", label);
+        // The premise is a restart inside the session timeout: a JVM's stop and start on two
+        // loaded cores can take longer than the harness's 6 s, and then the group rightly moves
+        // the tasks away.
+        c.put("job.coordinator.session.timeout.ms", "30000");
         configs.put(label, c);
         h.start(label, c);
       }
