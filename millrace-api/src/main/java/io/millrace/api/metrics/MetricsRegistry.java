@@ -15,6 +15,11 @@ public interface MetricsRegistry {
   /** A timer, created on first use; disabled unless {@code metrics.timers.enabled=true}. */
   Timer timer(String group, String name);
 
-  /** Removes a gauge (what it measured is gone: a partition that left the container). */
-  default void removeGauge(String group, String name) {}
+  /**
+   * Removes {@code gauge} if it is still the one registered under the group and name (what it
+   * measured is gone: a partition that left the container). Another container of the process
+   * may have registered its own gauge under the name since, when the task moved to it; that one
+   * stays.
+   */
+  default void removeGauge(String group, String name, Gauge gauge) {}
 }

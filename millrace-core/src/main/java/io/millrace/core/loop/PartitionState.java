@@ -2,6 +2,7 @@ package io.millrace.core.loop;
 
 import io.millrace.api.StreamPartition;
 import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.metrics.Gauge;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
@@ -37,6 +38,9 @@ public final class PartitionState {
    * The last processed offset (for async tasks: the watermark, below which every message has
    * completed), or {@link CheckpointStore#NONE}. Written once per delivery.
    */
+  /** Its metrics, kept to remove exactly these when it leaves (the names outlive it). */
+  Gauge lagGauge;
+  Gauge bufferedGauge;
   long lastOffset;
 
   // The poll schedule and flow control (ConsumerMultiplexer).

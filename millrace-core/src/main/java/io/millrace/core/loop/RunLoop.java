@@ -438,13 +438,15 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * another partition takes after a reassignment).
    */
   private void registerGauges(PartitionState p) {
-    metrics.gauge(taskGroup(p), gaugeName(p, "lag"), p::lag);
-    metrics.gauge(taskGroup(p), gaugeName(p, "buffered"), p::buffered);
+    p.lagGauge = p::lag;
+    p.bufferedGauge = p::buffered;
+    metrics.gauge(taskGroup(p), gaugeName(p, "lag"), p.lagGauge);
+    metrics.gauge(taskGroup(p), gaugeName(p, "buffered"), p.bufferedGauge);
   }
 
   private void removeGauges(PartitionState p) {
-    metrics.removeGauge(taskGroup(p), gaugeName(p, "lag"));
-    metrics.removeGauge(taskGroup(p), gaugeName(p, "buffered"));
+    metrics.removeGauge(taskGroup(p), gaugeName(p, "lag"), p.lagGauge);
+    metrics.removeGauge(taskGroup(p), gaugeName(p, "buffered"), p.bufferedGauge);
   }
 
   private static String taskGroup(PartitionState p) {

@@ -38,8 +38,8 @@ public final class DefaultMetricsRegistry implements MetricsRegistry {
   }
 
   @Override
-  public void removeGauge(String group, String name) {
-    group(group).computeIfPresent(name, (n, metric) -> metric instanceof Gauge ? null : metric);
+  public void removeGauge(String group, String name, Gauge gauge) {
+    group(group).remove(name, gauge);
   }
 
   @Override

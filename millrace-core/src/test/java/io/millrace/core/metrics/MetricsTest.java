@@ -84,4 +84,17 @@ class MetricsTest {
       reporter.report();
     }
   }
+
+  @Test
+  void removingAGaugeLeavesTheOneRegisteredUnderItsNameSince() {
+    DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
+    io.millrace.api.metrics.Gauge first = () -> 1;
+    io.millrace.api.metrics.Gauge second = () -> 2;
+    registry.gauge("task-3", "in-3.lag", first);
+    registry.gauge("task-3", "in-3.lag", second); // the task moved to another container
+    registry.removeGauge("task-3", "in-3.lag", first); // the first container lets it go late
+    assertThat(registry.snapshot().get("task-3")).containsEntry("in-3.lag", 2L);
+    registry.removeGauge("task-3", "in-3.lag", second);
+    assertThat(registry.snapshot().get("task-3")).doesNotContainKey("in-3.lag");
+  }
 }
