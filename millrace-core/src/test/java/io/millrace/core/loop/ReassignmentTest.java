@@ -37,6 +37,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -416,12 +417,10 @@ class ReassignmentTest {
     cycles(loop, 3);
     HoldingTask task = (HoldingTask) built.get(0).get(0);
     assertThat(task.held).hasSize(4);
+    Thread loopThread = Thread.currentThread();
+    AtomicBoolean waited = new AtomicBoolean();
     Thread completer = new Thread(() -> {
-      try {
-        Thread.sleep(50); // completes while the revoke waits
-      } catch (InterruptedException e) {
-        return;
-      }
+      waited.set(waitUntilIn(loopThread, "settleInFlight")); // completes while the revoke waits
       task.held.values().forEach(TaskCallback::complete);
     });
     coordinator.script.add(l -> {
@@ -430,6 +429,7 @@ class ReassignmentTest {
     });
     nextMembershipPoll(loop);
     completer.join();
+    assertThat(waited).as("completed while the revoke waited for it").isTrue();
     assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 0), 3L);
   }
 
@@ -499,12 +499,10 @@ class ReassignmentTest {
     loop.start();
     cycles(loop, 2);
     assertThat(BlockingTask.inside.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    Thread loopThread = Thread.currentThread();
+    AtomicBoolean waited = new AtomicBoolean();
     Thread releaser = new Thread(() -> {
-      try {
-        Thread.sleep(100); // while the revoke waits for the worker
-      } catch (InterruptedException e) {
-        return;
-      }
+      waited.set(waitUntilIn(loopThread, "awaitWorkers")); // while the revoke waits for it
       BlockingTask.release.countDown();
     });
     coordinator.script.add(l -> {
@@ -513,6 +511,27 @@ class ReassignmentTest {
     });
     nextMembershipPoll(loop);
     releaser.join();
+    assertThat(waited).as("released while the revoke waited for the worker").isTrue();
     assertThat(BlockingTask.events).containsExactly("process in", "process out", "close");
+  }
+
+  /**
+   * Waits (10 s at most) until {@code thread} runs inside RunLoop's {@code method}: a step of the
+   * test that must happen while the loop waits there, and not before it.
+   *
+   * @return false if it never got there
+   */
+  private static boolean waitUntilIn(Thread thread, String method) {
+    long deadline = System.nanoTime() + 10_000 * MS;
+    while (System.nanoTime() < deadline) {
+      for (StackTraceElement frame : thread.getStackTrace()) {
+        if (frame.getClassName().equals(RunLoop.class.getName())
+            && frame.getMethodName().equals(method)) {
+          return true;
+        }
+      }
+      Thread.onSpinWait();
+    }
+    return false;
   }
 }
