@@ -63,15 +63,20 @@ class KafkaScaleOutTest {
     });
   }
 
+  /** Processes a, b and c hold 4 tasks each, and every task is making progress on the feed. */
+  private static void threeProcessesRunning(ScaleOutHarness h) throws Exception {
+    h.start("a");
+    h.start("b");
+    h.start("c");
+    h.awaitCounts("4 tasks each", 4, 4, 4);
+    h.feed();
+    awaitProgress(h, new long[TASKS], 20);
+  }
+
   @Test
   void killNineOfOneOfThreeMovesItsTasksToTheOthersAndLosesNothing() throws Exception {
     try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
-      h.start("a");
-      h.start("b");
-      h.start("c");
-      h.awaitCounts("4 tasks each", 4, 4, 4);
-      h.feed();
-      awaitProgress(h, new long[TASKS], 20);
+      threeProcessesRunning(h);
       Set<Integer> lost = h.assignment().get("b");
 
       h.kill("b"); // SIGKILL: no commit, no leave; found out by its session timeout
@@ -103,12 +108,7 @@ class KafkaScaleOutTest {
   @Test
   void aFourthProcessTakesThreeTasksAndTasksThatStayKeepProducingOutput() throws Exception {
     try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
-      h.start("a");
-      h.start("b");
-      h.start("c");
-      h.awaitCounts("4 tasks each", 4, 4, 4);
-      h.feed();
-      awaitProgress(h, new long[TASKS], 20);
+      threeProcessesRunning(h);
       Map<String, Set<Integer>> before = h.assignment();
       long joined = System.currentTimeMillis();
 
@@ -255,12 +255,7 @@ class KafkaScaleOutTest {
   @Test
   void aProcessPausedPastItsSessionTimeoutCannotCommitOverTheNewOwners() throws Exception {
     try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
-      h.start("a");
-      h.start("b");
-      h.start("c");
-      h.awaitCounts("4 tasks each", 4, 4, 4);
-      h.feed();
-      awaitProgress(h, new long[TASKS], 20);
+      threeProcessesRunning(h);
 
       // The committed offsets are watched all along: a zombie's commit would take them back.
       List<String> regressions = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -171,24 +171,7 @@ public final class ScaleOutBench {
           () -> group.stable(job.group(), 3, job.in(), partitions) && watch.total() >= keys
               && watch.allEmittedWithin(1_000) && owners(watch) == 3);
 
-      long victim = fleet.pid("b");
-      Set<Integer> moved = watch.tasksOf(victim);
-      long killMs = System.currentTimeMillis();
-      watch.watchTakeover(killMs, victim);
-      fleet.kill("b");
-      await(fleet, "the killed process's tasks " + moved + " emit again elsewhere",
-          sessionMs / 1000 + 300, () -> moved.stream().allMatch(t -> watch.firstAfter(t) > 0));
-      long totalMs = moved.stream().mapToLong(watch::firstAfter).max().orElseThrow() - killMs;
-      Phases phases = fleet.phases(killMs, moved, List.of("a", "c"));
-      System.out.printf(Locale.ROOT, "round %d %s failover: %d ms for %d moved tasks (detect %.0f,"
-              + " rebalance %.0f, restore %.0f, first output %.0f)%n", round, system, totalMs,
-          moved.size(), phases.detectMs(), phases.rebalanceMs(), phases.restoreMs(),
-          phases.firstOutputMs(totalMs));
-      add(system + "_failover_ms", totalMs);
-      add(system + "_detect_ms", phases.detectMs());
-      add(system + "_rebalance_ms", phases.rebalanceMs());
-      add(system + "_restore_ms", phases.restoreMs());
-      add(system + "_first_output_ms", phases.firstOutputMs(totalMs));
+      takeover(system, round, "failover", fleet, watch, "b", true);
       if (!join) {
         return;
       }
@@ -201,6 +184,40 @@ public final class ScaleOutBench {
               && watch.allEmittedWithin(1_000));
       join(system, round, "count", job, fleet, watch, "e");
     }
+  }
+
+  /**
+   * Ends process {@code label} (kill -9, or SIGTERM when not {@code kill}) and times until every
+   * task it held has emitted again from another process; records the total and its phases as
+   * {@code <system>_<scenario>_ms}, {@code _detect_ms}, {@code _rebalance_ms}, {@code
+   * _restore_ms} (for a stateless job: opening the tasks) and {@code _first_output_ms}.
+   */
+  private void takeover(String system, int round, String scenario, Fleet fleet,
+      OutputWatch watch, String label, boolean kill) throws Exception {
+    long victim = fleet.pid(label);
+    Set<Integer> moved = watch.tasksOf(victim);
+    long endMs = System.currentTimeMillis();
+    watch.watchTakeover(endMs, victim);
+    if (kill) {
+      fleet.kill(label);
+    } else {
+      fleet.stop(label);
+    }
+    await(fleet, "the tasks " + moved + " of the " + (kill ? "killed" : "stopped") + " process "
+            + "emit again elsewhere", sessionMs / 1000 + 300,
+        () -> moved.stream().allMatch(t -> watch.firstAfter(t) > 0));
+    long totalMs = moved.stream().mapToLong(watch::firstAfter).max().orElseThrow() - endMs;
+    Phases phases = fleet.phases(endMs, moved, new ArrayList<>(fleet.labels()));
+    System.out.printf(Locale.ROOT, "round %d %s %s: %d ms for %d moved tasks (detect %.0f, "
+            + "rebalance %.0f, restore or start %.0f, first output %.0f)%n", round, system,
+        scenario, totalMs, moved.size(), phases.detectMs(), phases.rebalanceMs(),
+        phases.restoreMs(), phases.firstOutputMs(totalMs));
+    String prefix = system + "_" + scenario;
+    add(prefix + "_ms", totalMs);
+    add(prefix + "_detect_ms", phases.detectMs());
+    add(prefix + "_rebalance_ms", phases.rebalanceMs());
+    add(prefix + "_restore_ms", phases.restoreMs());
+    add(prefix + "_first_output_ms", phases.firstOutputMs(totalMs));
   }
 
   /**
@@ -275,25 +292,7 @@ public final class ScaleOutBench {
             () -> group.stable(job.group(), 4, job.in(), partitions)
                 && watch.allEmittedWithin(1_000) && owners(watch) == 4);
       }
-      long victim = fleet.pid("b");
-      Set<Integer> moved = watch.tasksOf(victim);
-      long stopMs = System.currentTimeMillis();
-      watch.watchTakeover(stopMs, victim);
-      fleet.stop("b");
-      await(fleet, "the stopped process's tasks " + moved + " emit elsewhere",
-          sessionMs / 1000 + 120, () -> moved.stream().allMatch(t -> watch.firstAfter(t) > 0));
-      long totalMs = moved.stream().mapToLong(watch::firstAfter).max().orElseThrow() - stopMs;
-      List<String> survivors = new ArrayList<>(fleet.labels());
-      Phases phases = fleet.phases(stopMs, moved, survivors);
-      System.out.printf(Locale.ROOT, "round %d %s leave: %d ms for %d tasks (detect %.0f, "
-              + "rebalance %.0f, start %.0f, first output %.0f)%n", round, system, totalMs,
-          moved.size(), phases.detectMs(), phases.rebalanceMs(), phases.restoreMs(),
-          phases.firstOutputMs(totalMs));
-      add(system + "_leave_ms", totalMs);
-      add(system + "_leave_detect_ms", phases.detectMs());
-      add(system + "_leave_rebalance_ms", phases.rebalanceMs());
-      add(system + "_leave_start_ms", phases.restoreMs());
-      add(system + "_leave_first_output_ms", phases.firstOutputMs(totalMs));
+      takeover(system, round, "leave", fleet, watch, "b", false);
     }
   }
 
@@ -376,10 +375,11 @@ public final class ScaleOutBench {
               + "kafka_streams_restore_ms=%.0f kafka_streams_first_output_ms=%.0f keys=%d%n",
           median("millrace_failover_ms"), median("kafka_streams_failover_ms"),
           median("millrace_failover_ms") / median("kafka_streams_failover_ms"),
-          median("millrace_detect_ms"), median("millrace_rebalance_ms"),
-          median("millrace_restore_ms"), median("millrace_first_output_ms"),
-          median("kafka_streams_detect_ms"), median("kafka_streams_rebalance_ms"),
-          median("kafka_streams_restore_ms"), median("kafka_streams_first_output_ms"), keys);
+          median("millrace_failover_detect_ms"), median("millrace_failover_rebalance_ms"),
+          median("millrace_failover_restore_ms"), median("millrace_failover_first_output_ms"),
+          median("kafka_streams_failover_detect_ms"),
+          median("kafka_streams_failover_rebalance_ms"), median("kafka_streams_failover_restore_ms"),
+          median("kafka_streams_failover_first_output_ms"), keys);
     }
     for (String kind : List.of("count", "pass")) {
       if (figures.containsKey("millrace_join_" + kind + "_gap_ms")) {
@@ -402,7 +402,7 @@ public final class ScaleOutBench {
           median("millrace_leave_ms"), median("kafka_streams_leave_ms"),
           median("millrace_leave_ms") / median("kafka_streams_leave_ms"),
           median("millrace_leave_detect_ms"), median("millrace_leave_rebalance_ms"),
-          median("millrace_leave_start_ms"), median("millrace_leave_first_output_ms"),
+          median("millrace_leave_restore_ms"), median("millrace_leave_first_output_ms"),
           median("kafka_streams_leave_detect_ms"));
     }
     for (int processes = 2; processes <= 3; processes++) {

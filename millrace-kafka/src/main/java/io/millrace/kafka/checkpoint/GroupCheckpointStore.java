@@ -98,7 +98,7 @@ public final class GroupCheckpointStore implements CheckpointStore {
 
   @Override
   public synchronized Map<StreamPartition, Long> read() {
-    return read(null);
+    return readOnly(null);
   }
 
   /**
@@ -108,6 +108,11 @@ public final class GroupCheckpointStore implements CheckpointStore {
    */
   @Override
   public synchronized Map<StreamPartition, Long> read(Set<Integer> partitions) {
+    return readOnly(java.util.Objects.requireNonNull(partitions, "partitions"));
+  }
+
+  /** The checkpoints of {@code partitions}, or of every partition when null. */
+  private Map<StreamPartition, Long> readOnly(Set<Integer> partitions) {
     Set<TopicPartition> all = new java.util.LinkedHashSet<>();
     partitionsOfTopic.forEach((topic, count) -> {
       for (int p = 0; p < count; p++) {
