@@ -1,5 +1,9 @@
 package io.millrace.api.system;
 
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+
 /**
  * Answers questions about streams on one system. Called from the thread that starts the job and
  * from a container thread at a commit or a bootstrap check; implementations must be thread-safe.
@@ -12,8 +16,25 @@ public interface SystemAdmin extends AutoCloseable {
    */
   int partitionCount(StreamSpec stream);
 
-  /** The oldest, newest and upcoming offsets of one partition now. */
+  /**
+   * The oldest, newest and upcoming offsets of one partition now: never an earlier answer kept,
+   * since a restore or a bootstrap read up to the head this returns, and a head from before the
+   * last owner's final commit would leave its last writes out.
+   */
   StreamMetadata metadata(StreamSpec stream, int partition);
+
+  /**
+   * The metadata of several partitions of one stream now, by partition; a system that can asks
+   * for them all in one round trip (a container taking many partitions at once). Default: one
+   * {@link #metadata(StreamSpec, int)} each.
+   */
+  default Map<Integer, StreamMetadata> metadata(StreamSpec stream, Collection<Integer> partitions) {
+    Map<Integer, StreamMetadata> all = new HashMap<>();
+    for (int p : partitions) {
+      all.put(p, metadata(stream, p));
+    }
+    return all;
+  }
 
   /**
    * Makes sure an output stream exists with at least {@code partitions} partitions, creating it

@@ -16,6 +16,7 @@ import io.millrace.core.output.TaskCollector;
 import io.millrace.core.store.ContainerStores;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -65,8 +66,9 @@ final class TaskBuilder implements TaskSource {
     List<TaskSpec> tasks = new ArrayList<>();
     try {
       long started = System.nanoTime();
+      Map<String, Map<Integer, StreamMetadata>> heads = inputHeads(taskNumbers);
       for (int number : taskNumbers) {
-        tasks.add(build(number, checkpoint));
+        tasks.add(build(number, checkpoint, heads));
       }
       if (stores != null) {
         plan.metrics().counter("container-" + containerId, "store-open-ms")
@@ -82,7 +84,25 @@ final class TaskBuilder implements TaskSource {
     return tasks;
   }
 
-  private TaskSpec build(int number, Map<StreamPartition, Long> checkpoint) {
+  /**
+   * The metadata of every input partition of the tasks, one request per input stream (not one
+   * per partition) and read now: a bootstrap input reads up to the head seen here.
+   */
+  private Map<String, Map<Integer, StreamMetadata>> inputHeads(Set<Integer> taskNumbers) {
+    Map<String, Map<Integer, StreamMetadata>> heads = new HashMap<>();
+    for (String input : plan.inputs()) {
+      int count = plan.partitionCounts().get(input);
+      List<Integer> partitions = taskNumbers.stream().filter(t -> t < count).toList();
+      if (!partitions.isEmpty()) {
+        StreamInfo info = plan.streams().get(input);
+        heads.put(input, plan.admins().get(info.system()).metadata(info.spec(), partitions));
+      }
+    }
+    return heads;
+  }
+
+  private TaskSpec build(int number, Map<StreamPartition, Long> checkpoint,
+      Map<String, Map<Integer, StreamMetadata>> heads) {
     String name = "Partition " + number;
     List<StreamPartition> mine = new ArrayList<>();
     List<PartitionSpec> inputs = new ArrayList<>();
@@ -91,7 +111,8 @@ final class TaskBuilder implements TaskSource {
         StreamInfo info = plan.streams().get(input);
         StreamPartition sp = new StreamPartition(info.system(), input, number);
         mine.add(sp);
-        inputs.add(partitionSpec(sp, info, consumers.get(info.system()), checkpoint));
+        inputs.add(partitionSpec(sp, info, consumers.get(info.system()), checkpoint,
+            heads.get(input).get(number)));
       }
     }
     Object user = newTask(); // before its stores open: a constructor that throws leaks nothing
@@ -111,8 +132,7 @@ final class TaskBuilder implements TaskSource {
    * stream's {@code offset.default} says; and what bootstrap and progress need.
    */
   private PartitionSpec partitionSpec(StreamPartition sp, StreamInfo info,
-      SystemConsumer consumer, Map<StreamPartition, Long> checkpoint) {
-    StreamMetadata meta = plan.admins().get(info.system()).metadata(info.spec(), sp.partition());
+      SystemConsumer consumer, Map<StreamPartition, Long> checkpoint, StreamMetadata meta) {
     Long saved = info.reset() ? null : checkpoint.get(sp);
     StartPosition start = saved == null ? info.offsetDefault() : StartPosition.after(saved);
     if (!staticAssignment) {

@@ -6,10 +6,14 @@ import io.millrace.api.store.engine.StorageEngine;
 import io.millrace.api.system.BatchSink;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamMetadata;
+import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemAdmin;
 import io.millrace.api.system.SystemConsumer;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,12 +33,15 @@ import org.slf4j.LoggerFactory;
 public final class ChangelogRestorer {
   private static final Logger LOG = LoggerFactory.getLogger(ChangelogRestorer.class);
   private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(5);
+  /** How long a changelog's head may lag its checkpoint (a commit's markers being written). */
+  private static final long HEAD_WAIT_MILLIS = 30_000;
   private final String system;
   private final SystemConsumer consumer;
   private final SystemAdmin admin;
   private final Counter restored;
   private final Counter restoreMillis;
   private final int threads;
+  private final long headWaitMillis;
 
   /**
    * A restorer.
@@ -48,6 +55,12 @@ public final class ChangelogRestorer {
    */
   public ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin,
       Counter restored, Counter restoreMillis, int threads) {
+    this(system, consumer, admin, restored, restoreMillis, threads, HEAD_WAIT_MILLIS);
+  }
+
+  ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin, Counter restored,
+      Counter restoreMillis, int threads, long headWaitMillis) {
+    this.headWaitMillis = headWaitMillis;
     this.system = system;
     this.consumer = consumer;
     this.admin = admin;
@@ -71,10 +84,11 @@ public final class ChangelogRestorer {
     boolean[] done = new boolean[n];
     int remaining = 0;
     long full = 0;
+    Map<String, Map<Integer, StreamMetadata>> heads = heads(instances, checkpointedOffsets);
     for (int i = 0; i < n; i++) {
       instance[i] = instances.get(i);
       StoreInstance s = instance[i];
-      StreamMetadata head = admin.metadata(s.spec().changelogSpec(), s.taskNumber());
+      StreamMetadata head = heads.get(s.spec().name()).get(s.taskNumber());
       target[i] = head.upcoming();
       long checkpointed = checkpointedOffsets[i];
       StartPosition start;
@@ -145,6 +159,51 @@ public final class ChangelogRestorer {
     LOG.info("restored {} store partition(s) from system '{}': {} records in {} ms", n, system,
         applier.applied, millis);
     return applier.applied;
+  }
+
+  /**
+   * The head of every changelog partition to restore, asked now (one request per changelog): the
+   * restore reads up to it, so it must hold the previous owner's last commit. Under transactions
+   * the head is the last stable offset, which moves only once the commit's markers are written,
+   * a moment after the commit returned (and after the checkpoint became readable): a head short
+   * of a checkpointed offset is asked again until it passes it.
+   */
+  private Map<String, Map<Integer, StreamMetadata>> heads(List<StoreInstance> instances,
+      long[] checkpointedOffsets) {
+    Map<String, StreamSpec> changelogs = new LinkedHashMap<>();
+    Map<String, List<Integer>> partitions = new HashMap<>();
+    for (StoreInstance s : instances) {
+      changelogs.putIfAbsent(s.spec().name(), s.spec().changelogSpec());
+      partitions.computeIfAbsent(s.spec().name(), k -> new ArrayList<>()).add(s.taskNumber());
+    }
+    Map<String, Map<Integer, StreamMetadata>> heads = new HashMap<>();
+    changelogs.forEach((store, changelog) -> heads.put(store, admin.metadata(changelog,
+        partitions.get(store))));
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(headWaitMillis);
+    for (int i = 0; i < instances.size(); i++) {
+      StoreInstance s = instances.get(i);
+      String store = s.spec().name();
+      long upcoming = heads.get(store).get(s.taskNumber()).upcoming();
+      while (checkpointedOffsets[i] != CheckpointStore.NONE
+          && upcoming <= checkpointedOffsets[i]) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("store " + store + " of task " + s.taskNumber()
+              + ": the checkpoint says its changelog " + s.spec().changelogStream()
+              + " partition " + s.taskNumber() + " holds offset " + checkpointedOffsets[i]
+              + ", but the partition's head stayed at " + upcoming + " for " + headWaitMillis
+              + " ms (was the changelog deleted or recreated since?)");
+        }
+        try {
+          Thread.sleep(5); // a commit marker is written within milliseconds of the commit
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while restoring stores", e);
+        }
+        heads.put(store, admin.metadata(changelogs.get(store), partitions.get(store)));
+        upcoming = heads.get(store).get(s.taskNumber()).upcoming();
+      }
+    }
+    return heads;
   }
 
   /**

@@ -4,6 +4,7 @@ import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemAdmin;
 import io.millrace.kafka.KafkaSettings;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,18 +28,15 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * client. Every call waits at most {@code startup.timeout.ms}; a broker that cannot be reached is
  * an error naming the servers and the key.
  *
- * <p>Offsets are asked for a whole topic at once and kept for a second, so a container with 1,000
- * partitions costs two round trips at start, not 2,000.
+ * <p>Offsets are asked for all the partitions a caller needs at once, so a container taking 1,000
+ * partitions costs one round trip, not 1,000; they are never kept, since a restore reads up to the
+ * head they give and a head from before the previous owner's last commit would lose its writes.
  */
 public final class KafkaSystemAdmin implements SystemAdmin {
-  private static final long OFFSETS_VALID_NANOS = TimeUnit.SECONDS.toNanos(1);
   private final KafkaSettings settings;
   private final boolean readCommitted;
   private final Admin admin;
   private final long timeoutMs;
-  private final Map<String, TopicOffsets> offsets = new HashMap<>();
-
-  private record TopicOffsets(long atNanos, long[] oldest, long[] upcoming) {}
 
   /** An admin on the system's cluster. */
   public KafkaSystemAdmin(KafkaSettings settings, String clientId) {
@@ -93,55 +91,67 @@ public final class KafkaSystemAdmin implements SystemAdmin {
   }
 
   @Override
-  public synchronized StreamMetadata metadata(StreamSpec stream, int partition) {
-    String topic = stream.physicalName();
-    TopicOffsets known = offsets.get(topic);
-    if (known == null || System.nanoTime() - known.atNanos > OFFSETS_VALID_NANOS
-        || partition >= known.oldest.length) {
-      known = fetchOffsets(topic);
-      offsets.put(topic, known);
-    }
-    long oldest = known.oldest[partition];
-    long upcoming = known.upcoming[partition];
-    boolean empty = upcoming <= oldest;
-    return new StreamMetadata(empty ? -1 : oldest, empty ? -1 : upcoming - 1, upcoming, false);
+  public StreamMetadata metadata(StreamSpec stream, int partition) {
+    return metadata(stream, List.of(partition)).get(partition);
   }
 
-  private TopicOffsets fetchOffsets(String topic) {
-    TopicDescription description = describe(topic);
-    if (description == null) {
-      throw new IllegalArgumentException("topic '" + topic + "' does not exist on Kafka system '"
-          + settings.system() + "' at " + settings.bootstrapServers());
-    }
-    int n = description.partitions().size();
+  @Override
+  public Map<Integer, StreamMetadata> metadata(StreamSpec stream, Collection<Integer> partitions) {
+    String topic = stream.physicalName();
     Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-    for (int p = 0; p < n; p++) {
+    for (int p : partitions) {
       earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
       latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
     }
     try {
-      Map<TopicPartition, ListOffsetsResultInfo> first = admin.listOffsets(earliest).all()
-          .get(timeoutMs, TimeUnit.MILLISECONDS);
-      Map<TopicPartition, ListOffsetsResultInfo> last = admin.listOffsets(latest,
-          new ListOffsetsOptions(readCommitted ? IsolationLevel.READ_COMMITTED
-              : IsolationLevel.READ_UNCOMMITTED)).all()
-          .get(timeoutMs, TimeUnit.MILLISECONDS);
-      long[] oldest = new long[n];
-      long[] upcoming = new long[n];
-      for (int p = 0; p < n; p++) {
-        oldest[p] = first.get(new TopicPartition(topic, p)).offset();
-        upcoming[p] = last.get(new TopicPartition(topic, p)).offset();
+      // Both requests in flight at once: one round trip for the lot, however many partitions.
+      var first = admin.listOffsets(earliest).all();
+      var last = admin.listOffsets(latest, new ListOffsetsOptions(readCommitted
+          ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED)).all();
+      Map<TopicPartition, ListOffsetsResultInfo> oldest = first.get(timeoutMs,
+          TimeUnit.MILLISECONDS);
+      Map<TopicPartition, ListOffsetsResultInfo> upcoming = last.get(timeoutMs,
+          TimeUnit.MILLISECONDS);
+      Map<Integer, StreamMetadata> all = new HashMap<>();
+      for (int p : partitions) {
+        TopicPartition tp = new TopicPartition(topic, p);
+        long from = oldest.get(tp).offset();
+        long to = upcoming.get(tp).offset();
+        boolean empty = to <= from;
+        all.put(p, new StreamMetadata(empty ? -1 : from, empty ? -1 : to - 1, to, false));
       }
-      return new TopicOffsets(System.nanoTime(), oldest, upcoming);
+      return all;
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        throw noSuchPartitions(topic, partitions);
+      }
+      if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+        throw missingOrUnreachable(topic, partitions);
+      }
       throw failure("list the offsets of topic " + topic, e.getCause());
     } catch (TimeoutException e) {
-      throw unreachable("list the offsets of topic " + topic);
+      throw missingOrUnreachable(topic, partitions);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while listing offsets of " + topic, e);
     }
+  }
+
+  /** The admin retries an unknown partition until it times out: names it if that is why. */
+  private RuntimeException missingOrUnreachable(String topic, Collection<Integer> partitions) {
+    TopicDescription description = describe(topic);
+    if (description == null || partitions.stream()
+        .anyMatch(p -> p >= description.partitions().size())) {
+      return noSuchPartitions(topic, partitions);
+    }
+    return unreachable("list the offsets of topic " + topic);
+  }
+
+  private IllegalArgumentException noSuchPartitions(String topic, Collection<Integer> partitions) {
+    return new IllegalArgumentException("topic '" + topic + "' or its partition(s) " + partitions
+        + " do not exist on Kafka system '" + settings.system() + "' at "
+        + settings.bootstrapServers());
   }
 
   @Override
@@ -222,7 +232,8 @@ public final class KafkaSystemAdmin implements SystemAdmin {
       if (description != null && description.partitions().size() >= partitions
           && description.partitions().stream().allMatch(p -> p.leader() != null
               && !p.leader().isEmpty())) {
-        fetchOffsets(topic);
+        metadata(new StreamSpec(topic, topic, null, null),
+            java.util.stream.IntStream.range(0, partitions).boxed().toList());
         return;
       }
       if (System.nanoTime() > deadline) {

@@ -1,0 +1,164 @@
+package io.millrace.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.api.metrics.MetricsRegistry;
+import io.millrace.api.system.StreamMetadata;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.api.system.SystemAdmin;
+import io.millrace.api.system.SystemContext;
+import io.millrace.core.metrics.DefaultMetricsRegistry;
+import io.millrace.core.metrics.SingleWriterCounter;
+import io.millrace.core.serde.LongSerde;
+import io.millrace.core.serde.StringSerde;
+import io.millrace.core.system.memory.MemoryStream;
+import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.core.system.memory.MemorySystemFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Where a restore stops: at the changelog's head, and never short of the checkpoint. */
+class ChangelogRestorerTest {
+  private final String changelog = "restorer-" + UUID.randomUUID();
+  private final MemoryStream log = MemoryStreams.create(changelog, 1);
+  private final MemoryEngine engine = new MemoryEngine();
+  private final StoreSpec spec = new StoreSpec("counts", new MemoryEngine.Factory(),
+      new StringSerde(), new LongSerde(), "memory", changelog, 10, 10, Map.of());
+
+  @AfterEach
+  void drop() {
+    MemoryStreams.drop(changelog);
+  }
+
+  @Test
+  void aHeadShortOfTheCheckpointIsAskedAgainUntilItHoldsTheCheckpointedRecord() {
+    write(3);
+    // As under transactions: the last commit is readable in the checkpoint before its marker
+    // moves the changelog's last stable offset; the first two answers are from before it.
+    LaggingAdmin admin = new LaggingAdmin(2, 1);
+
+    long applied = restorer(admin, 10_000).restore(List.of(instance()), new long[] {2});
+
+    assertThat(applied).isEqualTo(3);
+    assertThat(engine.get(bytes("k2"))).as("the checkpointed record").isNotNull();
+    assertThat(admin.asked.get()).isGreaterThanOrEqualTo(3);
+  }
+
+  @Test
+  void aHeadThatNeverReachesTheCheckpointIsAnErrorNamingTheStoreAndTheOffsets() {
+    write(3);
+    LaggingAdmin admin = new LaggingAdmin(Integer.MAX_VALUE, 1);
+
+    assertThatThrownBy(() -> restorer(admin, 50).restore(List.of(instance()), new long[] {7}))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("store counts")
+        .hasMessageContaining(changelog).hasMessageContaining("offset 7")
+        .hasMessageContaining("head stayed at 1");
+  }
+
+  @Test
+  void withoutACheckpointTheRestoreStopsAtTheHeadItWasGiven() {
+    write(3);
+    LaggingAdmin admin = new LaggingAdmin(Integer.MAX_VALUE, 2);
+
+    long applied = restorer(admin, 50).restore(List.of(instance()),
+        new long[] {CheckpointStore.NONE});
+
+    assertThat(applied).isEqualTo(2);
+    assertThat(engine.get(bytes("k2"))).as("past the head").isNull();
+  }
+
+  private void write(int records) {
+    for (int i = 0; i < records; i++) {
+      log.append(0, bytes("k" + i), new LongSerde().toBytes((long) i));
+    }
+  }
+
+  private StoreInstance instance() {
+    return new StoreInstance(spec, 0, new CachedStore<>("counts of Partition 0", spec, engine,
+        null), null, null, -1);
+  }
+
+  private ChangelogRestorer restorer(SystemAdmin admin, long headWaitMillis) {
+    return new ChangelogRestorer("memory", new MemorySystemFactory().consumer(context()), admin,
+        new SingleWriterCounter(), new SingleWriterCounter(), 1, headWaitMillis);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The memory changelog's real head, except that the first answers stop at {@code head}. */
+  private final class LaggingAdmin implements SystemAdmin {
+    final AtomicInteger asked = new AtomicInteger();
+    private final int lagging;
+    private final long head;
+
+    LaggingAdmin(int lagging, long head) {
+      this.lagging = lagging;
+      this.head = head;
+    }
+
+    @Override
+    public int partitionCount(StreamSpec stream) {
+      return 1;
+    }
+
+    @Override
+    public StreamMetadata metadata(StreamSpec stream, int partition) {
+      long upcoming = asked.getAndIncrement() < lagging ? head : log.size(partition);
+      return new StreamMetadata(0, upcoming - 1, upcoming, false);
+    }
+
+    @Override
+    public int ensureOutput(StreamSpec stream, int partitions) {
+      return 1;
+    }
+  }
+
+  private static SystemContext context() {
+    MetricsRegistry metrics = new DefaultMetricsRegistry(false);
+    return new SystemContext() {
+      @Override
+      public String systemName() {
+        return "memory";
+      }
+
+      @Override
+      public String jobName() {
+        return "restorer-test";
+      }
+
+      @Override
+      public int containerId() {
+        return 0;
+      }
+
+      @Override
+      public Map<String, String> systemConfig() {
+        return Map.of();
+      }
+
+      @Override
+      public Map<String, String> streamConfig(String streamId) {
+        return Map.of();
+      }
+
+      @Override
+      public Map<String, String> jobConfig() {
+        return Map.of();
+      }
+
+      @Override
+      public MetricsRegistry metrics() {
+        return metrics;
+      }
+    };
+  }
+}
