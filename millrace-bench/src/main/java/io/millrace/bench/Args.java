@@ -1,7 +1,10 @@
 package io.millrace.bench;
 
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** {@code --name value} options of a benchmark, with defaults. */
 public final class Args {
@@ -15,6 +18,40 @@ public final class Args {
       }
       values.put(args[i].substring(2), args[++i]);
     }
+  }
+
+  /**
+   * Refuses any option not in {@code known}, before a benchmark spends minutes on set-up with a
+   * misspelt one ignored.
+   *
+   * @throws IllegalArgumentException naming the unknown options and the known ones
+   */
+  public Args only(String... known) {
+    Set<String> allowed = Set.of(known);
+    List<String> unknown = values.keySet().stream().filter(k -> !allowed.contains(k))
+        .sorted().map(k -> "--" + k).toList();
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException("unknown option(s) " + unknown + "; known: "
+          + Arrays.stream(known).sorted().map(k -> "--" + k).toList());
+    }
+    return this;
+  }
+
+  /**
+   * A comma-separated list option whose every item must be one of {@code allowed}.
+   *
+   * @throws IllegalArgumentException naming the option, the bad items and the allowed ones
+   */
+  public List<String> getList(String name, String defaultValue,
+      List<String> allowed) {
+    List<String> items = Arrays.stream(get(name, defaultValue).split(","))
+        .map(String::trim).filter(v -> !v.isEmpty()).toList();
+    List<String> bad = items.stream().filter(v -> !allowed.contains(v)).toList();
+    if (!bad.isEmpty() || items.isEmpty()) {
+      throw new IllegalArgumentException("--" + name + ": " + (items.isEmpty() ? "empty"
+          : "unknown value(s) " + bad) + "; allowed: " + String.join(",", allowed));
+    }
+    return items;
   }
 
   /** A string option. */

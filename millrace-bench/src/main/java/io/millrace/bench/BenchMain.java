@@ -61,7 +61,16 @@ public final class BenchMain {
       System.exit(args.length == 0 ? 2 : 0);
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
-    switch (args[0]) {
+    try {
+      run(args[0], rest);
+    } catch (IllegalArgumentException e) { // a bad option, found before any work
+      System.err.println("error: bench " + args[0] + ": " + e.getMessage());
+      System.exit(2);
+    }
+  }
+
+  private static void run(String name, String[] rest) throws Throwable {
+    switch (name) {
       case "container" -> ContainerBench.main(rest);
       case "remote-io" -> RemoteIoBench.main(rest);
       case "sync-pool" -> SyncPoolBench.main(rest);
@@ -73,11 +82,11 @@ public final class BenchMain {
       case "store-count" -> StoreCountBench.main(rest);
       case "store-restore" -> RestoreBench.main(rest);
       case "rocksdb-get" -> RocksDbGetBench.main(rest);
-      case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(args[0], rest);
+      case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(name, rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       case "peers-store-count" -> peers("io.millrace.bench.peers.PeersStoreCountBench", rest);
       default -> {
-        System.err.println("unknown benchmark '" + args[0] + "'\n" + USAGE);
+        System.err.println("unknown benchmark '" + name + "'\n" + USAGE);
         System.exit(2);
       }
     }

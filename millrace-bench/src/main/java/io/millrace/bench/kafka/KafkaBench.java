@@ -35,7 +35,9 @@ public final class KafkaBench {
 
   /** Runs the rounds; see the class comment. */
   public static void main(String[] argv) throws Exception {
-    Args args = new Args(argv, 0);
+    // Options are checked first: a misspelt one must not cost a 10M-record load before failing.
+    Args args = new Args(argv, 0).only("records", "partitions", "runs", "warmup", "keys", "topic",
+        "modes", "jvm-opts", "peers-lib", "bootstrap", "broker-pid");
     long records = args.getLong("records", 10_000_000);
     int partitions = (int) args.getLong("partitions", 8);
     int runs = (int) args.getLong("runs", 3);
@@ -44,8 +46,8 @@ public final class KafkaBench {
     long keys = args.getLong("keys", 100_000);
     String topic = args.get("topic", "bench-in-" + partitions + "x" + records
         + (keys == 100_000 ? "" : "-k" + keys));
-    List<String> modes = new ArrayList<>(List.of(args.get("modes",
-        "raw,consume,passthrough,streams").split(",")));
+    List<String> modes = new ArrayList<>(args.getList("modes", "raw,consume,passthrough,streams",
+        List.of("raw", "consume", "passthrough", "count", "streams", "streams-count")));
     List<String> jvm = List.of(args.get("jvm-opts", "-Xmx2g").trim().split("\\s+"));
     Path peersLib = Path.of(args.get("peers-lib", "millrace-bench/target/peers-lib"));
     if (modes.contains("streams") && !Files.isDirectory(peersLib)) {

@@ -13,17 +13,18 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code millrace run job.properties [--set key=value ...]} and
- * {@code millrace config check job.properties [--set key=value ...]}.
+ * {@code millrace run [--classpath ...] job.properties [--set key=value ...]}, {@code millrace
+ * config check ...} and {@code millrace status ...}; {@code --classpath} adds the jars or class
+ * directories that hold the job's own classes (its task, serdes, systems).
  *
  * <p>Exit codes: 0 success, 1 the job failed, 2 bad usage or configuration, 130 stopped by Ctrl-C
  * (after a clean commit).
  */
 public final class Main {
   static final String USAGE = String.join("\n",
-      "usage: millrace run <job.properties> [--set key=value ...]",
-      "       millrace config check <job.properties> [--set key=value ...]",
-      "       millrace status <job.properties> [--set key=value ...]",
+      "usage: millrace run [--classpath <jar|dir>[:...]] <job.properties> [--set key=value ...]",
+      "       millrace config check [--classpath ...] <job.properties> [--set key=value ...]",
+      "       millrace status [--classpath ...] <job.properties> [--set key=value ...]",
       "       millrace bench <name> [options]   (see millrace bench --help)");
 
   private Main() {}
@@ -35,6 +36,24 @@ public final class Main {
 
   /** Runs the command line and returns the exit code. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    try {
+      return command(args, out, err);
+    } finally {
+      // Back to the caller's loader (a test runs commands in-process), closing --classpath's.
+      ClassLoader used = Thread.currentThread().getContextClassLoader();
+      Thread.currentThread().setContextClassLoader(loader);
+      if (used != loader && used instanceof java.net.URLClassLoader userClasses) {
+        try {
+          userClasses.close();
+        } catch (java.io.IOException e) {
+          err.println("warning: cannot close the --classpath jars: " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  private static int command(String[] args, PrintStream out, PrintStream err) {
     try {
       if (args.length >= 2 && args[0].equals("run")) {
         return runJob(load(args, 1), out, err);
@@ -74,18 +93,38 @@ public final class Main {
     }
   }
 
-  private static JobConfig load(String[] args, int fileArg) {
+  /**
+   * Reads the job file named among {@code args} from {@code first} on, with its {@code --set}
+   * overrides, and puts the {@code --classpath} entries (the user's jars and class directories)
+   * on a class loader that becomes this thread's context class loader, where the job's classes
+   * are looked up; the job's threads inherit it.
+   */
+  private static JobConfig load(String[] args, int first) {
     List<String> overrides = new ArrayList<>();
-    for (int i = fileArg + 1; i < args.length; i++) {
-      if (args[i].equals("--set") && i + 1 < args.length) {
-        overrides.add(args[++i]);
-      } else if (args[i].startsWith("--set=")) {
-        overrides.add(args[i].substring(6));
+    List<String> classpath = new ArrayList<>();
+    String file = null;
+    for (int i = first; i < args.length; i++) {
+      String arg = args[i];
+      if ((arg.equals("--set") || arg.equals("--classpath")) && i + 1 < args.length) {
+        (arg.equals("--set") ? overrides : classpath).add(args[++i]);
+      } else if (arg.startsWith("--set=")) {
+        overrides.add(arg.substring("--set=".length()));
+      } else if (arg.startsWith("--classpath=")) {
+        classpath.add(arg.substring("--classpath=".length()));
+      } else if (file == null && !arg.startsWith("--")) {
+        file = arg;
       } else {
-        throw new ConfigException("unexpected argument '" + args[i] + "'\n" + USAGE);
+        throw new ConfigException("unexpected argument '" + arg + "'\n" + USAGE);
       }
     }
-    return JobConfig.load(Path.of(args[fileArg]), overrides);
+    if (file == null) {
+      throw new ConfigException("no job file given\n" + USAGE);
+    }
+    if (!classpath.isEmpty()) {
+      Thread.currentThread().setContextClassLoader(UserClasspath.loader(classpath,
+          Main.class.getClassLoader()));
+    }
+    return JobConfig.load(Path.of(file), overrides);
   }
 
   private static int runJob(JobConfig config, PrintStream out, PrintStream err) {

@@ -337,7 +337,8 @@ public final class JobPlanner {
       type = Class.forName(name, true, Thread.currentThread().getContextClassLoader());
     } catch (ClassNotFoundException e) {
       throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
-          + ": no such class on the classpath");
+          + ": no such class on the classpath (a task in your own jar or classes directory: "
+          + "millrace run --classpath <jar|dir> ...)");
     }
     if (!StreamTask.class.isAssignableFrom(type) && !AsyncStreamTask.class.isAssignableFrom(type)) {
       throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS

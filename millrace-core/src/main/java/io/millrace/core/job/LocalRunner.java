@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,7 @@ public final class LocalRunner {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final List<AutoCloseable> reporters = new ArrayList<>();
   private final JobCoordinator coordinator;
+  private final AtomicBoolean released = new AtomicBoolean();
   private volatile long startNanos;
 
   /** Builds the containers of a planned job. */
@@ -86,10 +88,13 @@ public final class LocalRunner {
     }
   }
 
-  /** Waits for every container to stop; true if they did within the time. */
+  /**
+   * Waits for every container to stop; true if they did within the time. The first call that
+   * sees them stopped closes the job's reporters, coordinator and systems.
+   */
   public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
     boolean stopped = done.await(timeout, unit);
-    if (stopped) {
+    if (stopped && released.compareAndSet(false, true)) {
       for (AutoCloseable reporter : reporters) {
         try {
           reporter.close();
@@ -106,6 +111,11 @@ public final class LocalRunner {
       plan.close();
     }
     return stopped;
+  }
+
+  /** Whether every container has stopped. */
+  public boolean isDone() {
+    return done.getCount() == 0;
   }
 
   /** Waits for every container to stop. */

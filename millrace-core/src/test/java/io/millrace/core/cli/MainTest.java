@@ -1,6 +1,7 @@
 package io.millrace.core.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.Collector;
 import io.millrace.api.Coordinator;
@@ -11,6 +12,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,11 +55,15 @@ class MainTest {
   }
 
   private Path job(Class<? extends StreamTask> task, String... extraLines) throws Exception {
+    return job(task.getName(), extraLines);
+  }
+
+  private Path job(String taskClass, String... extraLines) throws Exception {
     Path input = tmp.resolve("in.txt");
     Files.writeString(input, "one\ntwo\nboom\nthree\n");
     StringBuilder text = new StringBuilder()
         .append("job.name=cli-test\n")
-        .append("task.class=").append(task.getName()).append('\n')
+        .append("task.class=").append(taskClass).append('\n')
         .append("task.inputs=lines\n")
         .append("task.outputs=out\n")
         .append("streams.lines.system=file\n")
@@ -136,5 +144,92 @@ class MainTest {
     Path file = job(UpperCaseTask.class);
     assertThat(main("run", file.toString(), "--set=job.container.count=zero")).isEqualTo(2);
     assertThat(err()).contains("job.container.count").contains("'zero'");
+  }
+
+  /**
+   * A task compiled at test time into a jar of its own, as a user's project builds one: on no
+   * classpath the test runs with.
+   */
+  private Path userJar() throws Exception {
+    Path source = tmp.resolve("src/acme/ReverseTask.java");
+    Files.createDirectories(source.getParent());
+    Files.writeString(source, """
+        package acme;
+
+        import io.millrace.api.Collector;
+        import io.millrace.api.Coordinator;
+        import io.millrace.api.Envelope;
+        import io.millrace.api.StreamTask;
+
+        public final class ReverseTask implements StreamTask {
+          @Override
+          public void process(Envelope e, Collector out, Coordinator c) {
+            out.send("out", 0, null, new StringBuilder((String) e.value()).reverse().toString());
+          }
+        }
+        """);
+    Path classes = tmp.resolve("classes");
+    String api = Path.of(StreamTask.class.getProtectionDomain().getCodeSource().getLocation()
+        .toURI()).toString();
+    int compiled = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d",
+        classes.toString(), "-cp", api, source.toString());
+    assertThat(compiled).as("javac exit code").isZero();
+    Path jar = tmp.resolve("lib/user-task.jar");
+    Files.createDirectories(jar.getParent());
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+      out.putNextEntry(new JarEntry("acme/ReverseTask.class"));
+      out.write(Files.readAllBytes(classes.resolve("acme/ReverseTask.class")));
+      out.closeEntry();
+    }
+    return jar;
+  }
+
+  @Test
+  void runWithClasspathRunsATaskFromTheUsersOwnJar() throws Exception {
+    ClassLoader callers = Thread.currentThread().getContextClassLoader();
+    Path jar = userJar();
+    Path file = job("acme.ReverseTask", "streams.out.file.truncate=true");
+    assertThatThrownBy(() -> Class.forName("acme.ReverseTask")).as("not on the test's classpath")
+        .isInstanceOf(ClassNotFoundException.class);
+
+    assertThat(main("run", "--classpath", jar.toString(), file.toString())).as(err()).isZero();
+    assertThat(Files.readAllLines(tmp.resolve("out/part-00000")))
+        .containsExactly("eno", "owt", "moob", "eerht");
+
+    // A directory of jars, written as for java -cp, after the file; and config check too.
+    out.reset();
+    String dirOfJars = jar.getParent() + "/*";
+    assertThat(main("run", file.toString(), "--classpath=" + dirOfJars)).as(err()).isZero();
+    assertThat(main("config", "check", "--classpath", dirOfJars, file.toString())).isZero();
+    assertThat(Thread.currentThread().getContextClassLoader())
+        .as("the caller's loader is back").isSameAs(callers);
+  }
+
+  @Test
+  void aTaskNotOnTheClasspathExitsTwoSayingHowToAddItsJar() throws Exception {
+    Path file = job("acme.ReverseTask");
+    assertThat(main("run", file.toString())).isEqualTo(2);
+    assertThat(err()).contains("task.class").contains("acme.ReverseTask")
+        .contains("--classpath");
+  }
+
+  @Test
+  void aClasspathEntryThatDoesNotExistExitsTwoNamingIt() throws Exception {
+    Path file = job("acme.ReverseTask");
+    assertThat(main("run", "--classpath", tmp.resolve("missing.jar").toString(),
+        file.toString())).isEqualTo(2);
+    assertThat(err()).contains("--classpath entry").contains("missing.jar")
+        .contains("does not exist");
+
+    err.reset();
+    Files.writeString(tmp.resolve("notes.txt"), "not a jar");
+    assertThat(main("run", "--classpath", tmp.resolve("notes.txt").toString(),
+        file.toString())).isEqualTo(2);
+    assertThat(err()).contains("notes.txt").contains("neither a directory nor a .jar");
+
+    err.reset();
+    assertThat(main("run", "--classpath", tmp.resolve("nowhere") + "/*", file.toString()))
+        .isEqualTo(2);
+    assertThat(err()).contains("no such directory");
   }
 }

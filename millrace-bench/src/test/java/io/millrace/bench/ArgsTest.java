@@ -1,0 +1,37 @@
+package io.millrace.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.bench.kafka.KafkaBench;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A benchmark's options are checked before it starts any work. */
+class ArgsTest {
+  @Test
+  void anUnknownOptionIsRefusedNamingItAndTheKnownOnes() {
+    Args args = new Args(new String[] {"--records", "10", "--mode", "raw"}, 0);
+    assertThatThrownBy(() -> args.only("records", "modes"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--mode").hasMessageContaining("known: [--modes, --records]");
+  }
+
+  @Test
+  void aListOptionRefusesValuesOutsideTheAllowedOnes() {
+    Args args = new Args(new String[] {"--modes", "raw,consum"}, 0);
+    assertThatThrownBy(() -> args.getList("modes", "raw", List.of("raw", "consume")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--modes").hasMessageContaining("[consum]")
+        .hasMessageContaining("allowed: raw,consume");
+    assertThat(new Args(new String[0], 0).getList("modes", "raw, consume",
+        List.of("raw", "consume"))).containsExactly("raw", "consume");
+  }
+
+  @Test
+  void theKafkaBenchmarkRefusesAMisspeltModeBeforeStartingABroker() {
+    // No broker is started and no topic loaded: the options fail first, within milliseconds.
+    assertThatThrownBy(() -> KafkaBench.main(new String[] {"--modes", "passthru"}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("passthru");
+  }
+}

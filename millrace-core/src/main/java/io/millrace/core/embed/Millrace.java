@@ -1,0 +1,85 @@
+package io.millrace.core.embed;
+
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
+import io.millrace.core.job.JobPlan;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.loop.Clock;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Runs a job inside your own process, from a properties file, a {@link Properties}, a map, or a
+ * {@link #job builder}. Each call plans the job (a bad configuration throws a
+ * {@link ConfigException} naming the key) and returns once its containers are running on their
+ * own threads; the job then runs until its bounded inputs end, it fails, or it is stopped.
+ *
+ * <pre>{@code
+ * try (RunningJob job = Millrace.start(Path.of("wordcount.properties"))) {
+ *   job.join(); // waits for the end; throws JobFailedException if the job failed
+ * }
+ * }</pre>
+ *
+ * <p>The job's classes (its task, serdes, systems) are loaded through the calling thread's
+ * context class loader, or through the task class's own loader when the builder is given it.
+ */
+public final class Millrace {
+  private Millrace() {}
+
+  /** Starts the job a {@code .properties} file describes. */
+  public static RunningJob start(Path propertiesFile) {
+    return start(JobConfig.load(propertiesFile, List.of()));
+  }
+
+  /** Starts the job the properties describe. */
+  public static RunningJob start(Properties properties) {
+    Map<String, String> values = new HashMap<>();
+    for (String name : properties.stringPropertyNames()) {
+      values.put(name, properties.getProperty(name).trim());
+    }
+    return start(JobConfig.of(values));
+  }
+
+  /** Starts the job the keys and values describe. */
+  public static RunningJob start(Map<String, String> config) {
+    return start(JobConfig.of(config));
+  }
+
+  /** Starts a job from a loaded configuration. */
+  public static RunningJob start(JobConfig config) {
+    return start(config, Thread.currentThread().getContextClassLoader());
+  }
+
+  /** A builder for a job named {@code name}. */
+  public static JobBuilder job(String name) {
+    return new JobBuilder(name);
+  }
+
+  /**
+   * Plans and starts a job with {@code loader} as the context class loader of the planning and
+   * of the job's threads (they inherit it from the thread that starts them).
+   */
+  static RunningJob start(JobConfig config, ClassLoader loader) {
+    Thread thread = Thread.currentThread();
+    ClassLoader previous = thread.getContextClassLoader();
+    thread.setContextClassLoader(loader);
+    try {
+      JobPlan plan = JobPlanner.plan(config);
+      LocalRunner runner;
+      try {
+        runner = new LocalRunner(plan, Clock.SYSTEM);
+      } catch (RuntimeException e) {
+        plan.close();
+        throw e;
+      }
+      runner.start();
+      return new RunningJob(runner);
+    } finally {
+      thread.setContextClassLoader(previous);
+    }
+  }
+}

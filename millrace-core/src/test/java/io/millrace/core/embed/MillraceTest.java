@@ -1,0 +1,151 @@
+package io.millrace.core.embed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.StreamTask;
+import io.millrace.api.config.ConfigException;
+import io.millrace.core.system.memory.MemoryStream;
+import io.millrace.core.system.memory.MemoryStreams;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Running a job from the user's own code: start, wait, stop, and how a failure is reported. */
+class MillraceTest {
+  @TempDir Path tmp;
+
+  /** Upper-cases each line to output "out". */
+  public static class UpperCaseTask implements StreamTask {
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      collector.send("out", 0, null, ((String) envelope.value()).toUpperCase());
+    }
+  }
+
+  /** Throws on the line "boom". */
+  public static class ExplodingTask implements StreamTask {
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      if ("boom".equals(envelope.value())) {
+        throw new IllegalStateException("exploded");
+      }
+    }
+  }
+
+  private Properties fileJob(Class<?> task) throws Exception {
+    Path input = tmp.resolve("in.txt");
+    Files.writeString(input, "one\ntwo\nboom\nthree\n");
+    Properties p = new Properties();
+    p.setProperty("job.name", "embedded");
+    p.setProperty("task.class", task.getName());
+    p.setProperty("task.inputs", "lines");
+    p.setProperty("task.outputs", "out");
+    p.setProperty("streams.lines.system", "file");
+    p.setProperty("streams.lines.physical.name", input.toString());
+    p.setProperty("streams.out.system", "file");
+    p.setProperty("streams.out.physical.name", tmp.resolve("out").toString());
+    p.setProperty("job.state.dir", tmp.resolve("state").toString());
+    return p;
+  }
+
+  private java.util.List<String> output() throws Exception {
+    return Files.readAllLines(tmp.resolve("out/part-00000"));
+  }
+
+  @Test
+  void aJobFromAPropertiesFileRunsToTheEndOfItsInput() throws Exception {
+    Path file = tmp.resolve("job.properties");
+    try (var writer = Files.newBufferedWriter(file)) {
+      fileJob(UpperCaseTask.class).store(writer, null);
+    }
+    try (RunningJob job = Millrace.start(file)) {
+      job.join();
+      assertThat(job.isDone()).isTrue();
+      assertThat(job.failure()).isEmpty();
+      assertThat(job.processed()).isEqualTo(4);
+      assertThat(job.name()).isEqualTo("embedded");
+    }
+    assertThat(output()).containsExactly("ONE", "TWO", "BOOM", "THREE");
+  }
+
+  @Test
+  void aBuiltJobRunsLikeTheSameKeysFromAFile() throws Exception {
+    Path input = tmp.resolve("in.txt");
+    Files.writeString(input, "a\nb\n");
+    JobBuilder builder = Millrace.job("built")
+        .task(UpperCaseTask.class)
+        .input("lines", "file", input.toString())
+        .output("out", "file", tmp.resolve("out").toString())
+        .set("job.state.dir", tmp.resolve("state").toString());
+    assertThat(builder.config()).containsEntry("task.inputs", "lines")
+        .containsEntry("streams.lines.system", "file")
+        .containsEntry("task.class", UpperCaseTask.class.getName());
+
+    try (RunningJob job = builder.start()) {
+      job.join();
+    }
+    assertThat(output()).containsExactly("A", "B");
+  }
+
+  @Test
+  void aFailedJobIsReportedByJoinWithItsCause() throws Exception {
+    try (RunningJob job = Millrace.start(fileJob(ExplodingTask.class))) {
+      assertThatThrownBy(job::join).isInstanceOf(JobFailedException.class)
+          .hasMessageContaining("job embedded failed").hasMessageContaining("exploded")
+          .satisfies(e -> assertThat(((JobFailedException) e).jobName()).isEqualTo("embedded"))
+          .cause().isNotNull();
+      assertThat(job.failure()).isPresent();
+      assertThat(job.isDone()).isTrue();
+    }
+  }
+
+  @Test
+  void stopCommitsAndEndsAJobWhoseInputNeverEnds() throws Exception {
+    String name = "embedded-" + UUID.randomUUID();
+    MemoryStream stream = MemoryStreams.create(name, 1); // never sealed: the job waits for more
+    try {
+      for (int i = 0; i < 3; i++) {
+        stream.append(0, "k", "v" + i);
+      }
+      RunningJob job = Millrace.start(Map.of(
+          "job.name", "endless",
+          "task.class", ExplodingTask.class.getName(),
+          "task.inputs", "in",
+          "streams.in.system", "memory",
+          "streams.in.physical.name", name,
+          "job.state.dir", tmp.resolve("state").toString()));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (job.processed() < 3 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(job.processed()).isEqualTo(3);
+      assertThat(job.isDone()).as("still waiting for input").isFalse();
+
+      job.stop();
+      assertThat(job.isDone()).isTrue();
+      assertThat(job.failure()).isEmpty();
+      job.close(); // a second stop is harmless
+      assertThat(job.await(Duration.ZERO)).isTrue();
+    } finally {
+      MemoryStreams.drop(name);
+    }
+  }
+
+  @Test
+  void aBadConfigurationThrowsNamingTheKeyBeforeAnythingRuns() throws Exception {
+    Properties p = fileJob(UpperCaseTask.class);
+    p.setProperty("job.container.count", "zero");
+    assertThatThrownBy(() -> Millrace.start(p)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("job.container.count").hasMessageContaining("zero");
+    assertThat(tmp.resolve("out")).doesNotExist();
+  }
+}

@@ -1,0 +1,505 @@
+package io.millrace.test;
+
+import io.millrace.api.AsyncStreamTask;
+import io.millrace.api.ClosableTask;
+import io.millrace.api.Coordinator;
+import io.millrace.api.EndOfStreamListener;
+import io.millrace.api.Envelope;
+import io.millrace.api.InitableTask;
+import io.millrace.api.StreamTask;
+import io.millrace.api.WindowableTask;
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.config.JobConfig;
+import io.millrace.api.store.KeyValueStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one task under a test's control, in the spirit of Kafka Streams' TopologyTestDriver: no
+ * broker, no run loop, no thread of the driver's own. The test pipes messages into the task's
+ * input partitions, advances a clock that fires the window timer and the commits, reads what the
+ * task sent per output, fills and reads its stores, and ends its inputs.
+ *
+ * <pre>{@code
+ * try (TaskTestDriver driver = TaskTestDriver.forJob(Path.of("jobs/count-by-key.properties"))
+ *     .build()) {
+ *   driver.pipe("views", "alice", "/home");
+ *   driver.pipe("views", "alice", "/cart");
+ *   driver.advanceTime(Duration.ofSeconds(1));                    // task.window.ms=1000
+ *   assertThat(driver.values("out")).containsExactly(2L);
+ * }
+ * }</pre>
+ *
+ * <p>The task is built as its job builds it: its class, inputs, outputs, window and commit
+ * intervals and stores come from the job's keys (a file, a map, or the builder's own); the job's
+ * systems are not used. Stores are real (RocksDB when the job says so and it is on the test's
+ * classpath) in a temporary directory, written through their serdes. {@link InitableTask#init}
+ * runs at the first pipe, time advance or end of stream, so a test can fill stores first.
+ *
+ * <p>An async task's calls may complete on threads of the task's own (a client's): their outputs
+ * show once the task completes the call; {@link #awaitCalls} waits for them. Built with
+ * {@link Builder#holdCalls()}, a completed call's outputs stay held until the test releases it
+ * ({@link Call#release}), in whatever order the test chooses. The driver does not bound the calls
+ * in flight: {@code task.max.concurrency} and {@code task.ordering} are the run loop's.
+ *
+ * <p>Not thread-safe: one test thread drives it.
+ */
+public final class TaskTestDriver implements AutoCloseable {
+  private final Object task;
+  private final int partition;
+  private final List<String> inputs;
+  private final Set<String> ended = new LinkedHashSet<>();
+  private final Map<String, Long> nextOffset = new HashMap<>();
+  private final CapturedOutputs outputs;
+  private final TaskStores stores;
+  private final DriverContext context;
+  private final Requests requests = new Requests();
+  private final AsyncCalls calls;
+  private final long windowMs;
+  private final long commitMs;
+  private long now;
+  private long nextWindow;
+  private long nextCommit;
+  private int commits;
+  private boolean initialized;
+  private boolean closed;
+
+  private TaskTestDriver(Builder b) {
+    JobConfig config = new JobConfig(b.config, b.source);
+    String taskClass = config.required("task.class");
+    this.task = newTask(taskClass, b.loader);
+    this.partition = b.partition;
+    this.inputs = config.getList("task.inputs");
+    if (inputs.isEmpty()) {
+      throw new ConfigException("task.inputs: the task needs at least one input ("
+          + config.source() + ")");
+    }
+    this.now = b.startMillis;
+    this.windowMs = config.getLong("task.window.ms", -1, Long.MIN_VALUE);
+    this.commitMs = config.getLong("task.commit.ms", 60_000, Long.MIN_VALUE);
+    this.nextWindow = windowMs > 0 ? now + windowMs : Long.MAX_VALUE;
+    this.nextCommit = commitMs > 0 ? now + commitMs : Long.MAX_VALUE;
+    Map<String, Integer> outputPartitions = new LinkedHashMap<>();
+    for (String output : config.getList("task.outputs")) {
+      outputPartitions.put(output, config.getInt("streams." + output + ".partitions", 1, 1));
+    }
+    this.outputs = new CapturedOutputs(outputPartitions, () -> now);
+    this.stores = TaskStores.open(config, b.stateDir, partition);
+    this.calls = new AsyncCalls(outputs, b.holdCalls);
+    this.context = new DriverContext(partition, inputs, config.asMap(), outputs, stores);
+  }
+
+  /** A driver for a task class; give its inputs and outputs with the builder. */
+  public static Builder forTask(Class<?> taskClass) {
+    return new Builder(new LinkedHashMap<>(Map.of("task.class", taskClass.getName())),
+        "the test driver's configuration", taskClass.getClassLoader());
+  }
+
+  /** A driver for the task of a job's {@code .properties} file, with the job's keys. */
+  public static Builder forJob(Path propertiesFile) {
+    JobConfig config = JobConfig.load(propertiesFile, List.of());
+    return new Builder(new LinkedHashMap<>(config.asMap()), config.source(),
+        Thread.currentThread().getContextClassLoader());
+  }
+
+  /** A driver for the task of a job given as keys and values. */
+  public static Builder forJob(Map<String, String> config) {
+    return new Builder(new LinkedHashMap<>(config), "the test driver's configuration",
+        Thread.currentThread().getContextClassLoader());
+  }
+
+  // ---------------------------------------------------------------- input
+
+  /** Pipes a message into the task's partition of {@code stream}, stamped with the clock. */
+  public void pipe(String stream, Object key, Object value) {
+    pipe(stream, key, value, now);
+  }
+
+  /**
+   * Pipes a message with its own timestamp; the task sees it at the next offset of that stream
+   * partition (0, 1, 2, ...), as one message of a real input.
+   *
+   * @throws TaskFailure if the task throws (or an async call of it failed)
+   */
+  public void pipe(String stream, Object key, Object value, long timestamp) {
+    checkInput(stream);
+    if (ended.contains(stream)) {
+      throw new IllegalStateException("input " + stream + " has ended: nothing more can be piped");
+    }
+    start();
+    long offset = nextOffset.merge(stream, 1L, Long::sum) - 1;
+    Envelope envelope = new Envelope(stream, partition, offset, key, value, timestamp, 0);
+    if (task instanceof AsyncStreamTask async) {
+      AsyncCalls.Call call = calls.begin(envelope);
+      try {
+        invoke("message " + envelope, () -> async.processAsync(envelope, call.collector(),
+            requests, call));
+      } catch (TaskFailure e) {
+        calls.abandon(call);
+        throw e;
+      }
+    } else {
+      invoke("message " + envelope, () -> ((StreamTask) task).process(envelope,
+          outputs.collector(), requests));
+    }
+    afterCall();
+  }
+
+  /**
+   * Ends an input, as a bounded input's end: once every input has ended (and every async call
+   * has completed), the task's {@link EndOfStreamListener#onEndOfStream} runs and a commit
+   * follows.
+   */
+  public void endOfStream(String stream) {
+    checkInput(stream);
+    start();
+    if (!ended.add(stream) || ended.size() < inputs.size()) {
+      return;
+    }
+    if (calls.holding() && calls.inFlight() > 0) {
+      throw new IllegalStateException(calls.inFlight() + " async call(s) not released: release "
+          + "them before the inputs end, as the loop waits for them");
+    }
+    awaitCalls(Duration.ofSeconds(30));
+    if (task instanceof EndOfStreamListener listener) {
+      invoke("end of stream", () -> listener.onEndOfStream(outputs.collector(), requests));
+    }
+    commit();
+  }
+
+  /**
+   * Runs what the task asked to run when its container runs out of messages
+   * ({@code TaskContext.whenIdle}), as the loop does once per idle spell.
+   */
+  public void idle() {
+    start();
+    for (Runnable action : context.idleActions()) {
+      invoke("idle action", action::run);
+    }
+    afterCall();
+  }
+
+  // ---------------------------------------------------------------- time
+
+  /**
+   * Moves the clock on, firing on the way each window ({@code task.window.ms}) and commit
+   * ({@code task.commit.ms}) that falls due, in time order, each at its own time.
+   */
+  public void advanceTime(Duration by) {
+    if (by.isNegative()) {
+      throw new IllegalArgumentException("time only moves forward: " + by);
+    }
+    start();
+    long until = now + by.toMillis();
+    while (Math.min(nextWindow, nextCommit) <= until) {
+      if (nextWindow <= nextCommit) {
+        now = nextWindow;
+        nextWindow += windowMs;
+        if (task instanceof WindowableTask windowable) {
+          invoke("window", () -> windowable.window(outputs.collector(), requests));
+        }
+        afterCall();
+      } else {
+        now = nextCommit;
+        nextCommit += commitMs;
+        commit();
+      }
+    }
+    now = until;
+  }
+
+  /** The driver's clock, in ms since the epoch; it starts at the builder's start time. */
+  public long time() {
+    return now;
+  }
+
+  // ---------------------------------------------------------------- output
+
+  /** Everything the task sent to {@code stream} so far, in order. */
+  public List<Output> outputs(String stream) {
+    return outputs.of(stream);
+  }
+
+  /** The values the task sent to {@code stream} so far, in order. */
+  public List<Object> values(String stream) {
+    return outputs.of(stream).stream().map(Output::value).toList();
+  }
+
+  /** The keys and values the task sent to {@code stream}, the last value of each key winning. */
+  public Map<Object, Object> lastValues(String stream) {
+    Map<Object, Object> last = new LinkedHashMap<>();
+    for (Output o : outputs.of(stream)) {
+      last.put(o.key(), o.value());
+    }
+    return last;
+  }
+
+  /** Forgets the outputs captured so far (of every stream). */
+  public void clearOutputs() {
+    outputs.clear();
+  }
+
+  // ---------------------------------------------------------------- stores, requests, calls
+
+  /** The task's instance of a store the job declares: the test may read and write it. */
+  public <K, V> KeyValueStore<K, V> store(String name) {
+    return stores.get(name);
+  }
+
+  /** Commits so far: timed, requested by the task, and the one after the inputs ended. */
+  public int commits() {
+    return commits;
+  }
+
+  /** Whether the task asked to shut down ({@link Coordinator#shutdown}). */
+  public boolean shutdownRequested() {
+    return requests.shutdown != null;
+  }
+
+  /** Async calls begun and not yet completed (or, when holding, not yet released). */
+  public int inFlight() {
+    return calls.inFlight();
+  }
+
+  /**
+   * Waits until the task has completed every async call it began; without
+   * {@link Builder#holdCalls()} their outputs are then visible.
+   *
+   * @throws TaskFailure if a call failed
+   * @throws IllegalStateException if they did not complete within {@code timeout}
+   */
+  public void awaitCalls(Duration timeout) {
+    try {
+      calls.awaitCompleted(timeout.toNanos());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for async calls", e);
+    }
+    calls.throwIfFailed();
+  }
+
+  /** The calls held for the test to release ({@link Builder#holdCalls()}), oldest first. */
+  public List<Call> heldCalls() {
+    return calls.held();
+  }
+
+  /** An async call the driver holds: its message, whether the task completed it, its release. */
+  public interface Call {
+    /** The message the call is for. */
+    Envelope envelope();
+
+    /** Whether the task has completed (or failed) it. */
+    boolean completedByTask();
+
+    /**
+     * Makes the call's outputs visible, as the loop does when it takes the completion.
+     *
+     * @throws IllegalStateException if the task has not completed it yet
+     * @throws TaskFailure if the task failed it
+     */
+    void release();
+  }
+
+  /** Closes the task ({@link ClosableTask}) and its stores, and deletes its temporary files. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (initialized && task instanceof ClosableTask closable) {
+        invoke("close", closable::close);
+      }
+    } finally {
+      stores.close();
+    }
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private void start() {
+    if (closed) {
+      throw new IllegalStateException("the driver is closed");
+    }
+    if (requests.shutdown != null) {
+      throw new IllegalStateException("the task asked to shut down (" + requests.shutdown
+          + "): it gets nothing more");
+    }
+    calls.throwIfFailed();
+    if (!initialized) {
+      initialized = true;
+      if (task instanceof InitableTask initable) {
+        invoke("init", () -> initable.init(context));
+      }
+    }
+  }
+
+  private void afterCall() {
+    if (requests.commit) {
+      requests.commit = false;
+      commit();
+    }
+  }
+
+  private void commit() {
+    stores.flush();
+    commits++;
+  }
+
+  private void checkInput(String stream) {
+    if (!inputs.contains(stream)) {
+      throw new IllegalArgumentException("'" + stream + "' is not one of the task's inputs "
+          + inputs + " (task.inputs)");
+    }
+  }
+
+  private interface Body {
+    void run() throws Exception;
+  }
+
+  private void invoke(String what, Body body) {
+    try {
+      body.run();
+    } catch (TaskFailure e) {
+      throw e;
+    } catch (Exception e) { // a send the collector refused too: the job would fail the same way
+      throw new TaskFailure("task threw on " + what + ": " + e, e);
+    }
+  }
+
+  private static Object newTask(String name, ClassLoader loader) {
+    Class<?> type;
+    try {
+      type = Class.forName(name, true, loader);
+    } catch (ClassNotFoundException e) {
+      throw new ConfigException("bad value '" + name + "' for task.class: no such class on the "
+          + "test's classpath");
+    }
+    if (!StreamTask.class.isAssignableFrom(type) && !AsyncStreamTask.class.isAssignableFrom(type)) {
+      throw new ConfigException("task.class " + name + " implements neither StreamTask nor "
+          + "AsyncStreamTask");
+    }
+    try {
+      return type.getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new ConfigException("cannot create task.class " + name + " with its no-argument "
+          + "constructor: " + e);
+    }
+  }
+
+  /** What the task asked of its coordinator during the last call. */
+  private static final class Requests implements Coordinator {
+    boolean commit;
+    Scope shutdown;
+
+    @Override
+    public void commit(Scope scope) {
+      commit = true;
+    }
+
+    @Override
+    public void shutdown(Scope scope) {
+      shutdown = scope;
+    }
+  }
+
+  /** Configures a driver. */
+  public static final class Builder {
+    private final Map<String, String> config;
+    private final String source;
+    private final ClassLoader loader;
+    private int partition;
+    private long startMillis;
+    private Path stateDir;
+    private boolean holdCalls;
+
+    private Builder(Map<String, String> config, String source, ClassLoader loader) {
+      this.config = config;
+      this.source = source;
+      this.loader = loader;
+    }
+
+    /** Adds input streams ({@code task.inputs}). */
+    public Builder input(String... ids) {
+      return append("task.inputs", ids);
+    }
+
+    /** Adds output streams ({@code task.outputs}). */
+    public Builder output(String... ids) {
+      return append("task.outputs", ids);
+    }
+
+    /** Sets a key of the job, e.g. {@code task.window.ms} or {@code stores.counts.factory}. */
+    public Builder set(String key, String value) {
+      config.put(key, value);
+      return this;
+    }
+
+    /** The partition number the task serves (default 0). */
+    public Builder partition(int number) {
+      this.partition = number;
+      return this;
+    }
+
+    /** Where the clock starts, in ms since the epoch (default 0). */
+    public Builder startTime(long epochMillis) {
+      this.startMillis = epochMillis;
+      return this;
+    }
+
+    /** Where the stores' files go (default: a temporary directory, deleted at close). */
+    public Builder stateDir(Path dir) {
+      this.stateDir = dir;
+      return this;
+    }
+
+    /** Holds each completed async call until the test releases it ({@link #heldCalls}). */
+    public Builder holdCalls() {
+      this.holdCalls = true;
+      return this;
+    }
+
+    /** Builds the driver; the task's {@code init} waits for the first interaction. */
+    public TaskTestDriver build() {
+      return new TaskTestDriver(this);
+    }
+
+    private Builder append(String key, String... ids) {
+      List<String> all = new ArrayList<>();
+      String current = config.get(key);
+      if (current != null && !current.isBlank()) {
+        all.add(current);
+      }
+      all.addAll(List.of(ids));
+      config.put(key, String.join(",", all));
+      return this;
+    }
+  }
+
+  /** A temporary directory for stores, deleted with everything in it. */
+  static Path tempDir() {
+    try {
+      return Files.createTempDirectory("millrace-test-driver");
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot create a temporary directory for the stores", e);
+    }
+  }
+
+  static void awaitNanos(Object monitor, long deadline) throws InterruptedException {
+    long left = deadline - System.nanoTime();
+    if (left > 0) {
+      TimeUnit.NANOSECONDS.timedWait(monitor, left);
+    }
+  }
+}
