@@ -77,19 +77,83 @@ class DistributionTest {
     assertThat(run.output).contains("acme.NowhereTask").contains("--classpath");
   }
 
+  /**
+   * {@code millrace new}'s project, as its README says to use it: built offline against the
+   * artifacts this build installed (its own test, on the test driver, runs in the build), then
+   * its jar runs the job. The Kafka variant is built and tested (its test needs no broker).
+   */
+  @Test
+  void theNewCommandWritesAProjectThatBuildsOfflineTestsItselfAndRuns() throws Exception {
+    assertInstalledArtifactsAreThisBuilds();
+    Result written = millrace("new", "page-counts", "--package", "org.acme.views");
+    assertThat(written.exit).as(written.output).isZero();
+    Path project = tmp.resolve("page-counts");
+
+    Result build = run(project, 600, mvn(), "-o", "-B", "-q", "package");
+    assertThat(build.exit).as(build.output).isZero();
+    assertThat(project.resolve("target/surefire-reports")).isDirectoryContaining(
+        p -> p.getFileName().toString().equals("TEST-org.acme.views.CountTaskTest.xml"));
+
+    Result job = run(project, 120, javaCommand(), "-Xmx256m", "-jar", "target/page-counts.jar",
+        "job.properties");
+    assertThat(job.exit).as(job.output).isZero();
+    assertThat(job.output).contains("job page-counts done: 6 messages");
+    assertThat(Files.readAllLines(project.resolve("output/counts/part-00000")))
+        .containsExactly("alice\t1", "bob\t1", "alice\t2", "carol\t1", "alice\t3", "bob\t2");
+
+    assertThat(millrace("new", "kafka-counts", "--kafka").exit).isZero();
+    Result kafkaBuild = run(tmp.resolve("kafka-counts"), 600, mvn(), "-o", "-B", "-q",
+        "package");
+    assertThat(kafkaBuild.exit).as(kafkaBuild.output).isZero();
+    assertThat(tmp.resolve("kafka-counts/target/kafka-counts.jar")).exists();
+  }
+
+  /** The project builds against the local repository: it must hold this build's artifacts. */
+  private static void assertInstalledArtifactsAreThisBuilds() throws IOException {
+    String version = System.getProperty("millrace.version");
+    Path installed = Path.of(System.getProperty("millrace.local.repository"),
+        "io/millrace/millrace-core", version, "millrace-core-" + version + ".jar");
+    Path built = Path.of(System.getProperty("millrace.core.jar"));
+    assertThat(Files.exists(installed) && Files.mismatch(installed, built) == -1)
+        .as("the local repository's %s is this build's %s: run the tests with mvn install (the "
+            + "README's test command), which installs each module before the next one's tests",
+            installed, built).isTrue();
+  }
+
+  private static String mvn() {
+    return Path.of(System.getProperty("maven.home"), "bin", "mvn").toString();
+  }
+
+  private static String javaCommand() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
   private record Result(int exit, String output) {}
+
+  /** Runs a command in {@code dir}; its output goes to a file, so a hang meets the time-out. */
+  private static Result run(Path dir, int timeoutSeconds, String... command) throws Exception {
+    Path log = Files.createTempFile(tmp, "command", ".log");
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).directory(dir.toFile());
+    builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    builder.environment().put("MILLRACE_OPTS", "-Xmx256m");
+    builder.environment().put("MAVEN_OPTS", "-Xmx512m -Dmaven.repo.local="
+        + System.getProperty("millrace.local.repository"));
+    Process process = builder.start();
+    boolean exited = process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
+    if (!exited) {
+      process.destroyForcibly();
+    }
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    assertThat(exited).as("%s exited within %d s; it printed:%n%s", List.of(command),
+        timeoutSeconds, output).isTrue();
+    return new Result(process.exitValue(), output);
+  }
 
   private static Result millrace(String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(home.resolve("bin/millrace").toString()));
     command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-        .directory(tmp.toFile());
-    builder.environment().put("MILLRACE_OPTS", "-Xmx256m");
-    builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    Process process = builder.start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("exited").isTrue();
-    return new Result(process.exitValue(), output);
+    return run(tmp, 120, command.toArray(String[]::new));
   }
 
   private static Path job(String task) throws IOException {

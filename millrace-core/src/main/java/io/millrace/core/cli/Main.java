@@ -25,6 +25,7 @@ public final class Main {
       "usage: millrace run [--classpath <jar|dir>[:...]] <job.properties> [--set key=value ...]",
       "       millrace config check [--classpath ...] <job.properties> [--set key=value ...]",
       "       millrace status [--classpath ...] <job.properties> [--set key=value ...]",
+      "       millrace new <dir> [--package <java.package>] [--kafka]   (a Maven project)",
       "       millrace bench <name> [options]   (see millrace bench --help)");
 
   private Main() {}
@@ -57,6 +58,9 @@ public final class Main {
     try {
       if (args.length >= 2 && args[0].equals("run")) {
         return runJob(load(args, 1), out, err);
+      }
+      if (args.length >= 1 && args[0].equals("new")) {
+        return NewProject.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
       }
       if (args.length >= 2 && args[0].equals("status")) {
         JobConfig config = load(args, 1);
