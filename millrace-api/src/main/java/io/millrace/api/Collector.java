@@ -6,6 +6,11 @@ package io.millrace.api;
  *
  * <p>Streams are named by their id in the job's properties ({@code streams.<id>.*}) and must be
  * listed in {@code task.outputs}. The {@link OutputStream} overloads skip the name lookup.
+ *
+ * <p>A message sent while processing an input message carries that message's timestamp (as in
+ * Kafka Streams), unless it is sent with its own; one sent from {@code window}, an end of stream
+ * or a scheduled callback has none (-1: on Kafka, the producer's clock). Headers are sent only
+ * when given: an input's headers are not copied on their own.
  */
 public interface Collector {
   /**
@@ -44,4 +49,23 @@ public interface Collector {
    * {@link TaskContext#output(String)}.
    */
   void send(OutputStream stream, int partition, Object key, Object value);
+
+  /**
+   * Sends a message with its own timestamp and headers.
+   *
+   * @param stream the id of an output stream listed in {@code task.outputs}
+   * @param partition the partition, or -1 to let the output system choose from the key
+   * @param key the message key, or {@code null}
+   * @param value the message value
+   * @param timestamp milliseconds since the epoch, or -1 for the input message's timestamp
+   * @param headers the headers ({@link Headers#EMPTY} for none); a system without headers (files)
+   *     drops them
+   * @throws IllegalArgumentException if the stream or the partition does not exist
+   */
+  void send(String stream, int partition, Object key, Object value, long timestamp,
+      Headers headers);
+
+  /** As {@link #send(String, int, Object, Object, long, Headers)}, to a resolved output. */
+  void send(OutputStream stream, int partition, Object key, Object value, long timestamp,
+      Headers headers);
 }

@@ -20,6 +20,7 @@ public final class Envelope {
   private final long timestamp;
   private final int sizeInBytes;
   private final Throwable readError;
+  private final Headers headers;
 
   /**
    * Creates an envelope for a message that was read and deserialized.
@@ -35,12 +36,24 @@ public final class Envelope {
   public Envelope(
       String stream, int partition, long offset, Object key, Object value, long timestamp,
       int sizeInBytes) {
-    this(stream, partition, offset, key, value, timestamp, sizeInBytes, null);
+    this(stream, partition, offset, key, value, timestamp, sizeInBytes, null, Headers.EMPTY);
+  }
+
+  /**
+   * Creates an envelope for a message with headers.
+   *
+   * @param headers the message's headers ({@link Headers#EMPTY} if it has none)
+   */
+  public Envelope(
+      String stream, int partition, long offset, Object key, Object value, long timestamp,
+      int sizeInBytes, Headers headers) {
+    this(stream, partition, offset, key, value, timestamp, sizeInBytes, null, headers);
   }
 
   private Envelope(
       String stream, int partition, long offset, Object key, Object value, long timestamp,
-      int sizeInBytes, Throwable readError) {
+      int sizeInBytes, Throwable readError, Headers headers) {
+    this.headers = headers == null ? Headers.EMPTY : headers;
     this.stream = stream;
     this.partition = partition;
     this.offset = offset;
@@ -66,7 +79,8 @@ public final class Envelope {
     if (error == null) {
       throw new IllegalArgumentException("an unreadable envelope needs the error");
     }
-    return new Envelope(stream, partition, offset, rawKey, rawValue, timestamp, sizeInBytes, error);
+    return new Envelope(stream, partition, offset, rawKey, rawValue, timestamp, sizeInBytes, error,
+        Headers.EMPTY);
   }
 
   /** The id of the input stream this message came from. */
@@ -97,6 +111,11 @@ public final class Envelope {
   /** The timestamp in milliseconds since the epoch, or -1 when the system has none. */
   public long timestamp() {
     return timestamp;
+  }
+
+  /** The message's headers; {@link Headers#EMPTY} if it has none (or its system has none). */
+  public Headers headers() {
+    return headers;
   }
 
   /** The message's serialized size in bytes, as the system estimated it. */

@@ -81,7 +81,7 @@ final class AsyncCalls {
 
     CallImpl(Envelope envelope) {
       this.envelope = envelope;
-      this.collector = outputs.collectorInto(sent);
+      this.collector = outputs.collectorInto(sent, envelope.timestamp());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.millrace.test;
 
 import io.millrace.api.Collector;
+import io.millrace.api.Headers;
 import io.millrace.api.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,8 @@ final class CapturedOutputs {
   private final Map<String, Integer> partitions;
   private final LongSupplier clock;
   private final Map<String, List<Output>> sent = new java.util.LinkedHashMap<>();
-  private final Collector direct = new Sink(null);
+  private long processing = -1;
+  private final Collector direct = new Sink(null, () -> processing);
 
   CapturedOutputs(Map<String, Integer> partitions, LongSupplier clock) {
     this.partitions = partitions;
@@ -24,14 +26,18 @@ final class CapturedOutputs {
     partitions.keySet().forEach(s -> sent.put(s, new ArrayList<>()));
   }
 
-  /** The collector whose sends are captured at once. */
-  Collector collector() {
+  /**
+   * The collector whose sends are captured at once; they carry {@code inputTimestamp} (-1: sent
+   * outside a message), as the job's collector does.
+   */
+  Collector collector(long inputTimestamp) {
+    processing = inputTimestamp;
     return direct;
   }
 
   /** A collector whose sends go to {@code held} until {@link #addAll} (an async call's). */
-  Collector collectorInto(List<Output> held) {
-    return new Sink(held);
+  Collector collectorInto(List<Output> held, long inputTimestamp) {
+    return new Sink(held, () -> inputTimestamp);
   }
 
   synchronized void addAll(List<Output> outputs) {
@@ -66,37 +72,56 @@ final class CapturedOutputs {
 
   private final class Sink implements Collector {
     private final List<Output> held;
+    /** The timestamp of the message the sends are for (-1: none), their default. */
+    private final LongSupplier inputTimestamp;
 
-    Sink(List<Output> held) {
+    Sink(List<Output> held, LongSupplier inputTimestamp) {
       this.held = held;
+      this.inputTimestamp = inputTimestamp;
     }
 
     @Override
     public void send(String stream, Object key, Object value) {
-      add(output(stream), -1, key, value);
+      add(output(stream), -1, key, value, -1, Headers.EMPTY);
     }
 
     @Override
     public void send(String stream, int partition, Object key, Object value) {
-      add(output(stream), partition, key, value);
+      add(output(stream), partition, key, value, -1, Headers.EMPTY);
     }
 
     @Override
     public void send(OutputStream stream, Object key, Object value) {
-      add(stream, -1, key, value);
+      add(stream, -1, key, value, -1, Headers.EMPTY);
     }
 
     @Override
     public void send(OutputStream stream, int partition, Object key, Object value) {
-      add(stream, partition, key, value);
+      add(stream, partition, key, value, -1, Headers.EMPTY);
     }
 
-    private void add(OutputStream stream, int partition, Object key, Object value) {
+    @Override
+    public void send(String stream, int partition, Object key, Object value, long timestamp,
+        Headers headers) {
+      add(output(stream), partition, key, value, timestamp, headers);
+    }
+
+    @Override
+    public void send(OutputStream stream, int partition, Object key, Object value,
+        long timestamp, Headers headers) {
+      add(stream, partition, key, value, timestamp, headers);
+    }
+
+    private void add(OutputStream stream, int partition, Object key, Object value,
+        long timestamp, Headers headers) {
       if (partition < -1 || partition >= stream.partitionCount()) {
         throw new IllegalArgumentException("partition " + partition + " of output "
             + stream.id() + " does not exist (it has " + stream.partitionCount() + ")");
       }
-      Output o = new Output(stream.id(), partition, key, value, clock.getAsLong());
+      Output o = new Output(stream.id(), partition, key, value,
+          timestamp != -1 ? timestamp : inputTimestamp.getAsLong(),
+          headers == null ? Headers.EMPTY : headers,
+          clock.getAsLong());
       if (held != null) {
         synchronized (held) {
           held.add(o);

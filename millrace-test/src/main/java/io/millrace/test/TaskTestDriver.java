@@ -5,6 +5,7 @@ import io.millrace.api.ClosableTask;
 import io.millrace.api.Coordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
+import io.millrace.api.Headers;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
 import io.millrace.api.WindowableTask;
@@ -132,13 +133,19 @@ public final class TaskTestDriver implements AutoCloseable {
    * @throws TaskFailure if the task throws (or an async call of it failed)
    */
   public void pipe(String stream, Object key, Object value, long timestamp) {
+    pipe(stream, key, value, timestamp, Headers.EMPTY);
+  }
+
+  /** Pipes a message with its own timestamp and headers. */
+  public void pipe(String stream, Object key, Object value, long timestamp, Headers headers) {
     checkInput(stream);
     if (ended.contains(stream)) {
       throw new IllegalStateException("input " + stream + " has ended: nothing more can be piped");
     }
     start();
     long offset = nextOffset.merge(stream, 1L, Long::sum) - 1;
-    Envelope envelope = new Envelope(stream, partition, offset, key, value, timestamp, 0);
+    Envelope envelope = new Envelope(stream, partition, offset, key, value, timestamp, 0,
+        headers);
     if (task instanceof AsyncStreamTask async) {
       AsyncCalls.Call call = calls.begin(envelope);
       try {
@@ -150,7 +157,7 @@ public final class TaskTestDriver implements AutoCloseable {
       }
     } else {
       invoke("message " + envelope, () -> ((StreamTask) task).process(envelope,
-          outputs.collector(), requests));
+          outputs.collector(timestamp), requests));
     }
     afterCall();
   }
@@ -172,7 +179,7 @@ public final class TaskTestDriver implements AutoCloseable {
     }
     awaitCalls(Duration.ofSeconds(30));
     if (task instanceof EndOfStreamListener listener) {
-      invoke("end of stream", () -> listener.onEndOfStream(outputs.collector(), requests));
+      invoke("end of stream", () -> listener.onEndOfStream(outputs.collector(-1), requests));
     }
     commit();
   }
@@ -183,6 +190,7 @@ public final class TaskTestDriver implements AutoCloseable {
    */
   public void idle() {
     start();
+    outputs.collector(-1);
     for (Runnable action : context.idleActions()) {
       invoke("idle action", action::run);
     }
@@ -206,7 +214,7 @@ public final class TaskTestDriver implements AutoCloseable {
         now = nextWindow;
         nextWindow += windowMs;
         if (task instanceof WindowableTask windowable) {
-          invoke("window", () -> windowable.window(outputs.collector(), requests));
+          invoke("window", () -> windowable.window(outputs.collector(-1), requests));
         }
         afterCall();
       } else {

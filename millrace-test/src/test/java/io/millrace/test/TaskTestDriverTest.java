@@ -9,6 +9,7 @@ import io.millrace.api.Collector;
 import io.millrace.api.Coordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
+import io.millrace.api.Headers;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
 import io.millrace.api.TaskCallback;
@@ -98,10 +99,33 @@ class TaskTestDriverTest {
       assertThat(driver.values("out")).containsExactly("x@in/3/0/1000", "y@in/3/1/42",
           "z@other/3/0/1000");
       assertThat(driver.outputs("out").get(0)).isEqualTo(new Output("out", -1, "a",
-          "x@in/3/0/1000", 1_000));
+          "x@in/3/0/1000", 1_000, Headers.EMPTY, 1_000));
+      assertThat(driver.outputs("out").get(1).timestamp()).as("the input's").isEqualTo(42);
       assertThat(driver.lastValues("out")).containsOnlyKeys("a", "b");
       driver.clearOutputs();
       assertThat(driver.outputs("out")).isEmpty();
+    }
+  }
+
+  /** Sends each message on with a header of its own added, at the message's time plus one. */
+  public static class TraceTask implements StreamTask {
+    @Override
+    public void process(Envelope e, Collector out, Coordinator coordinator) {
+      out.send("out", -1, e.key(), e.value(), e.timestamp() + 1,
+          e.headers().with("seen-by", "trace"));
+    }
+  }
+
+  @Test
+  void headersAndTimestampsReachTheTaskAndItsOutputs() {
+    try (TaskTestDriver driver = TaskTestDriver.forTask(TraceTask.class).input("in")
+        .output("out").build()) {
+      driver.pipe("in", "k", "v", 100, Headers.of("trace-id", "abc"));
+      Output o = driver.outputs("out").get(0);
+      assertThat(o.timestamp()).isEqualTo(101);
+      assertThat(o.headers().lastString("trace-id")).isEqualTo("abc");
+      assertThat(o.headers().lastString("seen-by")).isEqualTo("trace");
+      assertThat(o.headers().size()).isEqualTo(2);
     }
   }
 
@@ -111,9 +135,10 @@ class TaskTestDriverTest {
       driver.advanceTime(Duration.ofMillis(999));
       assertThat(driver.values("windows")).isEmpty();
       driver.advanceTime(Duration.ofMillis(1));
-      assertThat(driver.outputs("windows")).extracting(Output::timestamp).containsExactly(1000L);
+      assertThat(driver.outputs("windows")).extracting(Output::sentAt).containsExactly(1000L);
+      assertThat(driver.outputs("windows")).extracting(Output::timestamp).containsExactly(-1L);
       driver.advanceTime(Duration.ofMillis(4_500));
-      assertThat(driver.outputs("windows")).extracting(Output::timestamp)
+      assertThat(driver.outputs("windows")).extracting(Output::sentAt)
           .containsExactly(1000L, 2000L, 3000L, 4000L, 5000L);
       assertThat(driver.commits()).isEqualTo(1); // at 5000
       assertThat(driver.time()).isEqualTo(5_500);

@@ -33,6 +33,15 @@ public interface SystemProducer {
   void send(int index, int partition, Object key, Object value, long timestamp);
 
   /**
+   * Sends one message with headers. Default: without them, for a system that cannot carry
+   * headers (files); a system that can overrides this. Only called with headers to send.
+   */
+  default void send(int index, int partition, Object key, Object value, long timestamp,
+      io.millrace.api.Headers headers) {
+    send(index, partition, key, value, timestamp);
+  }
+
+  /**
    * Makes every message sent so far durable (written, acknowledged), or throws. A commit calls
    * this before it writes a checkpoint.
    */

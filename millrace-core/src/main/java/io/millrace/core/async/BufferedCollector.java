@@ -1,6 +1,7 @@
 package io.millrace.core.async;
 
 import io.millrace.api.Collector;
+import io.millrace.api.Headers;
 import io.millrace.api.OutputStream;
 import io.millrace.core.output.TaskCollector;
 import java.util.ArrayList;
@@ -13,40 +14,58 @@ import java.util.List;
  */
 public final class BufferedCollector implements Collector {
   private final TaskCollector target;
+  private final long inputTimestamp;
   private List<Object[]> sends;
 
-  /** A collector holding sends for {@code target}. */
-  public BufferedCollector(TaskCollector target) {
+  /**
+   * A collector holding sends for {@code target}, of a message with timestamp
+   * {@code inputTimestamp}: its sends carry it (they reach the target after other messages').
+   */
+  public BufferedCollector(TaskCollector target, long inputTimestamp) {
     this.target = target;
+    this.inputTimestamp = inputTimestamp;
   }
 
   @Override
   public void send(String stream, Object key, Object value) {
-    target.route(stream); // fail fast, on the caller's thread, for a stream that is not an output
-    hold(stream, -1, key, value);
+    send(stream, -1, key, value, -1, Headers.EMPTY);
   }
 
   @Override
   public void send(String stream, int partition, Object key, Object value) {
-    target.route(stream);
-    hold(stream, partition, key, value);
+    send(stream, partition, key, value, -1, Headers.EMPTY);
   }
 
   @Override
   public void send(OutputStream stream, Object key, Object value) {
-    hold(stream, -1, key, value);
+    send(stream, -1, key, value, -1, Headers.EMPTY);
   }
 
   @Override
   public void send(OutputStream stream, int partition, Object key, Object value) {
-    hold(stream, partition, key, value);
+    send(stream, partition, key, value, -1, Headers.EMPTY);
   }
 
-  private synchronized void hold(Object stream, int partition, Object key, Object value) {
+  @Override
+  public void send(String stream, int partition, Object key, Object value, long timestamp,
+      Headers headers) {
+    target.route(stream); // fail fast, on the caller's thread, for a stream that is not an output
+    hold(stream, partition, key, value, timestamp, headers);
+  }
+
+  @Override
+  public void send(OutputStream stream, int partition, Object key, Object value, long timestamp,
+      Headers headers) {
+    hold(stream, partition, key, value, timestamp, headers);
+  }
+
+  private synchronized void hold(Object stream, int partition, Object key, Object value,
+      long timestamp, Headers headers) {
     if (sends == null) {
       sends = new ArrayList<>(2);
     }
-    sends.add(new Object[] {stream, partition, key, value});
+    sends.add(new Object[] {stream, partition, key, value,
+        timestamp == -1 ? inputTimestamp : timestamp, headers == null ? Headers.EMPTY : headers});
   }
 
   /** Sends what was held, in order. Loop thread, after the message completed. */
@@ -55,10 +74,13 @@ public final class BufferedCollector implements Collector {
       return;
     }
     for (Object[] send : sends) {
+      long timestamp = (Long) send[4];
+      Headers headers = (Headers) send[5];
       if (send[0] instanceof String stream) {
-        target.send(stream, (Integer) send[1], send[2], send[3]);
+        target.send(stream, (Integer) send[1], send[2], send[3], timestamp, headers);
       } else {
-        target.send((OutputStream) send[0], (Integer) send[1], send[2], send[3]);
+        target.send((OutputStream) send[0], (Integer) send[1], send[2], send[3], timestamp,
+            headers);
       }
     }
     sends = null;

@@ -67,8 +67,10 @@ final class ErrorHandler {
     if (policy == ErrorPolicy.SKIP) {
       skipped.inc();
     } else {
+      // With the message's timestamp and headers: a dead letter is that message, set aside.
       deadLetters.send(-1, envelope.key(), new DeadLetter(envelope.stream(), envelope.partition(),
-          envelope.offset(), envelope.key(), envelope.value(), error.toString(), stage));
+          envelope.offset(), envelope.key(), envelope.value(), error.toString(), stage),
+          envelope.timestamp(), envelope.headers());
       deadLettered.inc();
     }
   }

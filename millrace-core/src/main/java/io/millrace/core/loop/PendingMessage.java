@@ -47,7 +47,7 @@ final class PendingMessage implements TaskCallback {
     this.partition = partition;
     this.slot = slot;
     this.envelope = envelope;
-    this.collector = new BufferedCollector(task.collector);
+    this.collector = new BufferedCollector(task.collector, envelope.timestamp());
   }
 
   @Override

@@ -583,6 +583,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         Envelope e = buffer.poll();
         try {
           if (e.readError() == null) {
+            t.collector.processing(e.timestamp()); // its outputs carry its timestamp
             task.process(e, t.collector, t.coordinator);
           } else {
             errors.unreadable(t, e);
@@ -597,6 +598,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     } finally {
       // Written once per delivery, not per message; on a failure it stays at the last good one.
       p.lastOffset = last;
+      t.collector.processing(-1); // a window or callback after this sends with no timestamp
     }
     if (started != 0) {
       processTimer.update(clock.nanoTime() - started);

@@ -1,5 +1,6 @@
 package io.millrace.core.output;
 
+import io.millrace.api.Headers;
 import io.millrace.api.OutputStream;
 import io.millrace.api.system.SystemProducer;
 
@@ -28,12 +29,19 @@ public final class OutputRoute implements OutputStream {
     return partitionCount;
   }
 
-  /** Sends one message; {@code partition} -1 lets the producer choose. */
-  public void send(int partition, Object key, Object value) {
+  /**
+   * Sends one message; {@code partition} -1 lets the producer choose, {@code timestamp} -1 leaves
+   * it unset, empty {@code headers} take the producer's plain path.
+   */
+  public void send(int partition, Object key, Object value, long timestamp, Headers headers) {
     if (partition >= partitionCount || partition < -1) {
       throw new IllegalArgumentException("partition " + partition + " of output " + id
           + " does not exist: it has " + partitionCount + " partitions");
     }
-    producer.send(index, partition, key, value, -1);
+    if (headers.isEmpty()) {
+      producer.send(index, partition, key, value, timestamp);
+    } else {
+      producer.send(index, partition, key, value, timestamp, headers);
+    }
   }
 }

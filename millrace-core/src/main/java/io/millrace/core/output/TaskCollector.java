@@ -1,6 +1,7 @@
 package io.millrace.core.output;
 
 import io.millrace.api.Collector;
+import io.millrace.api.Headers;
 import io.millrace.api.OutputStream;
 import java.util.Map;
 
@@ -16,6 +17,8 @@ public final class TaskCollector implements Collector {
   private final String taskName;
   private String lastName;
   private OutputRoute lastRoute;
+  /** The timestamp of the message being processed, which its outputs carry; -1 outside one. */
+  private long inputTimestamp = -1;
 
   /** A collector over the container's output routes. */
   public TaskCollector(Map<String, OutputRoute> routes, String taskName) {
@@ -38,23 +41,45 @@ public final class TaskCollector implements Collector {
     return route;
   }
 
+  /**
+   * The loop is handing the task a message with this timestamp (-1: none, outside a message):
+   * sends default to it. A field write per message, no allocation.
+   */
+  public void processing(long timestamp) {
+    inputTimestamp = timestamp;
+  }
+
   @Override
   public void send(String stream, Object key, Object value) {
-    route(stream).send(-1, key, value);
+    route(stream).send(-1, key, value, inputTimestamp, Headers.EMPTY);
   }
 
   @Override
   public void send(String stream, int partition, Object key, Object value) {
-    route(stream).send(partition, key, value);
+    route(stream).send(partition, key, value, inputTimestamp, Headers.EMPTY);
   }
 
   @Override
   public void send(OutputStream stream, Object key, Object value) {
-    ((OutputRoute) stream).send(-1, key, value);
+    ((OutputRoute) stream).send(-1, key, value, inputTimestamp, Headers.EMPTY);
   }
 
   @Override
   public void send(OutputStream stream, int partition, Object key, Object value) {
-    ((OutputRoute) stream).send(partition, key, value);
+    ((OutputRoute) stream).send(partition, key, value, inputTimestamp, Headers.EMPTY);
+  }
+
+  @Override
+  public void send(String stream, int partition, Object key, Object value, long timestamp,
+      Headers headers) {
+    route(stream).send(partition, key, value, timestamp == -1 ? inputTimestamp : timestamp,
+        headers == null ? Headers.EMPTY : headers);
+  }
+
+  @Override
+  public void send(OutputStream stream, int partition, Object key, Object value, long timestamp,
+      Headers headers) {
+    ((OutputRoute) stream).send(partition, key, value, timestamp == -1 ? inputTimestamp
+        : timestamp, headers == null ? Headers.EMPTY : headers);
   }
 }

@@ -1,6 +1,7 @@
 package io.millrace.kafka.consume;
 
 import io.millrace.api.Envelope;
+import io.millrace.api.Headers;
 import io.millrace.api.Serde;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
@@ -23,6 +24,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -323,6 +325,21 @@ final class FetchThread implements Runnable {
     return true;
   }
 
+  /** The record's headers; records without any share {@link Headers#EMPTY} (no allocation). */
+  private static Headers headers(ConsumerRecord<byte[], byte[]> r) {
+    Header[] all = r.headers().toArray(); // Kafka's shared empty array when there are none
+    if (all.length == 0) {
+      return Headers.EMPTY;
+    }
+    String[] names = new String[all.length];
+    byte[][] values = new byte[all.length][];
+    for (int i = 0; i < all.length; i++) {
+      names[i] = all[i].key();
+      values[i] = all[i].value();
+    }
+    return Headers.wrap(names, values);
+  }
+
   private Envelope envelope(Partition p, ConsumerRecord<byte[], byte[]> r) {
     int size = Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
     StreamSpec stream = p.stream;
@@ -345,7 +362,8 @@ final class FetchThread implements Runnable {
               + " with " + stream.valueSerde().getClass().getSimpleName() + ": "
               + e.getMessage(), e));
     }
-    return new Envelope(stream.id(), r.partition(), r.offset(), key, value, r.timestamp(), size);
+    return new Envelope(stream.id(), r.partition(), r.offset(), key, value, r.timestamp(), size,
+        headers(r));
   }
 
   @SuppressWarnings("unchecked") // the stream's serde is declared for its objects

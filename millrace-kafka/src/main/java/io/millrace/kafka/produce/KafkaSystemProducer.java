@@ -1,5 +1,6 @@
 package io.millrace.kafka.produce;
 
+import io.millrace.api.Headers;
 import io.millrace.api.Serde;
 import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.metrics.Counter;
@@ -9,13 +10,17 @@ import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.coordinate.KafkaCoordinatorSettings;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -148,6 +153,19 @@ public final class KafkaSystemProducer implements SystemProducer {
 
   @Override
   public void send(int index, int partition, Object key, Object value, long timestamp) {
+    send(index, partition, key, value, timestamp, (Iterable<Header>) null);
+  }
+
+  @Override
+  public void send(int index, int partition, Object key, Object value, long timestamp,
+      Headers headers) {
+    List<Header> kafkaHeaders = new ArrayList<>(headers.size());
+    headers.forEach((name, bytes) -> kafkaHeaders.add(new RecordHeader(name, bytes)));
+    send(index, partition, key, value, timestamp, kafkaHeaders);
+  }
+
+  private void send(int index, int partition, Object key, Object value, long timestamp,
+      Iterable<Header> headers) {
     throwIfFailed();
     if (transaction != null) {
       transaction.beforeSend();
@@ -155,7 +173,7 @@ public final class KafkaSystemProducer implements SystemProducer {
     byte[] k = key == null ? null : keySerdes[index].toBytes(key);
     byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
     producer.send(new ProducerRecord<>(topics[index], partition < 0 ? null : partition,
-        timestamp < 0 ? null : timestamp, k, v), callbacks[index]);
+        timestamp < 0 ? null : timestamp, k, v, headers), callbacks[index]);
   }
 
   /** KafkaProducer is thread-safe, and the serdes and topics are fixed before {@link #start}. */

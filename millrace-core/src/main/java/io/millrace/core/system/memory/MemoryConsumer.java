@@ -155,7 +155,7 @@ final class MemoryConsumer implements SystemConsumer {
     for (int i = 0; i < n; i++) {
       Envelope e = p.get(position[index] + i);
       scratch[i] = new Envelope(renamed[index], e.partition(), e.offset(), e.key(), e.value(),
-          e.timestamp(), e.sizeInBytes());
+          e.timestamp(), e.sizeInBytes(), e.headers());
     }
     sink.accept(index, scratch, 0, n);
     return n;

@@ -1,5 +1,6 @@
 package io.millrace.core.system.memory;
 
+import io.millrace.api.Headers;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemProducer;
 import java.util.ArrayList;
@@ -29,7 +30,13 @@ final class MemoryProducer implements SystemProducer {
 
   @Override
   public void send(int index, int partition, Object key, Object value, long timestamp) {
-    long offset = outputs.get(index).append(partition, key, value);
+    send(index, partition, key, value, timestamp, Headers.EMPTY);
+  }
+
+  @Override
+  public void send(int index, int partition, Object key, Object value, long timestamp,
+      Headers headers) {
+    long offset = outputs.get(index).append(partition, key, value, timestamp, headers);
     if (partition >= 0) {
       lastOffsets.get(index)[partition] = offset;
     }

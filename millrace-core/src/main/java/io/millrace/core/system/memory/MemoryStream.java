@@ -1,6 +1,7 @@
 package io.millrace.core.system.memory;
 
 import io.millrace.api.Envelope;
+import io.millrace.api.Headers;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -50,12 +51,21 @@ public final class MemoryStream {
    * @return the message's offset
    */
   public long append(int partition, Object key, Object value) {
+    return append(partition, key, value, -1, Headers.EMPTY);
+  }
+
+  /**
+   * Appends a message with a timestamp (-1: none) and headers.
+   *
+   * @return the message's offset
+   */
+  public long append(int partition, Object key, Object value, long timestamp, Headers headers) {
     int p = partition >= 0 ? partition : choose(key);
     MemoryPartition target = partitions[p];
     synchronized (target) {
       long offset = target.size();
-      target.append(new Envelope(envelopeStream, p, offset, key, value, -1,
-          sizeOf(key) + sizeOf(value)));
+      target.append(new Envelope(envelopeStream, p, offset, key, value, timestamp,
+          sizeOf(key) + sizeOf(value), headers));
       return offset;
     }
   }
