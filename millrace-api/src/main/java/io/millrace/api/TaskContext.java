@@ -45,4 +45,23 @@ public interface TaskContext {
    * @param action what to run; it must not block
    */
   void whenIdle(Runnable action);
+
+  /**
+   * Runs {@code callback} once, {@code delay} from now by the container's clock, on the task's
+   * loop thread between messages (Samza's {@code scheduleCallback}). A task that leaves the
+   * container (a rebalance) takes its callbacks with it. Call from {@code init}, {@code process},
+   * {@code window} or a callback.
+   *
+   * @throws IllegalArgumentException if {@code delay} is negative
+   */
+  Cancellable schedule(java.time.Duration delay, ScheduledCallback callback);
+
+  /**
+   * Runs {@code callback} every {@code interval}, the first time one interval from now (Kafka
+   * Streams' wall-clock punctuation), until cancelled. A run that falls behind (a long message)
+   * is not repeated to catch up: the next is one interval after the late one.
+   *
+   * @throws IllegalArgumentException if {@code interval} is not positive
+   */
+  Cancellable scheduleEvery(java.time.Duration interval, ScheduledCallback callback);
 }

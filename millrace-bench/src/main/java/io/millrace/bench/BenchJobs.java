@@ -36,6 +36,45 @@ public final class BenchJobs {
     return new long[] {elapsed, runner.processed()};
   }
 
+  /**
+   * As {@link #timeToEnd}, with a scraper fetching {@code /metrics} and {@code /status} from
+   * the job's {@code metrics.http.port} every {@code scrapeMs} while it runs, as Prometheus and
+   * an open status page would.
+   */
+  public static long[] timeToEndScraped(Map<String, String> config, long scrapeMs)
+      throws Throwable {
+    JobPlan plan = JobPlanner.plan(JobConfig.of(config));
+    LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    long start = System.nanoTime();
+    runner.start();
+    String base = "http://127.0.0.1:" + runner.httpPort();
+    Thread scraper = new Thread(() -> {
+      try {
+        while (!runner.isDone()) {
+          for (String path : new String[] {"/metrics", "/status"}) {
+            http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + path))
+                .build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+          }
+          Thread.sleep(scrapeMs);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (java.io.IOException e) {
+        // the job stopped its server between the check and the request
+      }
+    }, "bench-scraper");
+    scraper.setDaemon(true);
+    scraper.start();
+    runner.await();
+    long elapsed = System.nanoTime() - start;
+    scraper.interrupt();
+    if (runner.failure() != null) {
+      throw runner.failure();
+    }
+    return new long[] {elapsed, runner.processed()};
+  }
+
   /** Fails unless {@code actual} messages were processed. */
   public static void expect(long expected, long actual) {
     if (actual != expected) {

@@ -1,11 +1,14 @@
 package io.millrace.test;
 
+import io.millrace.api.Cancellable;
 import io.millrace.api.OutputStream;
+import io.millrace.api.ScheduledCallback;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.TaskContext;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.store.KeyValueStore;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,8 +23,11 @@ final class DriverContext implements TaskContext {
   private final MetricsRegistry metrics = new DefaultMetricsRegistry(false);
   private final List<Runnable> idleActions = new ArrayList<>();
 
+  private final DriverTimers timers;
+
   DriverContext(int partition, List<String> inputs, Map<String, String> config,
-      CapturedOutputs outputs, TaskStores stores) {
+      CapturedOutputs outputs, TaskStores stores, DriverTimers timers) {
+    this.timers = timers;
     this.partition = partition;
     for (String input : inputs) {
       this.inputs.add(new StreamPartition(config.getOrDefault("streams." + input + ".system",
@@ -65,6 +71,16 @@ final class DriverContext implements TaskContext {
   @Override
   public <K, V> KeyValueStore<K, V> store(String name) {
     return stores.get(name);
+  }
+
+  @Override
+  public Cancellable schedule(Duration delay, ScheduledCallback callback) {
+    return timers.schedule(delay, callback);
+  }
+
+  @Override
+  public Cancellable scheduleEvery(Duration interval, ScheduledCallback callback) {
+    return timers.scheduleEvery(interval, callback);
   }
 
   @Override

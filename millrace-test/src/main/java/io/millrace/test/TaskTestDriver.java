@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs one task under a test's control, in the spirit of Kafka Streams' TopologyTestDriver: no
  * broker, no run loop, no thread of the driver's own. The test pipes messages into the task's
- * input partitions, advances a clock that fires the window timer and the commits, reads what the
- * task sent per output, fills and reads its stores, and ends its inputs.
+ * input partitions, advances a clock that fires the window timer, the task's scheduled callbacks
+ * and the commits, reads what the task sent per output, fills and reads its stores, and ends its
+ * inputs.
  *
  * <pre>{@code
  * try (TaskTestDriver driver = TaskTestDriver.forJob(Path.of("jobs/count-by-key.properties"))
@@ -66,6 +67,7 @@ public final class TaskTestDriver implements AutoCloseable {
   private final DriverContext context;
   private final Requests requests = new Requests();
   private final AsyncCalls calls;
+  private final DriverTimers timers;
   private final long windowMs;
   private final long commitMs;
   private long now;
@@ -97,7 +99,8 @@ public final class TaskTestDriver implements AutoCloseable {
     this.outputs = new CapturedOutputs(outputPartitions, () -> now);
     this.stores = TaskStores.open(config, b.stateDir, partition);
     this.calls = new AsyncCalls(outputs, b.holdCalls);
-    this.context = new DriverContext(partition, inputs, config.asMap(), outputs, stores);
+    this.timers = new DriverTimers(() -> now);
+    this.context = new DriverContext(partition, inputs, config.asMap(), outputs, stores, timers);
   }
 
   /** A driver for a task class; give its inputs and outputs with the builder. */
@@ -200,8 +203,8 @@ public final class TaskTestDriver implements AutoCloseable {
   // ---------------------------------------------------------------- time
 
   /**
-   * Moves the clock on, firing on the way each window ({@code task.window.ms}) and commit
-   * ({@code task.commit.ms}) that falls due, in time order, each at its own time.
+   * Moves the clock on, firing on the way each scheduled callback, window ({@code task.window.ms})
+   * and commit ({@code task.commit.ms}) that falls due, in time order, each at its own time.
    */
   public void advanceTime(Duration by) {
     if (by.isNegative()) {
@@ -209,8 +212,16 @@ public final class TaskTestDriver implements AutoCloseable {
     }
     start();
     long until = now + by.toMillis();
-    while (Math.min(nextWindow, nextCommit) <= until) {
-      if (nextWindow <= nextCommit) {
+    while (Math.min(Math.min(nextWindow, nextCommit), timers.nextDue()) <= until) {
+      long callbackDue = timers.nextDue();
+      if (callbackDue <= nextWindow && callbackDue <= nextCommit) {
+        now = callbackDue;
+        DriverTimers.Timer timer = timers.poll();
+        invoke("scheduled callback", () -> timer.callback.onCallback(outputs.collector(-1),
+            requests));
+        timers.reschedule(timer);
+        afterCall();
+      } else if (nextWindow <= nextCommit) {
         now = nextWindow;
         nextWindow += windowMs;
         if (task instanceof WindowableTask windowable) {

@@ -310,4 +310,33 @@ class TaskTestDriverTest {
           .isInstanceOf(IllegalStateException.class).hasMessageContaining("not released");
     }
   }
+
+  /** Every 300 ms sends "tick", and once, 500 ms after init, "once"; windows every 1000 ms. */
+  public static class ScheduleTask implements StreamTask, InitableTask, WindowableTask {
+    @Override
+    public void init(TaskContext context) {
+      context.scheduleEvery(Duration.ofMillis(300), (out, c) -> out.send("out", null, "tick"));
+      context.schedule(Duration.ofMillis(500), (out, c) -> out.send("out", null, "once"));
+    }
+
+    @Override
+    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+
+    @Override
+    public void window(Collector out, Coordinator coordinator) {
+      out.send("out", null, "window");
+    }
+  }
+
+  @Test
+  void scheduledCallbacksFireWithWindowsInTimeOrderAsTheClockAdvances() {
+    try (TaskTestDriver driver = TaskTestDriver.forTask(ScheduleTask.class).input("in")
+        .output("out").set("task.window.ms", "1000").build()) {
+      driver.advanceTime(Duration.ofMillis(1_000));
+      assertThat(driver.outputs("out")).extracting(o -> o.value() + "@" + o.sentAt())
+          .containsExactly("tick@300", "once@500", "tick@600", "tick@900", "window@1000");
+      assertThatThrownBy(() -> driver.advanceTime(Duration.ofMillis(-5)))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
 }

@@ -36,20 +36,27 @@ public final class ContainerBench {
     int runs = (int) args.getLong("runs", 5);
     int batch = (int) args.getLong("batch-size", 1);
     int payload = (int) args.getLong("payload", 100);
+    // metrics.http.port on, /metrics and /status scraped this often while the job runs (0: off).
+    long scrapeMs = args.getLong("http-scrape-ms", 0);
     double[] rates = new double[runs];
     for (int run = 0; run < runs; run++) {
-      rates[run] = runOnce(mode, messages, partitions, batch, payload);
+      rates[run] = runOnce(mode, messages, partitions, batch, payload, scrapeMs);
       System.out.printf(Locale.ROOT, "run %d: %,.0f msg/s%n", run + 1, rates[run]);
     }
     System.out.printf(Locale.ROOT,
         "RESULT container mode=%s msgs_per_sec=%.0f min=%.0f max=%.0f runs=%d messages=%d "
-            + "partitions=%d batch_size=%d%n",
+            + "partitions=%d batch_size=%d http_scrape_ms=%d%n",
         mode, Stats.median(rates), Stats.min(rates), Stats.max(rates), runs, messages, partitions,
-        batch);
+        batch, scrapeMs);
   }
 
   static double runOnce(String mode, long messages, int partitions, int batch, int payload)
       throws Throwable {
+    return runOnce(mode, messages, partitions, batch, payload, 0);
+  }
+
+  static double runOnce(String mode, long messages, int partitions, int batch, int payload,
+      long scrapeMs) throws Throwable {
     Path state = Files.createTempDirectory("millrace-bench");
     try {
       Map<String, String> config = new HashMap<>();
@@ -67,9 +74,14 @@ public final class ContainerBench {
       config.put("streams.events.generator.payload.bytes", Integer.toString(payload));
       config.put("streams.events.generator.keys", "1000");
       config.put("streams.events.generator.mode", mode);
+      if (scrapeMs > 0) {
+        config.put("metrics.http.port", "0");
+        config.put("metrics.http.host", "127.0.0.1");
+      }
       MemoryStreams.drop("bench-events");
       System.gc();
-      long[] run = BenchJobs.timeToEnd(config); // planning fills the preloaded stream, untimed
+      long[] run = scrapeMs > 0 ? BenchJobs.timeToEndScraped(config, scrapeMs)
+          : BenchJobs.timeToEnd(config); // planning fills the preloaded stream, untimed
       BenchJobs.expect(messages, run[1]);
       MemoryStreams.drop("bench-events");
       return messages / (run[0] / 1e9);

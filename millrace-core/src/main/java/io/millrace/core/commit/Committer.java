@@ -35,6 +35,7 @@ import java.util.List;
  * <p>Loop thread only.
  */
 public final class Committer {
+  private volatile long lastCommitEpochMillis;
   private final int containerId;
   private final List<SystemProducer> producers;
   private final ContainerStores stores;
@@ -104,5 +105,11 @@ public final class Committer {
       stores.afterCheckpoint();
     }
     commits.inc();
+    lastCommitEpochMillis = System.currentTimeMillis();
+  }
+
+  /** When the last commit completed, in ms since the epoch; 0 before the first. Any thread. */
+  public long lastCommitEpochMillis() {
+    return lastCommitEpochMillis;
   }
 }

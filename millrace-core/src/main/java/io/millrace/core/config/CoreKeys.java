@@ -35,6 +35,8 @@ public final class CoreKeys {
   public static final String TIMERS_ENABLED = "metrics.timers.enabled";
   public static final String REPORTERS = "metrics.reporters";
   public static final String REPORTER_INTERVAL_MS = "metrics.reporter.interval.ms";
+  public static final String HTTP_PORT = "metrics.http.port";
+  public static final String HTTP_HOST = "metrics.http.host";
 
   // Stream keys, after "streams.<id>."
   public static final String S_SYSTEM = "system";
@@ -79,6 +81,8 @@ public final class CoreKeys {
       new ConfigKey(TIMERS_ENABLED, "false", "Record per-batch processing timers (two clock reads per batch)."),
       new ConfigKey(REPORTERS, "", "Comma-separated metrics reporters: log, jmx."),
       new ConfigKey(REPORTER_INTERVAL_MS, "60000", "How often the log reporter writes, in ms."),
+      new ConfigKey(HTTP_PORT, "-1", "Serve /metrics (Prometheus), /status (JSON) and / (a status page) on this port; 0: any free port; -1: off."),
+      new ConfigKey(HTTP_HOST, "0.0.0.0", "The address the metrics.http.port server listens on."),
       new ConfigKey("systems.<name>.factory", "the built-in system named <name>", "The system's factory: memory, file, or a SystemFactory class name."),
       new ConfigKey("streams.<id>.system", null, "The system the stream lives on (required for every stream used)."),
       new ConfigKey("streams.<id>.physical.name", "<id>", "The stream's name in its system (a topic, a path)."),

@@ -59,6 +59,8 @@ public final class ContainerFactory {
     CheckpointStore checkpoints = coordinator.checkpoints().orElse(plan.checkpointStore());
     Committer committer = new Committer(id, producerList, stores, checkpoints,
         plan.metrics().counter("container-" + id, "commits"));
+    plan.metrics().gauge("container-" + id, "last-commit-epoch-ms",
+        committer::lastCommitEpochMillis);
     boolean dispatched = AsyncStreamTask.class.isAssignableFrom(
         plan.taskConstructor().getDeclaringClass()) || plan.settings().async().poolSize() > 0;
     ContainerParts parts = new ContainerParts(id, plan.settings(), clock, plan.metrics(),

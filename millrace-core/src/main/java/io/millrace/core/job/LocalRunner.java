@@ -2,8 +2,10 @@ package io.millrace.core.job;
 
 import io.millrace.api.coordinator.JobCoordinator;
 import io.millrace.core.config.CoreKeys;
+import io.millrace.core.http.StatusServer;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.PartitionState;
+import io.millrace.core.loop.RunLoop;
 import io.millrace.core.metrics.JmxReporter;
 import io.millrace.core.metrics.LogReporter;
 import java.util.ArrayList;
@@ -29,6 +31,7 @@ public final class LocalRunner {
   private final JobCoordinator coordinator;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile long startNanos;
+  private volatile StatusServer statusServer;
 
   /** Builds the containers of a planned job. */
   public LocalRunner(JobPlan plan, Clock clock) {
@@ -59,6 +62,14 @@ public final class LocalRunner {
     }
     if (names.contains("jmx")) {
       reporters.add(new JmxReporter(plan.metrics(), plan.jobName()));
+    }
+    int httpPort = plan.config().getInt(CoreKeys.HTTP_PORT, -1, -1);
+    if (httpPort >= 0) {
+      List<RunLoop> loops = new ArrayList<>();
+      containers.forEach(c -> loops.add(c.loop()));
+      statusServer = StatusServer.start(plan.config().get(CoreKeys.HTTP_HOST, "0.0.0.0"),
+          httpPort, loops, plan.metrics(), plan.jobName(), plan.storesDir());
+      reporters.add(statusServer);
     }
     startNanos = System.nanoTime();
     for (Container container : containers) {
@@ -111,6 +122,12 @@ public final class LocalRunner {
       plan.close();
     }
     return stopped;
+  }
+
+  /** The port of the metrics and status server ({@code metrics.http.port}), or -1 if none. */
+  public int httpPort() {
+    StatusServer server = statusServer;
+    return server == null ? -1 : server.port();
   }
 
   /** Whether every container has stopped. */

@@ -9,6 +9,7 @@ import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.core.loop.PartitionSpec;
 import io.millrace.core.loop.TaskInstance;
+import io.millrace.core.loop.TaskScheduler;
 import io.millrace.core.loop.TaskSource;
 import io.millrace.core.loop.TaskSpec;
 import io.millrace.core.output.OutputRoute;
@@ -120,10 +121,11 @@ final class TaskBuilder implements TaskSource {
         : stores.open(number, name, checkpoint);
     TaskCollector collector = new TaskCollector(routes, name);
     List<Runnable> idleActions = new ArrayList<>();
+    TaskScheduler scheduler = new TaskScheduler();
     TaskContextImpl context = new TaskContextImpl(name, number, List.copyOf(mine),
-        plan.config().asMap(), plan.metrics(), collector, idleActions, taskStores);
+        plan.config().asMap(), plan.metrics(), collector, idleActions, taskStores, scheduler);
     TaskInstance task = new TaskInstance(name, number, user, collector, context,
-        mine.size(), idleActions);
+        mine.size(), idleActions, scheduler);
     return new TaskSpec(task, inputs);
   }
 

@@ -1,19 +1,33 @@
 package io.millrace.core.job;
 
+import io.millrace.api.Cancellable;
 import io.millrace.api.OutputStream;
+import io.millrace.api.ScheduledCallback;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.TaskContext;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.store.KeyValueStore;
+import io.millrace.core.loop.TaskScheduler;
 import io.millrace.core.output.TaskCollector;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 /** A task's view of itself. */
 record TaskContextImpl(String taskName, int partitionNumber, List<StreamPartition> inputs,
     Map<String, String> config, MetricsRegistry metrics, TaskCollector collector,
-    List<Runnable> idleActions, Map<String, KeyValueStore<?, ?>> stores)
+    List<Runnable> idleActions, Map<String, KeyValueStore<?, ?>> stores, TaskScheduler scheduler)
     implements TaskContext {
+  @Override
+  public Cancellable schedule(Duration delay, ScheduledCallback callback) {
+    return scheduler.schedule(delay, callback);
+  }
+
+  @Override
+  public Cancellable scheduleEvery(Duration interval, ScheduledCallback callback) {
+    return scheduler.scheduleEvery(interval, callback);
+  }
+
   @Override
   public void whenIdle(Runnable action) {
     idleActions.add(java.util.Objects.requireNonNull(action, "action"));

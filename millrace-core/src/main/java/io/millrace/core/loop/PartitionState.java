@@ -91,6 +91,11 @@ public final class PartitionState {
     return id;
   }
 
+  /** The number of the task that reads it. */
+  public int taskNumber() {
+    return task.number;
+  }
+
   /** The last processed offset, or {@link CheckpointStore#NONE}; read racily by other threads. */
   public long lastOffset() {
     return lastOffset;

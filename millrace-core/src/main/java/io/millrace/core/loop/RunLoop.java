@@ -79,7 +79,10 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private volatile boolean running;
   private long nextCommitNanos = Long.MAX_VALUE;
   private long nextWindowNanos = Long.MAX_VALUE;
+  private final CallbackTimers timers;
   private long nextTimeoutCheckNanos = Long.MAX_VALUE;
+  /** The soonest of the three above. */
+  private long nextLoopTimerNanos = Long.MAX_VALUE;
   private int stoppedTasks;
   private boolean stopAfterCycle;
   private boolean commitAfterCycle;
@@ -96,6 +99,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     this.containerId = parts.containerId();
     this.settings = parts.settings();
     this.clock = parts.clock();
+    this.timers = new CallbackTimers(clock);
     this.metrics = parts.metrics();
     this.consumers = parts.consumers();
     this.producers = parts.producers();
@@ -235,6 +239,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (async != null) {
       nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
+    retime();
   }
 
   private void pollMembership(long now) {
@@ -384,6 +389,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       if (t.stopped) {
         stoppedTasks--;
       }
+      timers.removeAll(t);
       tasks.remove(t);
     }
     relayout();
@@ -398,6 +404,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     List<PartitionState> added = new ArrayList<>();
     for (TaskSpec spec : taken) {
       TaskInstance t = spec.task();
+      t.scheduler.attach(timers, t);
       if (async != null) {
         async.attach(t);
       }
@@ -491,7 +498,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
     boolean awaitingCompletions = async != null && async.outstanding() > 0;
     long timeout = awaitingCompletions ? 0 : Math.max(0, Math.min(settings.idleTimeoutMillis(),
-        (Math.min(nextCommitNanos, nextWindowNanos) - now) / 1_000_000));
+        (nextTimer() - now) / 1_000_000));
     mux.refill(now, timeout);
     int delivered = 0;
     while (delivered < MESSAGES_PER_CYCLE) {
@@ -519,17 +526,10 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         && nextMembershipPollNanos == Long.MAX_VALUE)) {
       return -1; // every input ended, and no task can come any more
     }
-    if (now >= nextTimeoutCheckNanos) {
-      async.checkTimeouts(now);
-      nextTimeoutCheckNanos = now + timeoutCheckInterval();
-    }
-    if (now >= nextCommitNanos && membership.mayCommit()) { // else again once rebalanced
-      commit();
-      nextCommitNanos = now + settings.commitNanos();
-    }
-    if (now >= nextWindowNanos) {
-      window();
-      nextWindowNanos = now + settings.windowNanos();
+    // One compare for the loop's own timers and one volatile read for the tasks' callbacks; the
+    // work is in a method of its own, which keeps this one small enough to inline deliver().
+    if (now >= nextLoopTimerNanos || now >= timers.nextDue()) {
+      runTimers(now);
     }
     if (delivered == 0) {
       if (wasBusy) {
@@ -539,7 +539,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       if (async != null && async.outstanding() > 0) {
         // Waiting for callbacks, with nothing buffered or with every task that has data at its
         // limit: sleep until one arrives (it wakes us) or a timer is due.
-        long until = Math.min(Math.min(nextCommitNanos, nextWindowNanos), nextTimeoutCheckNanos);
+        long until = Math.min(nextTimer(), nextTimeoutCheckNanos);
         // A completion unparks the loop, so the sleep can last until the next timer (capped at
         // 50 ms so a stop request is noticed): no wake-ups for nothing while calls are out.
         async.awaitCompletion(Math.max(1_000L, Math.min(50_000_000L, until - now)));
@@ -724,6 +724,60 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         t.endOfStream();
       } catch (Exception e) {
         throw new TaskFailedException("task " + t.name + " failed in onEndOfStream: " + e, e);
+      }
+      if (t.coordinator.any) {
+        onRequests(t);
+      }
+    }
+  }
+
+  /** Runs the time-out check, commit, window and scheduled callbacks that are due. */
+  private void runTimers(long now) {
+    if (now >= nextTimeoutCheckNanos) {
+      async.checkTimeouts(now);
+      nextTimeoutCheckNanos = now + timeoutCheckInterval();
+    }
+    if (now >= nextCommitNanos && membership.mayCommit()) { // else again once rebalanced
+      commit();
+      nextCommitNanos = now + settings.commitNanos();
+    }
+    if (now >= nextWindowNanos) {
+      window();
+      nextWindowNanos = now + settings.windowNanos();
+    }
+    if (now >= timers.nextDue()) {
+      runCallbacks(now);
+    }
+    retime();
+  }
+
+  /** The soonest of the loop's own timers, after one of them moved. */
+  private void retime() {
+    nextLoopTimerNanos = Math.min(Math.min(nextCommitNanos, nextWindowNanos),
+        nextTimeoutCheckNanos);
+  }
+
+  /** When the next commit, window or scheduled callback is due. */
+  private long nextTimer() {
+    return Math.min(Math.min(nextCommitNanos, nextWindowNanos), timers.nextDue());
+  }
+
+  /** Runs the scheduled callbacks due at {@code now}, soonest first; periodic ones come back. */
+  private void runCallbacks(long now) {
+    CallbackTimers.Timer due;
+    while ((due = timers.pollDue(now)) != null) {
+      TaskInstance t = due.task;
+      if (t.stopped || t.revoked) {
+        continue;
+      }
+      try {
+        due.callback.onCallback(t.collector, t.coordinator);
+      } catch (Exception e) {
+        throw new TaskFailedException("task " + t.name + " failed in a scheduled callback: " + e,
+            e);
+      }
+      if (due.period > 0) {
+        timers.reschedule(due, now);
       }
       if (t.coordinator.any) {
         onRequests(t);

@@ -22,6 +22,7 @@ public final class TaskInstance {
   final TaskCollector collector;
   final TaskContext context;
   final TaskCoordinator coordinator;
+  final TaskScheduler scheduler;
   final WindowableTask windowable;
   /** What the task asked to run when the loop goes idle (filled during init). */
   final java.util.List<Runnable> idleActions;
@@ -76,6 +77,17 @@ public final class TaskInstance {
    */
   public TaskInstance(String name, int number, Object task, TaskCollector collector,
       TaskContext context, int partitions, java.util.List<Runnable> idleActions) {
+    this(name, number, task, collector, context, partitions, idleActions, new TaskScheduler());
+  }
+
+  /**
+   * Creates a task instance with its idle actions and the scheduler its context schedules
+   * callbacks through ({@link TaskContext#schedule}).
+   */
+  public TaskInstance(String name, int number, Object task, TaskCollector collector,
+      TaskContext context, int partitions, java.util.List<Runnable> idleActions,
+      TaskScheduler scheduler) {
+    this.scheduler = scheduler;
     this.idleActions = idleActions;
     this.name = name;
     this.number = number;

@@ -47,6 +47,31 @@ public final class DefaultMetricsRegistry implements MetricsRegistry {
     return (Timer) group(group).computeIfAbsent(name, n -> new SingleWriterTimer(timersEnabled));
   }
 
+  /** What {@link #visit} hands over, metric by metric, with its kind. */
+  public interface Visitor {
+    /** A counter's count. */
+    void counter(String group, String name, long count);
+
+    /** A gauge's value now. */
+    void gauge(String group, String name, long value);
+
+    /** An enabled timer. */
+    void timer(String group, String name, Timer timer);
+  }
+
+  /** Hands every metric to {@code visitor}, with its kind (a Prometheus scrape needs it). */
+  public void visit(Visitor visitor) {
+    groups.forEach((group, metrics) -> metrics.forEach((name, metric) -> {
+      if (metric instanceof Counter counter) {
+        visitor.counter(group, name, counter.count());
+      } else if (metric instanceof Gauge gauge) {
+        visitor.gauge(group, name, gauge.value());
+      } else if (metric instanceof Timer timer && timer.enabled()) {
+        visitor.timer(group, name, timer);
+      }
+    }));
+  }
+
   /** A sorted copy of every metric's current value, for reporters: group -> name -> value. */
   public Map<String, Map<String, Long>> snapshot() {
     Map<String, Map<String, Long>> result = new TreeMap<>();

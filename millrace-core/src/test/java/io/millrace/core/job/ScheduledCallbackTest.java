@@ -1,0 +1,140 @@
+package io.millrace.core.job;
+
+import static io.millrace.core.job.JobTestSupport.run;
+import static io.millrace.core.job.JobTestSupport.runOk;
+import static io.millrace.core.job.JobTestSupport.unique;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.Cancellable;
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.InitableTask;
+import io.millrace.api.StreamTask;
+import io.millrace.api.TaskContext;
+import io.millrace.core.system.memory.MemoryStreams;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Callbacks a task schedules run on its loop thread, in time order, until cancelled. */
+class ScheduledCallbackTest {
+  @TempDir Path tmp;
+  private final List<String> streams = new ArrayList<>();
+
+  @AfterEach
+  void drop() {
+    streams.forEach(MemoryStreams::drop);
+  }
+
+  /**
+   * Ticks every 10 ms; the third tick cancels the ticking and schedules one last callback 10 ms
+   * on, which stops the container (the input never ends on its own).
+   */
+  public static class TickingTask implements StreamTask, InitableTask {
+    private TaskContext context;
+    private Cancellable ticking;
+    private int ticks;
+
+    @Override
+    public void init(TaskContext context) {
+      this.context = context;
+      ticking = context.scheduleEvery(Duration.ofMillis(10), (out, coordinator) -> {
+        ticks++;
+        out.send("out", 0, null, "tick" + ticks + " on " + Thread.currentThread().getName());
+        if (ticks == 3) {
+          ticking.cancel();
+          this.context.schedule(Duration.ofMillis(10), (o, c) -> {
+            o.send("out", 0, null, "last");
+            c.shutdown(Coordinator.Scope.CONTAINER);
+          });
+        }
+      });
+    }
+
+    @Override
+    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+  }
+
+  /** Its callback throws. */
+  public static class FailingCallbackTask implements StreamTask, InitableTask {
+    @Override
+    public void init(TaskContext context) {
+      context.schedule(Duration.ZERO, (out, coordinator) -> {
+        throw new IllegalStateException("callback exploded");
+      });
+    }
+
+    @Override
+    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+  }
+
+  /** Schedules in the past. */
+  public static class PastTask implements StreamTask, InitableTask {
+    @Override
+    public void init(TaskContext context) {
+      context.schedule(Duration.ofMillis(-1), (out, coordinator) -> { });
+    }
+
+    @Override
+    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+  }
+
+  private Map<String, String> job(Class<?> task, String out) {
+    String in = unique("ticks-in");
+    streams.add(in);
+    MemoryStreams.create(in, 1); // never sealed: only the callback ends the job
+    Map<String, String> config = new LinkedHashMap<>();
+    config.put("job.name", unique("ticks"));
+    config.put("task.class", task.getName());
+    config.put("task.inputs", "in");
+    config.put("task.outputs", "out");
+    config.put("streams.in.system", "memory");
+    config.put("streams.in.physical.name", in);
+    config.put("streams.out.system", "memory");
+    config.put("streams.out.physical.name", out);
+    config.put("streams.out.partitions", "1");
+    config.put("job.state.dir", tmp.resolve("state").toString());
+    return config;
+  }
+
+  @Test
+  void periodicAndOneShotCallbacksRunOnTheLoopThreadInTimeOrderUntilCancelled()
+      throws Exception {
+    String out = unique("ticks-out");
+    streams.add(out);
+    Map<String, String> config = job(TickingTask.class, out);
+
+    runOk(config);
+
+    List<Envelope> sent = MemoryStreams.get(out).messages(0);
+    String loopThread = "millrace-" + config.get("job.name") + "-container-0";
+    assertThat(sent).extracting(Envelope::value).containsExactly("tick1 on " + loopThread,
+        "tick2 on " + loopThread, "tick3 on " + loopThread, "last");
+    assertThat(sent).extracting(Envelope::timestamp).containsOnly(-1L);
+  }
+
+  @Test
+  void aCallbackThatThrowsFailsTheJobNamingTheTask() throws Exception {
+    String out = unique("ticks-out");
+    streams.add(out);
+    var runner = run(job(FailingCallbackTask.class, out));
+    assertThat(runner.failure()).hasMessageContaining("Partition 0")
+        .hasMessageContaining("scheduled callback").hasMessageContaining("callback exploded");
+  }
+
+  @Test
+  void aCallbackScheduledInThePastIsRefusedAtTheCall() throws Exception {
+    String out = unique("ticks-out");
+    streams.add(out);
+    var runner = run(job(PastTask.class, out));
+    assertThat(runner.failure()).hasMessageContaining("init")
+        .hasMessageContaining("cannot be scheduled in the past");
+  }
+}
