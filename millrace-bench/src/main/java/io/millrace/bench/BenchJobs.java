@@ -39,7 +39,9 @@ public final class BenchJobs {
   /**
    * As {@link #timeToEnd}, with a scraper fetching {@code /metrics} and {@code /status} from
    * the job's {@code metrics.http.port} every {@code scrapeMs} while it runs, as Prometheus and
-   * an open status page would.
+   * an open status page would (0: no scraper, for the same-run comparison). Timed from the
+   * containers' start, after the server's: what is compared is the loop with and without
+   * scrapes, not the server's start-up.
    */
   public static long[] timeToEndScraped(Map<String, String> config, long scrapeMs)
       throws Throwable {
@@ -48,6 +50,7 @@ public final class BenchJobs {
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
     long start = System.nanoTime();
     runner.start();
+    start = runner.startNanos();
     String base = "http://127.0.0.1:" + runner.httpPort();
     Thread scraper = new Thread(() -> {
       try {
@@ -65,7 +68,9 @@ public final class BenchJobs {
       }
     }, "bench-scraper");
     scraper.setDaemon(true);
-    scraper.start();
+    if (scrapeMs > 0) {
+      scraper.start();
+    }
     runner.await();
     long elapsed = System.nanoTime() - start;
     scraper.interrupt();

@@ -8,6 +8,7 @@ import io.millrace.core.loop.RunLoop;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,6 +40,12 @@ import org.slf4j.LoggerFactory;
 public final class StatusServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StatusServer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * The JVM's metrics, registered once per process: they hang listeners on the JVM's beans,
+   * which would keep a stopped job's registry, and through its gauges the whole job, alive if
+   * each server registered its own.
+   */
+  private static final PrometheusRegistry JVM_METRICS = jvmMetrics();
   private final HttpServer server;
   private final ScheduledExecutorService sampling;
   private final ExecutorService requests;
@@ -79,7 +86,7 @@ public final class StatusServer implements AutoCloseable {
     }
     StatusServer status = new StatusServer(http, loops, metrics, job, storesDir);
     PrometheusRegistry registry = new PrometheusRegistry();
-    JvmMetrics.builder().register(registry);
+    registry.register((MultiCollector) JVM_METRICS::scrape);
     registry.register(new PrometheusMetrics(metrics, job));
     http.createContext("/metrics", new MetricsHandler(registry));
     http.createContext("/status", exchange -> status.respond(exchange, "application/json",
@@ -99,6 +106,12 @@ public final class StatusServer implements AutoCloseable {
     LOG.info("job {}: metrics on http://{}:{}/metrics, status page on http://{}:{}/", job,
         host, status.port(), host, status.port());
     return status;
+  }
+
+  private static PrometheusRegistry jvmMetrics() {
+    PrometheusRegistry jvm = new PrometheusRegistry();
+    JvmMetrics.builder().register(jvm);
+    return jvm;
   }
 
   /** The port it listens on. */

@@ -51,6 +51,20 @@ class StatusServerTest {
     public void process(Envelope e, Collector out, Coordinator coordinator) {}
   }
 
+  /** A job reading this test's memory input, with the server on a free loopback port. */
+  private Map<String, String> config(String job, String stateDir) {
+    Map<String, String> config = new LinkedHashMap<>();
+    config.put("job.name", job);
+    config.put("task.class", QuietTask.class.getName());
+    config.put("task.inputs", "in");
+    config.put("streams.in.system", "memory");
+    config.put("streams.in.physical.name", input);
+    config.put("job.state.dir", tmp.resolve(stateDir).toString());
+    config.put("metrics.http.port", "0");
+    config.put("metrics.http.host", "127.0.0.1");
+    return config;
+  }
+
   @BeforeEach
   void startJob() throws Exception {
     name = "status-" + UUID.randomUUID().toString().substring(0, 8);
@@ -60,16 +74,8 @@ class StatusServerTest {
       stream.append(0, "k" + i, "v");
       stream.append(1, "k" + i, "v");
     }
-    Map<String, String> config = new LinkedHashMap<>();
-    config.put("job.name", name);
-    config.put("task.class", QuietTask.class.getName());
-    config.put("task.inputs", "in");
-    config.put("streams.in.system", "memory");
-    config.put("streams.in.physical.name", input);
-    config.put("job.state.dir", tmp.resolve("state").toString());
+    Map<String, String> config = config(name, "state");
     config.put("task.commit.ms", "100");
-    config.put("metrics.http.port", "0");
-    config.put("metrics.http.host", "127.0.0.1");
     runner = new LocalRunner(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
     runner.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -184,15 +190,8 @@ class StatusServerTest {
   @Test
   void aPortAlreadyTakenIsAnErrorNamingTheKey() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      Map<String, String> config = new LinkedHashMap<>();
-      config.put("job.name", name + "-second");
-      config.put("task.class", QuietTask.class.getName());
-      config.put("task.inputs", "in");
-      config.put("streams.in.system", "memory");
-      config.put("streams.in.physical.name", input);
-      config.put("job.state.dir", tmp.resolve("state2").toString());
+      Map<String, String> config = config(name + "-second", "state2");
       config.put("metrics.http.port", Integer.toString(taken.getLocalPort()));
-      config.put("metrics.http.host", "127.0.0.1");
       LocalRunner second = new LocalRunner(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
       try {
         assertThatThrownBy(second::start).hasMessageContaining("metrics.http.port="
@@ -209,5 +208,33 @@ class StatusServerTest {
         "http://127.0.0.1:" + runner.httpPort() + "/nope")).build(),
         HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aStoppedJobWithItsServerIsLeftForTheGarbageCollector() throws Exception {
+    // The JVM's metrics hang listeners on the JVM's beans: registered per job, they kept every
+    // stopped job (its loops, buffers and input) alive, and a benchmark ran out of memory.
+    java.lang.ref.WeakReference<Object> stopped = startAndStopAnother();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (stopped.get() != null) {
+      assertThat(System.nanoTime()).as("the stopped job collected").isLessThan(deadline);
+      System.gc();
+      Thread.sleep(20);
+    }
+  }
+
+  private java.lang.ref.WeakReference<Object> startAndStopAnother() throws Exception {
+    LocalRunner other = new LocalRunner(JobPlanner.plan(JobConfig.of(config(name + "-other",
+        "state3"))), Clock.SYSTEM);
+    other.start();
+    assertThat(scrapeOf(other.httpPort())).contains("millrace_");
+    other.requestStop();
+    assertThat(other.await(30, TimeUnit.SECONDS)).isTrue();
+    return new java.lang.ref.WeakReference<>(other.plan().metrics());
+  }
+
+  private String scrapeOf(int port) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+        + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
   }
 }
