@@ -27,6 +27,8 @@ import java.util.Map;
 public final class ContainerBench {
   private ContainerBench() {}
 
+  private static int httpPort = -1;
+
   /** Runs the benchmark; prints one line per run and a RESULT line with the median. */
   public static void main(String[] argv) throws Throwable {
     Args args = new Args(argv, 0);
@@ -39,6 +41,8 @@ public final class ContainerBench {
     // metrics.http.port on, /metrics and /status scraped this often while the job runs; 0: the
     // server off, timed the same way (from the containers' start); -1 (default): as ever.
     long scrapeMs = args.getLong("http-scrape-ms", -1);
+    // The server on this port with no scraper of the benchmark's own (one outside scrapes it).
+    httpPort = (int) args.getLong("http-port", -1);
     double[] rates = new double[runs];
     for (int run = 0; run < runs; run++) {
       rates[run] = runOnce(mode, messages, partitions, batch, payload, scrapeMs);
@@ -75,8 +79,8 @@ public final class ContainerBench {
       config.put("streams.events.generator.payload.bytes", Integer.toString(payload));
       config.put("streams.events.generator.keys", "1000");
       config.put("streams.events.generator.mode", mode);
-      if (scrapeMs > 0) {
-        config.put("metrics.http.port", "0");
+      if (scrapeMs > 0 || httpPort >= 0) {
+        config.put("metrics.http.port", Integer.toString(Math.max(0, httpPort)));
         config.put("metrics.http.host", "127.0.0.1");
       }
       MemoryStreams.drop("bench-events");
