@@ -69,15 +69,14 @@ public final class Millrace {
     thread.setContextClassLoader(loader);
     try {
       JobPlan plan = JobPlanner.plan(config);
-      LocalRunner runner;
       try {
-        runner = new LocalRunner(plan, Clock.SYSTEM);
+        LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+        runner.start(); // may fail before any container runs: metrics.http.port taken, say
+        return new RunningJob(runner);
       } catch (RuntimeException e) {
         plan.close();
         throw e;
       }
-      runner.start();
-      return new RunningJob(runner);
     } finally {
       thread.setContextClassLoader(previous);
     }

@@ -148,4 +148,16 @@ class MillraceTest {
         .hasMessageContaining("job.container.count").hasMessageContaining("zero");
     assertThat(tmp.resolve("out")).doesNotExist();
   }
+
+  @Test
+  void aJobThatCannotStartThrowsNamingWhy() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      Properties p = fileJob(UpperCaseTask.class);
+      p.setProperty("metrics.http.port", Integer.toString(taken.getLocalPort()));
+      p.setProperty("metrics.http.host", "127.0.0.1");
+      assertThatThrownBy(() -> Millrace.start(p)).hasMessageContaining("metrics.http.port="
+          + taken.getLocalPort());
+    }
+  }
 }
