@@ -11,6 +11,9 @@ package io.millrace.api;
  * Kafka Streams), unless it is sent with its own; one sent from {@code window}, an end of stream
  * or a scheduled callback has none (-1: on Kafka, the producer's clock). Headers are sent only
  * when given: an input's headers are not copied on their own.
+ *
+ * <p>An implementation writes the two sends with a timestamp and headers; the others come down to
+ * them (the runtime's own collector overrides them all, to keep the common send short).
  */
 public interface Collector {
   /**
@@ -22,7 +25,9 @@ public interface Collector {
    * @param value the message value
    * @throws IllegalArgumentException if the stream is not one of the task's outputs
    */
-  void send(String stream, Object key, Object value);
+  default void send(String stream, Object key, Object value) {
+    send(stream, -1, key, value, -1, Headers.EMPTY);
+  }
 
   /**
    * Sends a message to a given partition.
@@ -33,7 +38,9 @@ public interface Collector {
    * @param value the message value
    * @throws IllegalArgumentException if the stream or the partition does not exist
    */
-  void send(String stream, int partition, Object key, Object value);
+  default void send(String stream, int partition, Object key, Object value) {
+    send(stream, partition, key, value, -1, Headers.EMPTY);
+  }
 
   /**
    * Sends a message to an output resolved once with {@link TaskContext#output(String)}.
@@ -42,13 +49,17 @@ public interface Collector {
    * @param key the message key, or {@code null}
    * @param value the message value
    */
-  void send(OutputStream stream, Object key, Object value);
+  default void send(OutputStream stream, Object key, Object value) {
+    send(stream, -1, key, value, -1, Headers.EMPTY);
+  }
 
   /**
    * Sends a message to a given partition of an output resolved with
    * {@link TaskContext#output(String)}.
    */
-  void send(OutputStream stream, int partition, Object key, Object value);
+  default void send(OutputStream stream, int partition, Object key, Object value) {
+    send(stream, partition, key, value, -1, Headers.EMPTY);
+  }
 
   /**
    * Sends a message with its own timestamp and headers.

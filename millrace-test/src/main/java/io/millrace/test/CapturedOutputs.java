@@ -81,26 +81,6 @@ final class CapturedOutputs {
     }
 
     @Override
-    public void send(String stream, Object key, Object value) {
-      add(output(stream), -1, key, value, -1, Headers.EMPTY);
-    }
-
-    @Override
-    public void send(String stream, int partition, Object key, Object value) {
-      add(output(stream), partition, key, value, -1, Headers.EMPTY);
-    }
-
-    @Override
-    public void send(OutputStream stream, Object key, Object value) {
-      add(stream, -1, key, value, -1, Headers.EMPTY);
-    }
-
-    @Override
-    public void send(OutputStream stream, int partition, Object key, Object value) {
-      add(stream, partition, key, value, -1, Headers.EMPTY);
-    }
-
-    @Override
     public void send(String stream, int partition, Object key, Object value, long timestamp,
         Headers headers) {
       add(output(stream), partition, key, value, timestamp, headers);

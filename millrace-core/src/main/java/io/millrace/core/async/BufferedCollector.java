@@ -27,26 +27,6 @@ public final class BufferedCollector implements Collector {
   }
 
   @Override
-  public void send(String stream, Object key, Object value) {
-    send(stream, -1, key, value, -1, Headers.EMPTY);
-  }
-
-  @Override
-  public void send(String stream, int partition, Object key, Object value) {
-    send(stream, partition, key, value, -1, Headers.EMPTY);
-  }
-
-  @Override
-  public void send(OutputStream stream, Object key, Object value) {
-    send(stream, -1, key, value, -1, Headers.EMPTY);
-  }
-
-  @Override
-  public void send(OutputStream stream, int partition, Object key, Object value) {
-    send(stream, partition, key, value, -1, Headers.EMPTY);
-  }
-
-  @Override
   public void send(String stream, int partition, Object key, Object value, long timestamp,
       Headers headers) {
     target.route(stream); // fail fast, on the caller's thread, for a stream that is not an output

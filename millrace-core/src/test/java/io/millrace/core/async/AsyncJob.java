@@ -11,7 +11,9 @@ import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.core.testing.Await;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -167,15 +169,9 @@ final class AsyncJob implements AutoCloseable {
     return runner.plan().metrics().counter("container-0", name).count();
   }
 
-  /** Waits up to 10 s for a condition, yielding in between; fails if it never holds. */
-  static void awaitCondition(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(1);
-    }
+  /** Waits up to 10 s for a condition; fails if it never holds. */
+  static void awaitCondition(String what, BooleanSupplier condition) throws Exception {
+    Await.until(Duration.ofSeconds(10), what, condition::getAsBoolean);
   }
 
   @Override

@@ -3,10 +3,9 @@ package io.millrace.core.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
-import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
+import io.millrace.core.testing.LineTasks.ExplodingTask;
+import io.millrace.core.testing.LineTasks.UpperCaseTask;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -22,24 +21,6 @@ class MainTest {
   @TempDir Path tmp;
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  /** Upper-cases each line to output "out". */
-  public static class UpperCaseTask implements StreamTask {
-    @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
-      collector.send("out", 0, null, ((String) envelope.value()).toUpperCase());
-    }
-  }
-
-  /** Throws on the line "boom". */
-  public static class ExplodingTask implements StreamTask {
-    @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
-      if (envelope.value().equals("boom")) {
-        throw new IllegalStateException("exploded");
-      }
-    }
-  }
 
   private int main(String... args) {
     return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),

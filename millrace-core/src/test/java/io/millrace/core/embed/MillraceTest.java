@@ -3,13 +3,12 @@ package io.millrace.core.embed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
-import io.millrace.api.Envelope;
-import io.millrace.api.StreamTask;
 import io.millrace.api.config.ConfigException;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.core.testing.Await;
+import io.millrace.core.testing.LineTasks.ExplodingTask;
+import io.millrace.core.testing.LineTasks.UpperCaseTask;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,24 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
 /** Running a job from the user's own code: start, wait, stop, and how a failure is reported. */
 class MillraceTest {
   @TempDir Path tmp;
-
-  /** Upper-cases each line to output "out". */
-  public static class UpperCaseTask implements StreamTask {
-    @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
-      collector.send("out", 0, null, ((String) envelope.value()).toUpperCase());
-    }
-  }
-
-  /** Throws on the line "boom". */
-  public static class ExplodingTask implements StreamTask {
-    @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
-      if ("boom".equals(envelope.value())) {
-        throw new IllegalStateException("exploded");
-      }
-    }
-  }
 
   private Properties fileJob(Class<?> task) throws Exception {
     Path input = tmp.resolve("in.txt");
@@ -123,10 +104,7 @@ class MillraceTest {
           "streams.in.system", "memory",
           "streams.in.physical.name", name,
           "job.state.dir", tmp.resolve("state").toString()));
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (job.processed() < 3 && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
+      Await.until(Duration.ofSeconds(30), "3 messages processed", () -> job.processed() >= 3);
       assertThat(job.processed()).isEqualTo(3);
       assertThat(job.isDone()).as("still waiting for input").isFalse();
 

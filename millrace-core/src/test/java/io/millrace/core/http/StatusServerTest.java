@@ -15,6 +15,7 @@ import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.core.testing.Await;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,6 +23,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,10 +80,8 @@ class StatusServerTest {
     config.put("task.commit.ms", "100");
     runner = new LocalRunner(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
     runner.start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (runner.processed() < 1000 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    Await.until(Duration.ofSeconds(30), "1000 messages processed",
+        () -> runner.processed() >= 1000);
     assertThat(runner.processed()).isEqualTo(1000);
   }
 
@@ -160,12 +160,9 @@ class StatusServerTest {
     Assumptions.assumeTrue(Files.isExecutable(chromium), "chromium is not installed, so the "
         + "status page was not rendered (install it: apt-get install chromium)");
     // Two samples a second apart, so the charts have a line to draw.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (new ObjectMapper().readTree(get("/status")).get("containers").get(0)
-        .get("partitions").get(0).get("lags").size() < 2) {
-      assertThat(System.nanoTime()).as("a second sample").isLessThan(deadline);
-      Thread.sleep(50);
-    }
+    Await.until(Duration.ofSeconds(30), "a second sample", () -> new ObjectMapper()
+        .readTree(get("/status")).get("containers").get(0).get("partitions").get(0)
+        .get("lags").size() >= 2);
     Process browser = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox",
         "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync",
@@ -215,12 +212,10 @@ class StatusServerTest {
     // The JVM's metrics hang listeners on the JVM's beans: registered per job, they kept every
     // stopped job (its loops, buffers and input) alive, and a benchmark ran out of memory.
     java.lang.ref.WeakReference<Object> stopped = startAndStopAnother();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (stopped.get() != null) {
-      assertThat(System.nanoTime()).as("the stopped job collected").isLessThan(deadline);
+    Await.until(Duration.ofSeconds(30), "the stopped job collected", () -> {
       System.gc();
-      Thread.sleep(20);
-    }
+      return stopped.get() == null;
+    });
   }
 
   private java.lang.ref.WeakReference<Object> startAndStopAnother() throws Exception {

@@ -16,7 +16,6 @@ import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -73,17 +72,8 @@ class HeadersAndTimestampsTest {
     input.append(0, "k", "a", 1_000, Headers.of("trace-id", "t1"));
     input.append(0, "k", "b", 2_000, Headers.EMPTY);
     input.seal();
-    Map<String, String> config = new LinkedHashMap<>();
-    config.put("job.name", unique("trace-job"));
-    config.put("task.class", task.getName());
-    config.put("task.inputs", "in");
-    config.put("task.outputs", "out");
-    config.put("streams.in.system", "memory");
-    config.put("streams.in.physical.name", in);
-    config.put("streams.out.system", "memory");
-    config.put("streams.out.physical.name", out);
-    config.put("streams.out.partitions", "1");
-    config.put("job.state.dir", tmp.resolve("state").toString());
+    Map<String, String> config = JobTestSupport.memoryJob(tmp, unique("trace-job"), task, in,
+        out);
     if (AsyncStreamTask.class.isAssignableFrom(task)) {
       config.put("task.max.concurrency", "2");
     }

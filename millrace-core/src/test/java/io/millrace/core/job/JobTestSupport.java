@@ -190,6 +190,26 @@ final class JobTestSupport {
     return config;
   }
 
+  /**
+   * A job of {@code task} reading memory stream {@code in} as input "in" and writing memory stream
+   * {@code out} (one partition) as output "out".
+   */
+  static Map<String, String> memoryJob(Path tmp, String name, Class<?> task, String in,
+      String out) {
+    Map<String, String> config = new LinkedHashMap<>();
+    config.put("job.name", name);
+    config.put("task.class", task.getName());
+    config.put("task.inputs", "in");
+    config.put("task.outputs", "out");
+    config.put("streams.in.system", "memory");
+    config.put("streams.in.physical.name", in);
+    config.put("streams.out.system", "memory");
+    config.put("streams.out.physical.name", out);
+    config.put("streams.out.partitions", "1");
+    config.put("job.state.dir", tmp.resolve("state").toString());
+    return config;
+  }
+
   static void addFileOutput(Map<String, String> config, Path dir) {
     config.put("task.outputs", "out");
     config.put("streams.out.system", "file");

@@ -16,7 +16,6 @@ import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -90,17 +89,7 @@ class ScheduledCallbackTest {
     String in = unique("ticks-in");
     streams.add(in);
     MemoryStreams.create(in, 1); // never sealed: only the callback ends the job
-    Map<String, String> config = new LinkedHashMap<>();
-    config.put("job.name", unique("ticks"));
-    config.put("task.class", task.getName());
-    config.put("task.inputs", "in");
-    config.put("task.outputs", "out");
-    config.put("streams.in.system", "memory");
-    config.put("streams.in.physical.name", in);
-    config.put("streams.out.system", "memory");
-    config.put("streams.out.physical.name", out);
-    config.put("streams.out.partitions", "1");
-    config.put("job.state.dir", tmp.resolve("state").toString());
+    Map<String, String> config = JobTestSupport.memoryJob(tmp, unique("ticks"), task, in, out);
     return config;
   }
 

@@ -1,0 +1,29 @@
+package io.millrace.core.testing;
+
+import java.time.Duration;
+
+/** Waits for a condition with a deadline: the tests' one way to wait for another thread. */
+public final class Await {
+  private Await() {}
+
+  /** A condition that may throw (an HTTP request, say). */
+  @FunctionalInterface
+  public interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  /**
+   * Returns once {@code condition} holds, checking it every millisecond.
+   *
+   * @throws AssertionError naming {@code what} if it does not hold within {@code timeout}
+   */
+  public static void until(Duration timeout, String what, Condition condition) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.holds()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
+      }
+      Thread.sleep(1);
+    }
+  }
+}
