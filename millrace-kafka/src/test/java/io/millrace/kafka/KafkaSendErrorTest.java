@@ -17,12 +17,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An output record the broker refuses (too large for the producer's max.request.size): under fail
- * the commit does not pass it and the job stops naming the topic; under skip it is counted.
+ * An output record refused: by the producer within its send (larger than max.request.size), which
+ * is the sending message's own failure and gets the error policy; or by the broker later (larger
+ * than the topic's max.message.bytes), which no later message is charged with: the job stops and
+ * no checkpoint passes it. Under skip either is counted and the job goes on.
  */
 class KafkaSendErrorTest {
   static final int RECORDS = 50;
@@ -41,7 +44,20 @@ class KafkaSendErrorTest {
     }
   }
 
+  /** As {@link SometimesHugeTask}, with no commit of its own. */
+  public static final class HugeOnceTask implements StreamTask {
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      String value = envelope.offset() == HUGE ? "x".repeat(20_000) : (String) envelope.value();
+      collector.send("out", envelope.key(), value);
+    }
+  }
+
   private Map<String, String> job(String name, String policy) {
+    return job(name, policy, topic("send-out"));
+  }
+
+  private Map<String, String> job(String name, String policy, String out) {
     DevBroker broker = TestBroker.shared();
     String in = topic("send-in");
     TestBroker.createTopic(broker.bootstrapServers(), in, 1);
@@ -51,19 +67,80 @@ class KafkaSendErrorTest {
     }
     TestBroker.write(broker.bootstrapServers(), in, 0, records);
     Map<String, String> config = KafkaTestSupport.job(broker.bootstrapServers(), name,
-        SometimesHugeTask.class, in, topic("send-out"), state.toString());
+        SometimesHugeTask.class, in, out, state.toString());
     config.put("systems.kafka.producer.max.request.size", "10000");
     config.put("task.error.policy", policy);
     return config;
   }
 
   @Test
-  void underFailARefusedRecordStopsTheJobAndNoCheckpointPassesIt() throws Exception {
-    LocalRunner runner = start(job("send-fail", "fail"));
+  void underFailTheRefusalIsChargedToTheMessageThatSentIt() throws Exception {
+    LocalRunner runner = start(job("send-fail-charged", "fail"));
     assertThat(runner.await(60, TimeUnit.SECONDS)).isTrue();
 
+    assertThat(runner.failure()).hasMessageContaining("in/0 offset " + HUGE + ":")
+        .hasMessageContaining("refused").hasMessageContaining("send-out-")
+        .hasMessageContaining("RecordTooLarge");
+    Long committed = new FileCheckpointStore(state.resolve("checkpoints")).read()
+        .get(new StreamPartition("kafka", "in", 0));
+    assertThat(committed).isEqualTo(HUGE - 1);
+  }
+
+  @Test
+  void underDeadLetterTheMessageThatSentTheRefusedRecordIsDeadLetteredAndNoOther()
+      throws Throwable {
+    Map<String, String> config = job("send-dlq", "dead-letter");
+    String dead = topic("send-dead");
+    config.put("task.dead.letter.stream", "dead");
+    config.put("streams.dead.system", "kafka");
+    config.put("streams.dead.physical.name", dead);
+    config.put("streams.dead.value.serde", "json");
+    LocalRunner runner = start(config);
+    await(Duration.ofSeconds(60), "all processed", () -> runner.processed() >= RECORDS);
+    stop(runner);
+
+    String bootstrap = config.get("systems.kafka.bootstrap.servers");
+    List<ConsumerRecord<String, String>> letters = readAll(bootstrap, dead);
+    assertThat(letters).singleElement().satisfies(letter -> assertThat(letter.value())
+        .contains("\"offset\":" + HUGE).contains("RecordTooLarge"));
+    assertThat(readAll(bootstrap, config.get("streams.out.physical.name"))).hasSize(RECORDS - 1);
+  }
+
+  @Test
+  void underDeadLetterARecordTheBrokerRefusesLaterStopsTheJobAndNoMessageIsDeadLettered()
+      throws Exception {
+    String bootstrap = TestBroker.shared().bootstrapServers();
+    String out = topic("send-small");
+    // The producer lets a 20 KB record go (max.request.size stays at its 1 MB default); the
+    // broker refuses it for this topic, after the send returned.
+    TestBroker.createTopic(bootstrap, out, 1, Map.of("max.message.bytes", "5000"));
+    Map<String, String> config = job("send-dlq-late", "dead-letter", out);
+    config.remove("systems.kafka.producer.max.request.size");
+    // The producer splits and retries a batch the broker calls too large until its delivery
+    // time-out (2 minutes by default): shorter here, so the refusal comes within the test.
+    config.put("systems.kafka.producer.request.timeout.ms", "2000");
+    config.put("systems.kafka.producer.delivery.timeout.ms", "5000");
+    String dead = topic("send-dead-late");
+    config.put("task.dead.letter.stream", "dead");
+    config.put("streams.dead.system", "kafka");
+    config.put("streams.dead.physical.name", dead);
+    config.put("streams.dead.value.serde", "json");
+    config.put("task.class", HugeOnceTask.class.getName());
+    config.put("task.commit.ms", "600000"); // no commit meets the refusal first
+    LocalRunner runner = start(config);
+    // Input keeps coming, so messages are processed after the refusal reached the producer: none
+    // of them may be charged with it.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    int more = 0;
+    while (!runner.await(100, TimeUnit.MILLISECONDS)) {
+      assertThat(System.nanoTime() - deadline).as("job still running after 60 s").isNegative();
+      TestBroker.write(bootstrap, config.get("streams.in.physical.name"), 0,
+          List.<String[]>of(new String[] {"later" + more, "v" + more++}));
+    }
+
     assertThat(runner.failure()).hasMessageContaining("was not acknowledged")
-        .hasMessageContaining("send-out-").hasMessageContaining("RecordTooLarge");
+        .hasMessageContaining(out).hasMessageContaining("not charged");
+    assertThat(readAll(bootstrap, dead)).isEmpty();
     Long committed = new FileCheckpointStore(state.resolve("checkpoints")).read()
         .get(new StreamPartition("kafka", "in", 0));
     assertThat(committed == null || committed < HUGE).as("checkpoint %s", committed).isTrue();

@@ -55,9 +55,15 @@ public final class TestBroker {
 
   /** Creates a topic on a broker. */
   public static void createTopic(String bootstrap, String topic, int partitions) {
+    createTopic(bootstrap, topic, partitions, Map.of());
+  }
+
+  /** Creates a topic on a broker with topic configs (max.message.bytes, say). */
+  public static void createTopic(String bootstrap, String topic, int partitions,
+      Map<String, String> configs) {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all()
-          .get(30, TimeUnit.SECONDS);
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
+          .all().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("cannot create topic " + topic + ": " + e, e);
     }

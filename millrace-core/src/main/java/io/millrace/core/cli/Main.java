@@ -1,5 +1,6 @@
 package io.millrace.core.cli;
 
+import io.millrace.api.checkpoint.CheckpointException;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlan;
@@ -17,10 +18,13 @@ import java.util.concurrent.TimeUnit;
  * config check ...} and {@code millrace status ...}; {@code --classpath} adds the jars or class
  * directories that hold the job's own classes (its task, serdes, systems).
  *
- * <p>Exit codes: 0 success, 1 the job failed, 2 bad usage or configuration, 130 stopped by Ctrl-C
+ * <p>Exit codes: 0 success, 1 the job failed, 2 bad usage or configuration, 3 a saved checkpoint
+ * cannot be read (damaged or unreadable: nothing ran, nothing was changed), 130 stopped by Ctrl-C
  * (after a clean commit).
  */
 public final class Main {
+  /** The exit code of a job whose checkpoint cannot be read at start. */
+  static final int EXIT_CHECKPOINT = 3;
   static final String USAGE = String.join("\n",
       "usage: millrace run [--classpath <jar|dir>[:...]] <job.properties> [--set key=value ...]",
       "       millrace config check [--classpath ...] <job.properties> [--set key=value ...]",
@@ -132,7 +136,20 @@ public final class Main {
   }
 
   private static int runJob(JobConfig config, PrintStream out, PrintStream err) {
-    JobPlan plan = JobPlanner.plan(config);
+    JobPlan plan;
+    try {
+      plan = JobPlanner.plan(config);
+    } catch (ConfigException e) {
+      throw e;
+    } catch (CheckpointException e) {
+      // The saved offsets cannot be read: starting anyway would reprocess or skip input, so stop
+      // with the file named and leave it as it is for the operator.
+      err.println("error: cannot start job " + config.source() + ": " + e.getMessage());
+      return EXIT_CHECKPOINT;
+    } catch (RuntimeException e) { // a system cannot be reached, say: one line, no stack trace
+      err.println("error: cannot start job " + config.source() + ": " + e.getMessage());
+      return 1;
+    }
     LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
     boolean[] interrupted = {false};
     Thread hook = new Thread(() -> {

@@ -220,6 +220,7 @@ public final class JobPlanner {
     factories.forEach((name, factory) ->
         factory.validate(new DefaultSystemContext(name, jobName, -1, config, null)));
     List<StoreSpec> stores = StoreConfig.parse(config, factories.keySet());
+    checkStoresAreNotShared(config, task.getDeclaringClass(), settings.async(), stores);
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
         deadLetter, stores, coordinator);
   }
@@ -242,6 +243,27 @@ public final class JobPlanner {
           : "one of " + String.join(", ", able) + " (no system named " + system
               + " is configured)");
     }
+  }
+
+  /**
+   * A store is not thread-safe: a synchronous task on the worker pool with more than one message in
+   * flight would call its stores from several threads at once and corrupt their caches, so such a
+   * job is refused at start (an async task's process calls, where it reads and writes its stores,
+   * stay on the loop thread).
+   */
+  private static void checkStoresAreNotShared(JobConfig config, Class<?> taskClass,
+      AsyncSettings async, List<StoreSpec> stores) {
+    if (stores.isEmpty() || async.poolSize() == 0 || async.maxConcurrency() == 1
+        || AsyncStreamTask.class.isAssignableFrom(taskClass)) {
+      return;
+    }
+    throw new ConfigException("task " + taskClass.getName() + " runs on the worker pool ("
+        + POOL_SIZE + "=" + async.poolSize() + ") with " + MAX_CONCURRENCY + "="
+        + async.maxConcurrency() + ", so several of its messages run at once on different "
+        + "threads, and the job declares stores (" + stores.stream().map(StoreSpec::name)
+        .collect(java.util.stream.Collectors.joining(", ")) + "), which are not thread-safe: set "
+        + MAX_CONCURRENCY + "=1, or " + POOL_SIZE + "=0 (inline), or make the task an "
+        + "AsyncStreamTask that uses its stores in processAsync, in " + config.source());
   }
 
   /** Bounded so per-partition watermark rings (8 x concurrency, grown as used) cannot overflow. */

@@ -3,6 +3,7 @@ package io.millrace.core.loop;
 import io.millrace.api.DeadLetter;
 import io.millrace.api.Envelope;
 import io.millrace.api.metrics.Counter;
+import io.millrace.api.system.OutputFailedException;
 import io.millrace.core.output.OutputRoute;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +55,13 @@ final class ErrorHandler {
 
   private void handle(
       TaskInstance task, Envelope envelope, Throwable error, String stage, String what) {
+    if (error instanceof OutputFailedException earlier) {
+      // A record sent before this message failed: the policy is not this message's to bear (no
+      // innocent message skipped or dead-lettered); the container stops, and no checkpoint
+      // passes the record that failed.
+      throw new TaskFailedException("task " + task.name + " stops: " + earlier.getMessage(),
+          earlier);
+    }
     String where = "task " + task.name + ", " + envelope.stream() + "/" + envelope.partition()
         + " offset " + envelope.offset();
     if (policy == ErrorPolicy.FAIL) {

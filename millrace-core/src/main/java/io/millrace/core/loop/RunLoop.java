@@ -584,7 +584,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         Envelope e = buffer.poll();
         try {
           if (e.readError() == null) {
-            t.collector.processing(e.timestamp()); // its outputs carry its timestamp
+            // Its outputs carry its timestamp: one field write, no reset after (the paths that
+            // send outside a message reset it themselves, off this path).
+            t.collector.processing(e.timestamp());
             task.process(e, t.collector, t.coordinator);
           } else {
             errors.unreadable(t, e);
@@ -599,7 +601,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     } finally {
       // Written once per delivery, not per message; on a failure it stays at the last good one.
       p.lastOffset = last;
-      t.collector.processing(-1); // a window or callback after this sends with no timestamp
     }
     if (started != 0) {
       processTimer.update(clock.nanoTime() - started);
@@ -772,6 +773,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         continue;
       }
       try {
+        t.collector.outsideMessage();
         due.callback.onCallback(t.collector, t.coordinator);
       } catch (Exception e) {
         throw new TaskFailedException("task " + t.name + " failed in a scheduled callback: " + e,
@@ -790,6 +792,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     for (TaskInstance t : tasks) {
       if (t.windowable != null && !t.stopped) {
         try {
+          t.collector.outsideMessage();
           t.windowable.window(t.collector, t.coordinator);
         } catch (Exception e) {
           throw new TaskFailedException("task " + t.name + " failed in window(): " + e, e);

@@ -130,6 +130,7 @@ public final class TaskInstance {
     if (!endOfStreamCalled) {
       endOfStreamCalled = true;
       if (userTask instanceof EndOfStreamListener listener) {
+        collector.outsideMessage();
         listener.onEndOfStream(collector, coordinator);
       }
     }

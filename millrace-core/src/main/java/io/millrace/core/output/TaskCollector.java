@@ -42,11 +42,19 @@ public final class TaskCollector implements Collector {
   }
 
   /**
-   * The loop is handing the task a message with this timestamp (-1: none, outside a message):
-   * sends default to it. A field write per message, no allocation.
+   * The loop is handing the task a message with this timestamp (-1: none): sends default to it. A
+   * field write per message, no allocation.
    */
   public void processing(long timestamp) {
     inputTimestamp = timestamp;
+  }
+
+  /**
+   * The task is called outside a message (a window, a callback, end of stream): its sends carry no
+   * timestamp. The loop calls this on those paths rather than resetting after every delivery.
+   */
+  public void outsideMessage() {
+    inputTimestamp = -1;
   }
 
   @Override

@@ -121,6 +121,28 @@ class MainTest {
   }
 
   @Test
+  void aDamagedCheckpointExitsThreeWithOneErrorLineNamingTheFileAndLeavesItAsItIs()
+      throws Exception {
+    Path file = job(UpperCaseTask.class);
+    assertThat(main("run", file.toString(), "--set", "streams.out.file.truncate=true")).isZero();
+    Path checkpoint;
+    try (var files = Files.walk(tmp.resolve("state"))) {
+      checkpoint = files.filter(f -> f.toString().endsWith(".checkpoint")).findFirst()
+          .orElseThrow(() -> new AssertionError("the first run wrote no checkpoint"));
+    }
+    String damaged = Files.readString(checkpoint).replaceFirst("\\d(?=\\D*$)", "x");
+    Files.writeString(checkpoint, damaged);
+    err.reset();
+    out.reset();
+
+    assertThat(main("run", file.toString())).isEqualTo(Main.EXIT_CHECKPOINT).isEqualTo(3);
+    assertThat(err().lines().toList()).singleElement().satisfies(line -> assertThat(line)
+        .startsWith("error: ").contains(checkpoint.toString()).contains("corrupt"));
+    assertThat(out()).doesNotContain("running job");
+    assertThat(Files.readString(checkpoint)).isEqualTo(damaged);
+  }
+
+  @Test
   void runWithABadConfigurationExitsTwo() throws Exception {
     Path file = job(UpperCaseTask.class);
     assertThat(main("run", file.toString(), "--set=job.container.count=zero")).isEqualTo(2);

@@ -255,4 +255,29 @@ class ConfigValidationTest {
         .hasMessageContaining("'log,graphite'")
         .hasMessageContaining("log, jmx");
   }
+
+  @Test
+  void aPooledTaskWithMoreThanOneMessageInFlightAndStoresIsRefusedNamingTheKeysAndStores()
+      throws Exception {
+    Map<String, String> config = good();
+    config.put("stores.counts.factory", "memory");
+    config.put("job.container.thread.pool.size", "4");
+    config.put("task.max.concurrency", "8");
+    checkFails(config)
+        .hasMessageContaining("job.container.thread.pool.size=4")
+        .hasMessageContaining("task.max.concurrency=8")
+        .hasMessageContaining("counts")
+        .hasMessageContaining("not thread-safe");
+  }
+
+  @Test
+  void storesAreAllowedInlineOrOnThePoolWithOneMessageInFlight() throws Exception {
+    Map<String, String> config = good();
+    config.put("stores.counts.factory", "memory");
+    config.put("task.max.concurrency", "8"); // inline: the pool is off
+    assertThatCode(() -> check(config)).doesNotThrowAnyException();
+    config.put("job.container.thread.pool.size", "4");
+    config.put("task.max.concurrency", "1");
+    assertThatCode(() -> check(config)).doesNotThrowAnyException();
+  }
 }

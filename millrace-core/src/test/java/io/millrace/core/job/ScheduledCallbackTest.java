@@ -61,6 +61,25 @@ class ScheduledCallbackTest {
     public void process(Envelope e, Collector out, Coordinator coordinator) {}
   }
 
+  /**
+   * Echoes each message, and 20 ms after start sends "tick" from a callback and stops: the echo
+   * carries its input's timestamp, the tick (sent after a message was delivered) none.
+   */
+  public static class EchoThenTickTask implements StreamTask, InitableTask {
+    @Override
+    public void init(TaskContext context) {
+      context.schedule(Duration.ofMillis(20), (out, coordinator) -> {
+        out.send("out", 0, null, "tick");
+        coordinator.shutdown(Coordinator.Scope.CONTAINER);
+      });
+    }
+
+    @Override
+    public void process(Envelope e, Collector out, Coordinator coordinator) {
+      out.send("out", 0, e.key(), e.value());
+    }
+  }
+
   /** Its callback throws. */
   public static class FailingCallbackTask implements StreamTask, InitableTask {
     @Override
@@ -107,6 +126,22 @@ class ScheduledCallbackTest {
     assertThat(sent).extracting(Envelope::value).containsExactly("tick1 on " + loopThread,
         "tick2 on " + loopThread, "tick3 on " + loopThread, "last");
     assertThat(sent).extracting(Envelope::timestamp).containsOnly(-1L);
+  }
+
+  @Test
+  void aCallbackAfterAMessageSendsWithNoTimestampWhileTheMessagesOutputCarriesItsOwn()
+      throws Exception {
+    String out = unique("ticks-out");
+    streams.add(out);
+    Map<String, String> config = job(EchoThenTickTask.class, out);
+    MemoryStreams.get(config.get("streams.in.physical.name"))
+        .append(0, "k", "echo", 7_000, io.millrace.api.Headers.EMPTY);
+
+    runOk(config);
+
+    assertThat(MemoryStreams.get(out).messages(0))
+        .extracting(e -> e.value() + "@" + e.timestamp())
+        .containsExactly("echo@7000", "tick@-1");
   }
 
   @Test

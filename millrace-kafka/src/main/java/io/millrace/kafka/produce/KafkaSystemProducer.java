@@ -4,6 +4,7 @@ import io.millrace.api.Headers;
 import io.millrace.api.Serde;
 import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.metrics.Counter;
+import io.millrace.api.system.OutputFailedException;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemContext;
 import io.millrace.api.system.SystemProducer;
@@ -13,12 +14,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.slf4j.Logger;
@@ -172,8 +178,43 @@ public final class KafkaSystemProducer implements SystemProducer {
     }
     byte[] k = key == null ? null : keySerdes[index].toBytes(key);
     byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
-    producer.send(new ProducerRecord<>(topics[index], partition < 0 ? null : partition,
-        timestamp < 0 ? null : timestamp, k, v, headers), callbacks[index]);
+    Future<RecordMetadata> sent = producer.send(new ProducerRecord<>(topics[index],
+        partition < 0 ? null : partition, timestamp < 0 ? null : timestamp, k, v, headers),
+        callbacks[index]);
+    // Done already only if refused before it left (one volatile read per send otherwise).
+    if (sent.isDone()) {
+      refusedNow(sent, topics[index]);
+    }
+  }
+
+  /**
+   * A record refused by the producer itself, within its send (larger than max.request.size, say):
+   * outside a transaction that is the sending message's own failure, so it is thrown from this
+   * send, and the task's error policy applies to that message (not to the next one). Under skip
+   * the callback counted and logged it already. In a transaction the refusal leaves the
+   * transaction unable to commit, so it stays remembered and fails the next send or commit.
+   */
+  private void refusedNow(Future<RecordMetadata> sent, String topic) {
+    Throwable cause;
+    try {
+      sent.get();
+      return;
+    } catch (ExecutionException e) {
+      cause = e.getCause();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    if (skipFailures || transaction != null || !(cause instanceof RecordTooLargeException
+        || cause instanceof InvalidRecordException || cause instanceof SerializationException)) {
+      return;
+    }
+    Exception remembered = firstFailure.get();
+    if (remembered != null && remembered.getCause() == cause) {
+      firstFailure.compareAndSet(remembered, null); // charged to this message instead
+    }
+    throw new IllegalArgumentException("the record it sent to topic " + topic + " was refused by "
+        + "the producer of Kafka system '" + settings.system() + "': " + cause, cause);
   }
 
   /** KafkaProducer is thread-safe, and the serdes and topics are fixed before {@link #start}. */
@@ -204,8 +245,10 @@ public final class KafkaSystemProducer implements SystemProducer {
           + "(task.error.policy=skip): {}", where, settings.system(), error.toString());
       return;
     }
-    firstFailure.compareAndSet(null, new IllegalStateException("a record sent" + where
-        + " on Kafka system '" + settings.system() + "' was not acknowledged: " + error, error));
+    firstFailure.compareAndSet(null, new OutputFailedException("a record sent" + where
+        + " on Kafka system '" + settings.system() + "' was not acknowledged: " + error
+        + " (not charged to the message being processed, which did not send it; nothing from "
+        + "the last commit on is committed)", error));
   }
 
   private void throwIfFailed() {
@@ -221,7 +264,7 @@ public final class KafkaSystemProducer implements SystemProducer {
       throw new CommitFencedException("the broker aborted transaction " + transactionalId
           + " (open longer than its transaction.timeout.ms)", failure.getCause());
     }
-    throw (IllegalStateException) failure;
+    throw (OutputFailedException) failure;
   }
 
   @Override
