@@ -94,4 +94,42 @@ class KafkaPoisonMessageTest {
     assertThat(readAll(config.get("systems.kafka.bootstrap.servers"),
         config.get("streams.out.physical.name"))).hasSize(RECORDS - 1);
   }
+
+  /** Copies, but throws on the message at offset {@link #THROWS}. */
+  public static final class ThrowingCopyTask implements io.millrace.api.StreamTask {
+    @Override
+    public void process(io.millrace.api.Envelope envelope, io.millrace.api.Collector collector,
+        io.millrace.api.Coordinator coordinator) {
+      if (envelope.offset() == THROWS) {
+        throw new IllegalStateException("task refuses " + envelope.key());
+      }
+      collector.send("out", envelope.partition(), envelope.key(), envelope.value());
+    }
+  }
+
+  static final int THROWS = 12;
+
+  @Test
+  void deadLettersOfAnUnreadableAndOfAFailedMessageKeepTheirKeysInTheDeadLetterStreamsOwnSerde()
+      throws Throwable {
+    Map<String, String> config = jobWithPoison("poison-dlq-keys", "dead-letter");
+    config.put("task.class", ThrowingCopyTask.class.getName());
+    String dead = topic("dead-keys");
+    config.put("task.dead.letter.stream", "dead");
+    config.put("streams.dead.system", "kafka");
+    config.put("streams.dead.physical.name", dead);
+    config.put("streams.dead.key.serde", "string"); // not bytes: both kinds of key must fit it
+    config.put("streams.dead.value.serde", "json");
+    LocalRunner runner = start(config);
+    await(Duration.ofSeconds(60), "all read", () -> runner.processed() >= RECORDS);
+    stop(runner);
+
+    List<ConsumerRecord<String, String>> letters = readAll(
+        config.get("systems.kafka.bootstrap.servers"), dead);
+    assertThat(letters).extracting(ConsumerRecord::key)
+        .containsExactlyInAnyOrder("k" + POISON, "k" + THROWS);
+    assertThat(letters).extracting(ConsumerRecord::value).anySatisfy(v -> assertThat(v)
+        .contains("\"stage\":\"read\"")).anySatisfy(v -> assertThat(v)
+        .contains("\"stage\":\"process\"").contains("task refuses k" + THROWS));
+  }
 }

@@ -1,6 +1,7 @@
 package io.millrace.core.job;
 
 import io.millrace.api.AsyncStreamTask;
+import io.millrace.api.Serde;
 import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.coordinator.JobCoordinator;
 import io.millrace.api.system.SystemConsumer;
@@ -10,6 +11,7 @@ import io.millrace.core.config.CoreKeys;
 import io.millrace.core.coordinate.LocalCoordinator;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.ContainerParts;
+import io.millrace.core.loop.DeadLetters;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.store.ChangelogRestorer;
@@ -52,8 +54,8 @@ public final class ContainerFactory {
           .consumer(context(plan, s, id)));
     }
     ContainerStores stores = stores(plan, id, producers, producerIndices);
-    OutputRoute deadLetters = plan.deadLetterStream() == null ? null
-        : routes.get(plan.deadLetterStream());
+    DeadLetters deadLetters = plan.deadLetterStream() == null ? null
+        : deadLetters(plan, routes.get(plan.deadLetterStream()));
     List<SystemProducer> producerList = new ArrayList<>(producers.values());
     // A coordinator that fences members keeps the checkpoints itself (Kafka: the group's offsets).
     CheckpointStore checkpoints = coordinator.checkpoints().orElse(plan.checkpointStore());
@@ -119,5 +121,16 @@ public final class ContainerFactory {
 
   static DefaultSystemContext context(JobPlan plan, String system, int id) {
     return new DefaultSystemContext(system, plan.jobName(), id, plan.config(), plan.metrics());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static DeadLetters deadLetters(JobPlan plan, OutputRoute route) {
+    Map<String, Serde<Object>> inputKeySerdes = new LinkedHashMap<>();
+    for (String input : plan.inputs()) {
+      inputKeySerdes.put(input, (Serde<Object>) plan.streams().get(input).spec().keySerde());
+    }
+    return new DeadLetters(route,
+        (Serde<Object>) plan.streams().get(plan.deadLetterStream()).spec().keySerde(),
+        inputKeySerdes);
   }
 }

@@ -5,7 +5,6 @@ import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.core.commit.Committer;
-import io.millrace.core.output.OutputRoute;
 import io.millrace.core.store.ContainerStores;
 import java.util.List;
 
@@ -38,7 +37,7 @@ public record ContainerParts(
     List<SystemProducer> producers,
     Committer committer,
     ErrorPolicy errorPolicy,
-    OutputRoute deadLetters,
+    DeadLetters deadLetters,
     ContainerStores stores,
     boolean dispatched,
     JobCoordinator coordinator,

@@ -1,10 +1,8 @@
 package io.millrace.core.loop;
 
-import io.millrace.api.DeadLetter;
 import io.millrace.api.Envelope;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.system.OutputFailedException;
-import io.millrace.core.output.OutputRoute;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,12 +16,12 @@ final class ErrorHandler {
   private static final int LOG_FIRST = 10;
 
   private final ErrorPolicy policy;
-  private final OutputRoute deadLetters;
+  private final DeadLetters deadLetters;
   private final Counter skipped;
   private final Counter deadLettered;
   private long failures;
 
-  ErrorHandler(ErrorPolicy policy, OutputRoute deadLetters, Counter skipped, Counter deadLettered) {
+  ErrorHandler(ErrorPolicy policy, DeadLetters deadLetters, Counter skipped, Counter deadLettered) {
     this.policy = policy;
     this.deadLetters = deadLetters;
     this.skipped = skipped;
@@ -75,10 +73,7 @@ final class ErrorHandler {
     if (policy == ErrorPolicy.SKIP) {
       skipped.inc();
     } else {
-      // With the message's timestamp and headers: a dead letter is that message, set aside.
-      deadLetters.send(-1, envelope.key(), new DeadLetter(envelope.stream(), envelope.partition(),
-          envelope.offset(), envelope.key(), envelope.value(), error.toString(), stage),
-          envelope.timestamp(), envelope.headers());
+      deadLetters.write(task, envelope, error, stage, where);
       deadLettered.inc();
     }
   }
