@@ -76,11 +76,22 @@ public final class Envelope {
   public static Envelope unreadable(
       String stream, int partition, long offset, Object rawKey, Object rawValue, long timestamp,
       int sizeInBytes, Throwable error) {
+    return unreadable(stream, partition, offset, rawKey, rawValue, timestamp, sizeInBytes, error,
+        Headers.EMPTY);
+  }
+
+  /**
+   * As {@link #unreadable(String, int, long, Object, Object, long, int, Throwable)}, with the
+   * message's headers, which a dead letter keeps.
+   */
+  public static Envelope unreadable(
+      String stream, int partition, long offset, Object rawKey, Object rawValue, long timestamp,
+      int sizeInBytes, Throwable error, Headers headers) {
     if (error == null) {
       throw new IllegalArgumentException("an unreadable envelope needs the error");
     }
     return new Envelope(stream, partition, offset, rawKey, rawValue, timestamp, sizeInBytes, error,
-        Headers.EMPTY);
+        headers);
   }
 
   /** The id of the input stream this message came from. */

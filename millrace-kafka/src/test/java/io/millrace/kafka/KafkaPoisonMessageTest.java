@@ -132,4 +132,31 @@ class KafkaPoisonMessageTest {
         .contains("\"stage\":\"read\"")).anySatisfy(v -> assertThat(v)
         .contains("\"stage\":\"process\"").contains("task refuses k" + THROWS));
   }
+
+  @Test
+  void anUnreadableRecordsDeadLetterKeepsItsHeadersAndTimestamp() throws Throwable {
+    Map<String, String> config = jobWithPoison("poison-dlq-headers", "dead-letter");
+    String bootstrap = config.get("systems.kafka.bootstrap.servers");
+    try (var producer = TestBroker.producer(bootstrap)) {
+      var poison = new org.apache.kafka.clients.producer.ProducerRecord<String, String>(
+          config.get("streams.in.physical.name"), 0, 42_000L, "traced", "{also not json");
+      poison.headers().add("trace-id", "t-1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      producer.send(poison).get(30, TimeUnit.SECONDS);
+    }
+    String dead = topic("dead-headers");
+    config.put("task.dead.letter.stream", "dead");
+    config.put("streams.dead.system", "kafka");
+    config.put("streams.dead.physical.name", dead);
+    config.put("streams.dead.value.serde", "json");
+    LocalRunner runner = start(config);
+    await(Duration.ofSeconds(60), "all read", () -> runner.processed() >= RECORDS + 1);
+    stop(runner);
+
+    assertThat(readAll(bootstrap, dead)).filteredOn(r -> "traced".equals(r.key()))
+        .singleElement().satisfies(letter -> {
+          assertThat(letter.timestamp()).isEqualTo(42_000L);
+          assertThat(letter.headers().lastHeader("trace-id").value()).asString()
+              .isEqualTo("t-1");
+        });
+  }
 }

@@ -32,7 +32,7 @@ public final class DeadLetters {
   }
 
   /** Writes one dead letter with the message's timestamp and headers: that message, set aside. */
-  void write(TaskInstance task, Envelope envelope, Throwable error, String stage, String where) {
+  void write(Envelope envelope, Throwable error, String stage, String where) {
     Object key = key(envelope, where);
     try {
       route.send(-1, key, new DeadLetter(envelope.stream(), envelope.partition(),

@@ -73,7 +73,7 @@ final class ErrorHandler {
     if (policy == ErrorPolicy.SKIP) {
       skipped.inc();
     } else {
-      deadLetters.write(task, envelope, error, stage, where);
+      deadLetters.write(envelope, error, stage, where);
       deadLettered.inc();
     }
   }

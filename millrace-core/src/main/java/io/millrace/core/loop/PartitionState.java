@@ -34,13 +34,13 @@ public final class PartitionState {
   final long progressStart;
   final long progressEnd;
 
+  /** Its metrics, kept to remove exactly these when it leaves (the names outlive it). */
+  Gauge lagGauge;
+  Gauge bufferedGauge;
   /**
    * The last processed offset (for async tasks: the watermark, below which every message has
    * completed), or {@link CheckpointStore#NONE}. Written once per delivery.
    */
-  /** Its metrics, kept to remove exactly these when it leaves (the names outlive it). */
-  Gauge lagGauge;
-  Gauge bufferedGauge;
   long lastOffset;
 
   // The poll schedule and flow control (ConsumerMultiplexer).

@@ -348,21 +348,24 @@ final class FetchThread implements Runnable {
     try {
       key = deserialize(stream.keySerde(), r.key());
     } catch (RuntimeException e) {
-      return Envelope.unreadable(stream.id(), r.partition(), r.offset(), r.key(), r.value(),
-          r.timestamp(), size, new IllegalArgumentException("cannot deserialize the key of topic "
-              + r.topic() + " partition " + r.partition() + " offset " + r.offset() + " with "
-              + stream.keySerde().getClass().getSimpleName() + ": " + e.getMessage(), e));
+      return unreadable(stream, r, size, "key", stream.keySerde(), e);
     }
     try {
       value = deserialize(stream.valueSerde(), r.value());
     } catch (RuntimeException e) {
-      return Envelope.unreadable(stream.id(), r.partition(), r.offset(), r.key(), r.value(),
-          r.timestamp(), size, new IllegalArgumentException("cannot deserialize the value of "
-              + "topic " + r.topic() + " partition " + r.partition() + " offset " + r.offset()
-              + " with " + stream.valueSerde().getClass().getSimpleName() + ": "
-              + e.getMessage(), e));
+      return unreadable(stream, r, size, "value", stream.valueSerde(), e);
     }
     return new Envelope(stream.id(), r.partition(), r.offset(), key, value, r.timestamp(), size,
+        headers(r));
+  }
+
+  /** A record whose key or value its serde cannot read: kept raw, with its headers. */
+  private static Envelope unreadable(StreamSpec stream, ConsumerRecord<byte[], byte[]> r,
+      int size, String what, Serde<?> serde, RuntimeException e) {
+    return Envelope.unreadable(stream.id(), r.partition(), r.offset(), r.key(), r.value(),
+        r.timestamp(), size, new IllegalArgumentException("cannot deserialize the " + what
+            + " of topic " + r.topic() + " partition " + r.partition() + " offset " + r.offset()
+            + " with " + serde.getClass().getSimpleName() + ": " + e.getMessage(), e),
         headers(r));
   }
 
