@@ -29,7 +29,7 @@ public final class BufferedCollector implements Collector {
   @Override
   public void send(String stream, int partition, Object key, Object value, long timestamp,
       Headers headers) {
-    target.route(stream); // fail fast, on the caller's thread, for a stream that is not an output
+    target.resolve(stream); // fail fast, on the caller's thread, for a stream that is not an output
     hold(stream, partition, key, value, timestamp, headers);
   }
 

@@ -35,7 +35,7 @@ record TaskContextImpl(String taskName, int partitionNumber, List<StreamPartitio
 
   @Override
   public OutputStream output(String streamId) {
-    return collector.route(streamId);
+    return collector.resolve(streamId);
   }
 
   @Override

@@ -26,18 +26,27 @@ public final class TaskCollector implements Collector {
     this.taskName = taskName;
   }
 
-  /** The route of an output id. */
+  /** The route of an output id. Loop thread: it caches the last one. */
   public OutputRoute route(String stream) {
     if (stream == lastName) { // identity: the same String object as last time
       return lastRoute;
     }
-    OutputRoute route = routes.get(stream);
+    OutputRoute route = resolve(stream);
+    lastName = stream;
+    lastRoute = route;
+    return route;
+  }
+
+  /**
+   * The route of an output id, leaving the loop thread's cache alone: any thread (an async task's
+   * sends are checked on its own threads; {@code TaskContext.output} may be called anywhere).
+   */
+  public OutputRoute resolve(String stream) {
+    OutputRoute route = routes.get(stream); // read-only after the container is built
     if (route == null) {
       throw new IllegalArgumentException("task " + taskName + " sent to '" + stream
           + "', which is not in task.outputs " + routes.keySet());
     }
-    lastName = stream;
-    lastRoute = route;
     return route;
   }
 
