@@ -76,12 +76,8 @@ class KafkaPoisonMessageTest {
   @Test
   void underDeadLetterTheBadRecordGoesToTheDeadLetterTopicWithItsError() throws Throwable {
     Map<String, String> config = jobWithPoison("poison-dlq", "dead-letter");
-    String dead = topic("dead");
-    config.put("task.dead.letter.stream", "dead");
-    config.put("streams.dead.system", "kafka");
-    config.put("streams.dead.physical.name", dead);
+    String dead = deadLetterTo(config, "dead");
     config.put("streams.dead.key.serde", "bytes"); // an unreadable record keeps its raw key
-    config.put("streams.dead.value.serde", "json");
     LocalRunner runner = start(config);
     await(Duration.ofSeconds(60), "all read", () -> runner.processed() >= RECORDS);
     stop(runner);
@@ -114,12 +110,8 @@ class KafkaPoisonMessageTest {
       throws Throwable {
     Map<String, String> config = jobWithPoison("poison-dlq-keys", "dead-letter");
     config.put("task.class", ThrowingCopyTask.class.getName());
-    String dead = topic("dead-keys");
-    config.put("task.dead.letter.stream", "dead");
-    config.put("streams.dead.system", "kafka");
-    config.put("streams.dead.physical.name", dead);
+    String dead = deadLetterTo(config, "dead-keys");
     config.put("streams.dead.key.serde", "string"); // not bytes: both kinds of key must fit it
-    config.put("streams.dead.value.serde", "json");
     LocalRunner runner = start(config);
     await(Duration.ofSeconds(60), "all read", () -> runner.processed() >= RECORDS);
     stop(runner);
@@ -143,11 +135,7 @@ class KafkaPoisonMessageTest {
       poison.headers().add("trace-id", "t-1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
       producer.send(poison).get(30, TimeUnit.SECONDS);
     }
-    String dead = topic("dead-headers");
-    config.put("task.dead.letter.stream", "dead");
-    config.put("streams.dead.system", "kafka");
-    config.put("streams.dead.physical.name", dead);
-    config.put("streams.dead.value.serde", "json");
+    String dead = deadLetterTo(config, "dead-headers");
     LocalRunner runner = start(config);
     await(Duration.ofSeconds(60), "all read", () -> runner.processed() >= RECORDS + 1);
     stop(runner);

@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.api.Collector;
 import io.millrace.api.Coordinator;
 import io.millrace.api.Envelope;
+import io.millrace.api.InitableTask;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
+import io.millrace.api.TaskContext;
+import io.millrace.api.store.KeyValueStore;
 import io.millrace.core.checkpoint.FileCheckpointStore;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.kafka.dev.DevBroker;
@@ -18,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -90,11 +94,7 @@ class KafkaSendErrorTest {
   void underDeadLetterTheMessageThatSentTheRefusedRecordIsDeadLetteredAndNoOther()
       throws Throwable {
     Map<String, String> config = job("send-dlq", "dead-letter");
-    String dead = topic("send-dead");
-    config.put("task.dead.letter.stream", "dead");
-    config.put("streams.dead.system", "kafka");
-    config.put("streams.dead.physical.name", dead);
-    config.put("streams.dead.value.serde", "json");
+    String dead = deadLetterTo(config, "send-dead");
     LocalRunner runner = start(config);
     await(Duration.ofSeconds(60), "all processed", () -> runner.processed() >= RECORDS);
     stop(runner);
@@ -120,23 +120,13 @@ class KafkaSendErrorTest {
     // time-out (2 minutes by default): shorter here, so the refusal comes within the test.
     config.put("systems.kafka.producer.request.timeout.ms", "2000");
     config.put("systems.kafka.producer.delivery.timeout.ms", "5000");
-    String dead = topic("send-dead-late");
-    config.put("task.dead.letter.stream", "dead");
-    config.put("streams.dead.system", "kafka");
-    config.put("streams.dead.physical.name", dead);
-    config.put("streams.dead.value.serde", "json");
+    String dead = deadLetterTo(config, "send-dead-late");
     config.put("task.class", HugeOnceTask.class.getName());
     config.put("task.commit.ms", "600000"); // no commit meets the refusal first
     LocalRunner runner = start(config);
     // Input keeps coming, so messages are processed after the refusal reached the producer: none
     // of them may be charged with it.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    int more = 0;
-    while (!runner.await(100, TimeUnit.MILLISECONDS)) {
-      assertThat(System.nanoTime() - deadline).as("job still running after 60 s").isNegative();
-      TestBroker.write(bootstrap, config.get("streams.in.physical.name"), 0,
-          List.<String[]>of(new String[] {"later" + more, "v" + more++}));
-    }
+    feedUntilStopped(runner, bootstrap, config.get("streams.in.physical.name"));
 
     assertThat(runner.failure()).hasMessageContaining("was not acknowledged")
         .hasMessageContaining(out).hasMessageContaining("not charged");
@@ -144,6 +134,61 @@ class KafkaSendErrorTest {
     Long committed = new FileCheckpointStore(state.resolve("checkpoints")).read()
         .get(new StreamPartition("kafka", "in", 0));
     assertThat(committed == null || committed < HUGE).as("checkpoint %s", committed).isTrue();
+  }
+
+  /**
+   * Writes a record to {@code topic} every 100 ms until the job stops (60 s at most), so messages
+   * are processed after a refusal reached the producer.
+   */
+  private static void feedUntilStopped(LocalRunner runner, String bootstrap, String topic)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    try (var producer = TestBroker.producer(bootstrap)) {
+      for (int more = 0; !runner.await(100, TimeUnit.MILLISECONDS); more++) {
+        assertThat(System.nanoTime() - deadline).as("job still running after 60 s").isNegative();
+        producer.send(new ProducerRecord<>(topic, 0, "later" + more, "v" + more))
+            .get(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** Counts per key in a changelogged store; the count of key {@link #HUGE} is 20 KB long. */
+  public static final class HugeStateTask implements StreamTask, InitableTask {
+    private KeyValueStore<String, String> counts;
+
+    @Override
+    public void init(TaskContext context) {
+      counts = context.store("counts");
+    }
+
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      String key = (String) envelope.key();
+      counts.put(key, key.equals("k" + HUGE) ? "x".repeat(20_000) : "1");
+      collector.send("out", key, "1");
+    }
+  }
+
+  @Test
+  void underDeadLetterARefusedChangelogRecordStopsTheJobAndNoMessageIsDeadLettered()
+      throws Exception {
+    Map<String, String> config = job("send-changelog", "dead-letter");
+    String bootstrap = config.get("systems.kafka.bootstrap.servers");
+    String dead = deadLetterTo(config, "send-dead-changelog");
+    config.put("task.class", HugeStateTask.class.getName());
+    config.put("stores.counts.factory", "memory");
+    String changelog = topic("send-changelog");
+    config.put("stores.counts.changelog", "kafka." + changelog);
+    config.put("stores.counts.write.batch.size", "1"); // each put flushes: the refusal comes mid-run
+    config.put("task.commit.ms", "600000");
+    LocalRunner runner = start(config);
+    feedUntilStopped(runner, bootstrap, config.get("streams.in.physical.name"));
+
+    // Named by the flush that sent it, or by the next send that saw it first (on the loop thread
+    // while the flusher's thread was still in that send): either way no message is charged.
+    assertThat(runner.failure()).hasMessageContaining(changelog)
+        .hasMessageContaining("RecordTooLarge");
+    assertThat(readAll(bootstrap, dead)).isEmpty();
   }
 
   @Test

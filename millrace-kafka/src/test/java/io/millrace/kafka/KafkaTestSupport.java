@@ -47,6 +47,19 @@ final class KafkaTestSupport {
     return c;
   }
 
+  /**
+   * Sends the job's failed messages ({@code task.error.policy=dead-letter}) to a new topic on the
+   * job's Kafka system, as JSON, and returns the topic.
+   */
+  static String deadLetterTo(Map<String, String> config, String prefix) {
+    String topic = topic(prefix);
+    config.put("task.dead.letter.stream", "dead");
+    config.put("streams.dead.system", "kafka");
+    config.put("streams.dead.physical.name", topic);
+    config.put("streams.dead.value.serde", "json");
+    return topic;
+  }
+
   /** Plans and starts a job. */
   static LocalRunner start(Map<String, String> config) {
     JobPlan plan = JobPlanner.plan(JobConfig.of(config));

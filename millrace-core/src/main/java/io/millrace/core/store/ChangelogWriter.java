@@ -1,5 +1,6 @@
 package io.millrace.core.store;
 
+import io.millrace.api.system.OutputFailedException;
 import io.millrace.api.system.SystemProducer;
 import java.util.List;
 
@@ -26,10 +27,21 @@ public final class ChangelogWriter {
     this.partition = partition;
   }
 
-  /** Sends one flush's changes (a null value: a delete), in order, on this thread. */
+  /**
+   * Sends one flush's changes (a null value: a delete), in order, on this thread. A refused change
+   * is an {@link OutputFailedException}: a flush holds the writes of many messages, so no message
+   * is charged with it (the container stops; the store would otherwise lose a change).
+   */
   void sendNow(List<byte[]> keys, List<byte[]> values) {
     for (int i = 0; i < keys.size(); i++) {
-      producer.send(index, partition, keys.get(i), values.get(i), -1);
+      try {
+        producer.send(index, partition, keys.get(i), values.get(i), -1);
+      } catch (OutputFailedException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw new OutputFailedException("a change to changelog partition " + partition
+            + " was refused: " + e.getMessage(), e);
+      }
     }
   }
 

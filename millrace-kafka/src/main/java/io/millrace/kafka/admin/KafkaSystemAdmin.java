@@ -97,7 +97,11 @@ public final class KafkaSystemAdmin implements SystemAdmin {
 
   @Override
   public Map<Integer, StreamMetadata> metadata(StreamSpec stream, Collection<Integer> partitions) {
-    String topic = stream.physicalName();
+    return offsets(stream.physicalName(), partitions);
+  }
+
+  /** The offsets of a topic's partitions, each in one request for them all. */
+  private Map<Integer, StreamMetadata> offsets(String topic, Collection<Integer> partitions) {
     Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     for (int p : partitions) {
@@ -232,8 +236,7 @@ public final class KafkaSystemAdmin implements SystemAdmin {
       if (description != null && description.partitions().size() >= partitions
           && description.partitions().stream().allMatch(p -> p.leader() != null
               && !p.leader().isEmpty())) {
-        metadata(new StreamSpec(topic, topic, null, null),
-            java.util.stream.IntStream.range(0, partitions).boxed().toList());
+        offsets(topic, java.util.stream.IntStream.range(0, partitions).boxed().toList());
         return;
       }
       if (System.nanoTime() > deadline) {

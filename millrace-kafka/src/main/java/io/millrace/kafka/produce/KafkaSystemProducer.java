@@ -11,9 +11,7 @@ import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.coordinate.KafkaCoordinatorSettings;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
@@ -24,9 +22,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
-import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -159,28 +154,34 @@ public final class KafkaSystemProducer implements SystemProducer {
 
   @Override
   public void send(int index, int partition, Object key, Object value, long timestamp) {
-    send(index, partition, key, value, timestamp, (Iterable<Header>) null);
+    send(record(index, partition, key, value, timestamp), index);
   }
 
   @Override
   public void send(int index, int partition, Object key, Object value, long timestamp,
       Headers headers) {
-    List<Header> kafkaHeaders = new ArrayList<>(headers.size());
-    headers.forEach((name, bytes) -> kafkaHeaders.add(new RecordHeader(name, bytes)));
-    send(index, partition, key, value, timestamp, kafkaHeaders);
+    ProducerRecord<byte[], byte[]> record = record(index, partition, key, value, timestamp);
+    for (int i = 0; i < headers.size(); i++) { // into the record's own list: no copy of a list
+      record.headers().add(headers.name(i), headers.value(i));
+    }
+    send(record, index);
   }
 
-  private void send(int index, int partition, Object key, Object value, long timestamp,
-      Iterable<Header> headers) {
+  /** Serializes on the calling thread: a serde's failure is the sending message's own. */
+  private ProducerRecord<byte[], byte[]> record(int index, int partition, Object key,
+      Object value, long timestamp) {
     throwIfFailed();
+    byte[] k = key == null ? null : keySerdes[index].toBytes(key);
+    byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
+    return new ProducerRecord<>(topics[index], partition < 0 ? null : partition,
+        timestamp < 0 ? null : timestamp, k, v);
+  }
+
+  private void send(ProducerRecord<byte[], byte[]> record, int index) {
     if (transaction != null) {
       transaction.beforeSend();
     }
-    byte[] k = key == null ? null : keySerdes[index].toBytes(key);
-    byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
-    Future<RecordMetadata> sent = producer.send(new ProducerRecord<>(topics[index],
-        partition < 0 ? null : partition, timestamp < 0 ? null : timestamp, k, v, headers),
-        callbacks[index]);
+    Future<RecordMetadata> sent = producer.send(record, callbacks[index]);
     // Done already only if refused before it left (one volatile read per send otherwise).
     if (sent.isDone()) {
       refusedNow(sent, topics[index]);
@@ -206,7 +207,7 @@ public final class KafkaSystemProducer implements SystemProducer {
       return;
     }
     if (skipFailures || transaction != null || !(cause instanceof RecordTooLargeException
-        || cause instanceof InvalidRecordException || cause instanceof SerializationException)) {
+        || cause instanceof InvalidRecordException)) {
       return;
     }
     Exception remembered = firstFailure.get();
