@@ -9,6 +9,7 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapsho
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.PrometheusNaming;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -43,26 +44,33 @@ final class PrometheusMetrics implements MultiCollector {
     }
     MetricSnapshots.Builder snapshots = MetricSnapshots.builder();
     byName.forEach((name, all) -> {
-      if (all.get(0).counter()) {
-        CounterSnapshot.Builder counter = CounterSnapshot.builder().name(name).help(help(name));
+      // A name is one kind: the first series' (a task may register a gauge and a counter under
+      // one name; the other kind's series are left out rather than failing the whole scrape).
+      boolean counter = all.get(0).counter();
+      if (counter) {
+        CounterSnapshot.Builder builder = CounterSnapshot.builder().name(name).help(help(name));
         for (Series s : all) {
-          counter.dataPoint(CounterDataPointSnapshot.builder().labels(s.labels())
-              .value(s.value()).build());
+          if (s.counter()) {
+            builder.dataPoint(CounterDataPointSnapshot.builder().labels(s.labels())
+                .value(s.value()).build());
+          }
         }
-        snapshots.metricSnapshot(counter.build());
+        snapshots.metricSnapshot(builder.build());
       } else {
-        GaugeSnapshot.Builder gauge = GaugeSnapshot.builder().name(name).help(help(name));
+        GaugeSnapshot.Builder builder = GaugeSnapshot.builder().name(name).help(help(name));
         for (Series s : all) {
-          gauge.dataPoint(GaugeDataPointSnapshot.builder().labels(s.labels())
-              .value(s.value()).build());
+          if (!s.counter()) {
+            builder.dataPoint(GaugeDataPointSnapshot.builder().labels(s.labels())
+                .value(s.value()).build());
+          }
         }
-        snapshots.metricSnapshot(gauge.build());
+        snapshots.metricSnapshot(builder.build());
       }
     });
     return snapshots.build();
   }
 
-  /** Every series now; a name is always of one kind (a gauge and a counter never share one). */
+  /** Every series now. */
   List<Series> series() {
     List<Series> out = new ArrayList<>();
     registry.visit(new DefaultMetricsRegistry.Visitor() {
@@ -125,11 +133,16 @@ final class PrometheusMetrics implements MultiCollector {
         labels.values().toArray(String[]::new)), scaled, counter));
   }
 
-  /** {@code millrace_} and the name in snake case, e.g. messages-processed: millrace_messages_processed. */
+  /**
+   * {@code millrace_} and the name in snake case, e.g. messages-processed:
+   * millrace_messages_processed; the client's sanitizer then takes off a suffix it reserves (a
+   * task's {@code requests-total} would otherwise fail the scrape: the exposition adds
+   * {@code _total} itself).
+   */
   static String prometheusName(String name) {
     String snake = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_")
         .replaceAll("^_+|_+$", "");
-    return "millrace_" + snake;
+    return PrometheusNaming.sanitizeMetricName("millrace_" + snake);
   }
 
   private static boolean isNumber(String s) {
