@@ -136,21 +136,18 @@ public final class Main {
   }
 
   private static int runJob(JobConfig config, PrintStream out, PrintStream err) {
-    JobPlan plan;
+    LocalRunner runner;
     try {
-      plan = JobPlanner.plan(config);
+      runner = LocalRunner.start(JobPlanner.plan(config), Clock.SYSTEM);
     } catch (ConfigException e) {
       throw e;
-    } catch (CheckpointException e) {
-      // The saved offsets cannot be read: starting anyway would reprocess or skip input, so stop
-      // with the file named and leave it as it is for the operator.
-      err.println("error: cannot start job " + config.source() + ": " + e.getMessage());
-      return EXIT_CHECKPOINT;
     } catch (RuntimeException e) { // a system cannot be reached, say: one line, no stack trace
       err.println("error: cannot start job " + config.source() + ": " + e.getMessage());
-      return 1;
+      // A checkpoint that cannot be read: starting anyway would reprocess or skip input, so stop
+      // with the file named and leave it as it is for the operator.
+      return e instanceof CheckpointException ? EXIT_CHECKPOINT : 1;
     }
-    LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+    JobPlan plan = runner.plan();
     boolean[] interrupted = {false};
     Thread hook = new Thread(() -> {
       interrupted[0] = true;
@@ -169,7 +166,6 @@ public final class Main {
     out.println("running job " + plan.jobName() + ": " + plan.taskCount() + " tasks in "
         + plan.containerCount() + " container(s), inputs " + plan.inputs() + ", outputs "
         + plan.outputs());
-    runner.start();
     progressThread.start();
     try {
       runner.await();

@@ -69,14 +69,8 @@ public final class Millrace {
     thread.setContextClassLoader(loader);
     try {
       JobPlan plan = JobPlanner.plan(config);
-      try {
-        LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
-        runner.start(); // may fail before any container runs: metrics.http.port taken, say
-        return new RunningJob(runner);
-      } catch (RuntimeException e) {
-        plan.close();
-        throw e;
-      }
+      // A start that fails (metrics.http.port taken, say) closes what it opened, the plan too.
+      return new RunningJob(LocalRunner.start(plan, Clock.SYSTEM));
     } finally {
       thread.setContextClassLoader(previous);
     }

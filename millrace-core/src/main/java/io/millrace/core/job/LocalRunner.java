@@ -33,14 +33,38 @@ public final class LocalRunner {
   private volatile long startNanos;
   private volatile StatusServer statusServer;
 
-  /** Builds the containers of a planned job. */
+  /**
+   * Builds the containers of a planned job. If that fails the coordinator is closed; the plan
+   * stays the caller's to close (once built, the runner closes it when the job ends).
+   */
   public LocalRunner(JobPlan plan, Clock clock) {
     this.plan = plan;
     this.coordinator = plan.newCoordinator();
-    for (int id = 0; id < plan.containerCount(); id++) {
-      containers.add(ContainerFactory.build(plan, id, clock, coordinator));
+    try {
+      for (int id = 0; id < plan.containerCount(); id++) {
+        containers.add(ContainerFactory.build(plan, id, clock, coordinator));
+      }
+    } catch (RuntimeException e) {
+      coordinator.close();
+      throw e;
     }
     done = new CountDownLatch(containers.size());
+  }
+
+  /**
+   * Builds and starts a planned job's runner. A failure leaves nothing open: what the runner
+   * started, its coordinator and the plan are closed before it is thrown.
+   */
+  public static LocalRunner start(JobPlan plan, Clock clock) {
+    LocalRunner runner;
+    try {
+      runner = new LocalRunner(plan, clock);
+    } catch (RuntimeException e) {
+      plan.close();
+      throw e;
+    }
+    runner.start();
+    return runner;
   }
 
   /** The job's plan. */
@@ -53,8 +77,27 @@ public final class LocalRunner {
     return containers;
   }
 
-  /** Starts every container thread and the configured reporters. */
+  /**
+   * Starts the configured reporters and every container thread. If a reporter cannot start (a
+   * taken {@code metrics.http.port}, say), those already started, the coordinator and the plan
+   * are closed before the failure is thrown: nothing of the job is left behind.
+   */
   public void start() {
+    try {
+      startReporters();
+    } catch (RuntimeException e) {
+      release();
+      throw e;
+    }
+    startNanos = System.nanoTime();
+    for (Container container : containers) {
+      Thread thread = new Thread(() -> runContainer(container),
+          "millrace-" + plan.jobName() + "-container-" + container.id());
+      thread.start();
+    }
+  }
+
+  private void startReporters() {
     List<String> names = plan.config().getList(CoreKeys.REPORTERS);
     if (names.contains("log")) {
       reporters.add(new LogReporter(plan.metrics(),
@@ -70,12 +113,6 @@ public final class LocalRunner {
       statusServer = StatusServer.start(plan.config().get(CoreKeys.HTTP_HOST, "0.0.0.0"),
           httpPort, loops, plan.metrics(), plan.jobName(), plan.storesDir());
       reporters.add(statusServer);
-    }
-    startNanos = System.nanoTime();
-    for (Container container : containers) {
-      Thread thread = new Thread(() -> runContainer(container),
-          "millrace-" + plan.jobName() + "-container-" + container.id());
-      thread.start();
     }
   }
 
@@ -105,7 +142,15 @@ public final class LocalRunner {
    */
   public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
     boolean stopped = done.await(timeout, unit);
-    if (stopped && released.compareAndSet(false, true)) {
+    if (stopped) {
+      release();
+    }
+    return stopped;
+  }
+
+  /** Closes the job's reporters, coordinator and systems, once. */
+  private void release() {
+    if (released.compareAndSet(false, true)) {
       for (AutoCloseable reporter : reporters) {
         try {
           reporter.close();
@@ -121,7 +166,6 @@ public final class LocalRunner {
       }
       plan.close();
     }
-    return stopped;
   }
 
   /** The port of the metrics and status server ({@code metrics.http.port}), or -1 if none. */

@@ -143,6 +143,18 @@ class MainTest {
   }
 
   @Test
+  void aJobThatCannotStartExitsOneWithOneErrorLine() throws Exception {
+    Path file = job(UpperCaseTask.class);
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      assertThat(main("run", file.toString(), "--set", "metrics.http.host=127.0.0.1",
+          "--set", "metrics.http.port=" + taken.getLocalPort())).isEqualTo(1);
+    }
+    assertThat(err().lines().toList()).singleElement().satisfies(line -> assertThat(line)
+        .startsWith("error: cannot start job ").contains("metrics.http.port"));
+  }
+
+  @Test
   void runWithABadConfigurationExitsTwo() throws Exception {
     Path file = job(UpperCaseTask.class);
     assertThat(main("run", file.toString(), "--set=job.container.count=zero")).isEqualTo(2);

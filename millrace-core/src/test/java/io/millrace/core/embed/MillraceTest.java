@@ -138,4 +138,25 @@ class MillraceTest {
           + taken.getLocalPort());
     }
   }
+
+  @Test
+  void aJobThatCannotStartLeavesNoReporterBehind() throws Exception {
+    javax.management.MBeanServer jmx = java.lang.management.ManagementFactory
+        .getPlatformMBeanServer();
+    javax.management.ObjectName ours = new javax.management.ObjectName(
+        "io.millrace:job=" + javax.management.ObjectName.quote("cannot-start") + ",*");
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      Properties p = fileJob(UpperCaseTask.class);
+      p.setProperty("job.name", "cannot-start");
+      p.setProperty("metrics.reporters", "log,jmx");
+      p.setProperty("metrics.http.port", Integer.toString(taken.getLocalPort()));
+      p.setProperty("metrics.http.host", "127.0.0.1");
+      assertThatThrownBy(() -> Millrace.start(p)).hasMessageContaining("metrics.http.port");
+    }
+    assertThat(jmx.queryNames(ours, null)).as("the job's MBeans").isEmpty();
+    Await.until(Duration.ofSeconds(10), "the log reporter's thread to end",
+        () -> Thread.getAllStackTraces().keySet().stream()
+            .noneMatch(t -> t.getName().equals("millrace-log-reporter") && t.isAlive()));
+  }
 }
