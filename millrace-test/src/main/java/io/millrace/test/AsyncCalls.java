@@ -3,6 +3,7 @@ package io.millrace.test;
 import io.millrace.api.Collector;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
+import io.millrace.core.async.BufferedCollector;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -74,14 +75,13 @@ final class AsyncCalls {
 
   private final class CallImpl implements Call, TaskTestDriver.Call {
     private final Envelope envelope;
-    private final List<Output> sent = new ArrayList<>();
-    private final Collector collector;
+    private final BufferedCollector collector;
     private boolean completed;
     private Throwable error;
 
     CallImpl(Envelope envelope) {
       this.envelope = envelope;
-      this.collector = outputs.collectorInto(sent, envelope.timestamp());
+      this.collector = outputs.held(envelope.timestamp());
     }
 
     @Override
@@ -150,8 +150,13 @@ final class AsyncCalls {
         }
         return;
       }
-      synchronized (sent) {
-        outputs.addAll(sent);
+      try {
+        collector.replay();
+      } catch (RuntimeException e) { // a partition out of range, say: as the loop fails it
+        if (failure == null) {
+          failure = new TaskFailure("output could not be sent for async call for " + envelope
+              + ": " + e, e);
+        }
       }
     }
   }

@@ -2,98 +2,105 @@ package io.millrace.test;
 
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.core.store.CachedStore;
+import io.millrace.core.store.ContainerStores;
 import io.millrace.core.store.StoreConfig;
-import io.millrace.core.store.StoreResources;
+import io.millrace.core.store.StoreFlusher;
 import io.millrace.core.store.StoreSpec;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The task's stores, as the job declares them ({@code stores.<name>.*}): the same engine and
- * serdes and the same write-back cache, without a changelog. The files go to a directory of their
- * own, deleted at close unless the test chose it.
+ * The task's stores, as the job declares them ({@code stores.<name>.*}), opened as a container
+ * opens them ({@link ContainerStores}: the same engines, serdes, write-back cache and layout,
+ * {@code <dir>/<name>/task-<n>}), without a changelog. The files go to a directory of their own,
+ * deleted at close unless the test chose it.
  */
 final class TaskStores {
-  private final Map<String, CachedStore<?, ?>> stores = new LinkedHashMap<>();
-  private final StoreResources resources;
+  private final ContainerStores stores;
+  private final Map<String, KeyValueStore<?, ?>> mine;
   private final Path dir;
   private final boolean temporary;
 
-  private TaskStores(StoreResources resources, Path dir, boolean temporary) {
-    this.resources = resources;
+  private TaskStores(ContainerStores stores, Map<String, KeyValueStore<?, ?>> mine, Path dir,
+      boolean temporary) {
+    this.stores = stores;
+    this.mine = mine;
     this.dir = dir;
     this.temporary = temporary;
   }
 
   static TaskStores open(JobConfig config, Path stateDir, int partition) {
-    Set<String> systems = new HashSet<>(config.idsUnder("systems"));
+    Set<String> changelogSystems = new HashSet<>();
     for (String store : StoreConfig.storeNames(config)) {
       String changelog = config.get("stores." + store + ".changelog");
       if (changelog != null && changelog.indexOf('.') > 0) {
-        systems.add(changelog.substring(0, changelog.indexOf('.'))); // no changelog is written
+        changelogSystems.add(changelog.substring(0, changelog.indexOf('.'))); // not written to
       }
     }
-    var specs = StoreConfig.parse(config, systems);
+    List<StoreSpec> specs = StoreConfig.parse(config, changelogSystems);
     boolean temporary = stateDir == null;
-    Path dir = temporary && !specs.isEmpty() ? TaskTestDriver.tempDir() : stateDir;
-    TaskStores stores = new TaskStores(new StoreResources(config.asMap(), Math.max(1,
-        specs.size())), dir, temporary);
+    Path dir = temporary && !specs.isEmpty() ? tempDir() : stateDir;
+    ContainerStores stores = ContainerStores.create(specs, dir, config.asMap(), 1,
+        (spec, task) -> null, system -> null, StoreFlusher.inline());
     try {
-      for (StoreSpec spec : specs) {
-        Path storeDir = dir.resolve(spec.name()).resolve(Integer.toString(partition));
-        Files.createDirectories(storeDir);
-        StorageEngine engine = spec.factory().open(spec.engineSpec(), storeDir, stores.resources);
-        stores.stores.put(spec.name(), new CachedStore<>(spec.name() + " of Partition "
-            + partition, spec, engine, null));
-      }
-    } catch (IOException | RuntimeException e) {
+      return new TaskStores(stores, stores.open(partition, "Partition " + partition, Map.of()),
+          dir, temporary);
+    } catch (RuntimeException e) {
       stores.close();
-      throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+      delete(temporary ? dir : null);
+      throw e;
     }
-    return stores;
   }
 
   @SuppressWarnings("unchecked")
   <K, V> KeyValueStore<K, V> get(String name) {
-    CachedStore<?, ?> store = stores.get(name);
+    KeyValueStore<?, ?> store = mine.get(name);
     if (store == null) {
       throw new IllegalArgumentException("the job declares no store '" + name + "' (it has "
-          + stores.keySet() + ")");
+          + mine.keySet() + ")");
     }
     return (KeyValueStore<K, V>) store;
   }
 
+  /** The task's stores by name, for its context. */
+  Map<String, KeyValueStore<?, ?>> all() {
+    return mine;
+  }
+
   /** What a commit does to stores: the cache's dirty entries written to the engine. */
   void flush() {
-    stores.values().forEach(CachedStore::flush);
+    stores.flush();
   }
 
   void close() {
     try {
-      for (CachedStore<?, ?> store : stores.values()) {
-        store.flush();
-        store.close();
-      }
-      stores.clear();
-      resources.close();
+      stores.flush();
+      stores.close();
     } finally {
-      if (temporary && dir != null) {
-        delete(dir);
-      }
+      delete(temporary ? dir : null);
+    }
+  }
+
+  /** A temporary directory for stores, deleted with everything in it at close. */
+  private static Path tempDir() {
+    try {
+      return Files.createTempDirectory("millrace-test-driver");
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot create a temporary directory for the stores", e);
     }
   }
 
   private static void delete(Path dir) {
+    if (dir == null) {
+      return;
+    }
     try (Stream<Path> all = Files.walk(dir)) {
       all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {

@@ -7,13 +7,18 @@ import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.Headers;
 import io.millrace.api.InitableTask;
+import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
 import io.millrace.api.WindowableTask;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.store.KeyValueStore;
-import java.io.IOException;
-import java.nio.file.Files;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.TaskContextImpl;
+import io.millrace.core.loop.CallbackTimers;
+import io.millrace.core.loop.TaskScheduler;
+import io.millrace.core.metrics.DefaultMetricsRegistry;
+import java.lang.reflect.Constructor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,6 +62,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Not thread-safe: one test thread drives it.
  */
 public final class TaskTestDriver implements AutoCloseable {
+  private static final long NANOS_PER_MS = 1_000_000;
   private final Object task;
   private final int partition;
   private final List<String> inputs;
@@ -64,10 +70,12 @@ public final class TaskTestDriver implements AutoCloseable {
   private final Map<String, Long> nextOffset = new HashMap<>();
   private final CapturedOutputs outputs;
   private final TaskStores stores;
-  private final DriverContext context;
+  private final TaskContextImpl context;
+  private final List<Runnable> idleActions = new ArrayList<>();
   private final Requests requests = new Requests();
   private final AsyncCalls calls;
-  private final DriverTimers timers;
+  /** The task's scheduled callbacks, as its container keeps them, due by the driver's clock. */
+  private final CallbackTimers timers = new CallbackTimers(() -> this.now * NANOS_PER_MS);
   private final long windowMs;
   private final long commitMs;
   private long now;
@@ -79,8 +87,7 @@ public final class TaskTestDriver implements AutoCloseable {
 
   private TaskTestDriver(Builder b) {
     JobConfig config = new JobConfig(b.config, b.source);
-    String taskClass = config.required("task.class");
-    this.task = newTask(taskClass, b.loader);
+    this.task = newTask(config, b.loader);
     this.partition = b.partition;
     this.inputs = config.getList("task.inputs");
     if (inputs.isEmpty()) {
@@ -96,11 +103,20 @@ public final class TaskTestDriver implements AutoCloseable {
     for (String output : config.getList("task.outputs")) {
       outputPartitions.put(output, config.getInt("streams." + output + ".partitions", 1, 1));
     }
-    this.outputs = new CapturedOutputs(outputPartitions, () -> now);
+    String name = "Partition " + partition;
+    this.outputs = new CapturedOutputs(outputPartitions, name, () -> now);
     this.stores = TaskStores.open(config, b.stateDir, partition);
     this.calls = new AsyncCalls(outputs, b.holdCalls);
-    this.timers = new DriverTimers(() -> now);
-    this.context = new DriverContext(partition, inputs, config.asMap(), outputs, stores, timers);
+    TaskScheduler scheduler = new TaskScheduler();
+    scheduler.attach(timers, null);
+    List<StreamPartition> partitions = new ArrayList<>();
+    for (String input : inputs) {
+      partitions.add(new StreamPartition(config.get("streams." + input + ".system", "test"),
+          input, partition));
+    }
+    this.context = new TaskContextImpl(name, partition, List.copyOf(partitions), config.asMap(),
+        new DefaultMetricsRegistry(false), outputs.taskCollector(), idleActions, stores.all(),
+        scheduler);
   }
 
   /** A driver for a task class; give its inputs and outputs with the builder. */
@@ -194,7 +210,7 @@ public final class TaskTestDriver implements AutoCloseable {
   public void idle() {
     start();
     outputs.collector(-1);
-    for (Runnable action : context.idleActions()) {
+    for (Runnable action : idleActions) {
       invoke("idle action", action::run);
     }
     afterCall();
@@ -212,14 +228,14 @@ public final class TaskTestDriver implements AutoCloseable {
     }
     start();
     long until = now + by.toMillis();
-    while (Math.min(Math.min(nextWindow, nextCommit), timers.nextDue()) <= until) {
-      long callbackDue = timers.nextDue();
+    while (Math.min(Math.min(nextWindow, nextCommit), nextCallback()) <= until) {
+      long callbackDue = nextCallback();
       if (callbackDue <= nextWindow && callbackDue <= nextCommit) {
         now = callbackDue;
-        DriverTimers.Timer timer = timers.poll();
+        CallbackTimers.Timer timer = timers.pollDue(now * NANOS_PER_MS);
         invoke("scheduled callback", () -> timer.callback.onCallback(outputs.collector(-1),
             requests));
-        timers.reschedule(timer);
+        timers.reschedule(timer, now * NANOS_PER_MS);
         afterCall();
       } else if (nextWindow <= nextCommit) {
         now = nextWindow;
@@ -397,24 +413,22 @@ public final class TaskTestDriver implements AutoCloseable {
     }
   }
 
-  private static Object newTask(String name, ClassLoader loader) {
-    Class<?> type;
+  /** The task, built as its job builds it (the same checks of task.class). */
+  private static Object newTask(JobConfig config, ClassLoader loader) {
+    Constructor<?> constructor = JobPlanner.taskConstructor(config, loader);
     try {
-      type = Class.forName(name, true, loader);
-    } catch (ClassNotFoundException e) {
-      throw new ConfigException("bad value '" + name + "' for task.class: no such class on the "
-          + "test's classpath");
-    }
-    if (!StreamTask.class.isAssignableFrom(type) && !AsyncStreamTask.class.isAssignableFrom(type)) {
-      throw new ConfigException("task.class " + name + " implements neither StreamTask nor "
-          + "AsyncStreamTask");
-    }
-    try {
-      return type.getDeclaredConstructor().newInstance();
+      return constructor.newInstance();
     } catch (ReflectiveOperationException e) {
-      throw new ConfigException("cannot create task.class " + name + " with its no-argument "
-          + "constructor: " + e);
+      throw new ConfigException("cannot create task.class " + constructor.getDeclaringClass()
+          .getName() + " with its no-argument constructor: " + e);
     }
+  }
+
+  /** When the soonest scheduled callback is due, in whole ms (rounded up), or Long.MAX_VALUE. */
+  private long nextCallback() {
+    long due = timers.nextDue();
+    return due == Long.MAX_VALUE ? Long.MAX_VALUE : Math.floorDiv(due + NANOS_PER_MS - 1,
+        NANOS_PER_MS);
   }
 
   /** What the task asked of its coordinator during the last call. */
@@ -503,15 +517,6 @@ public final class TaskTestDriver implements AutoCloseable {
       all.addAll(List.of(ids));
       config.put(key, String.join(",", all));
       return this;
-    }
-  }
-
-  /** A temporary directory for stores, deleted with everything in it. */
-  static Path tempDir() {
-    try {
-      return Files.createTempDirectory("millrace-test-driver");
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot create a temporary directory for the stores", e);
     }
   }
 

@@ -161,7 +161,7 @@ class TaskTestDriverTest {
       assertThat(driver.commits()).as("the task's request").isEqualTo(1);
     }
     assertThat(EchoTask.LIFECYCLE).containsExactly("init Partition 0 7", "close");
-    assertThat(tmp.resolve("seen/0")).isDirectory(); // RocksDB's files, in the chosen directory
+    assertThat(tmp.resolve("seen/task-0/CURRENT")).isRegularFile(); // RocksDB's, where chosen
   }
 
   @Test
@@ -337,6 +337,33 @@ class TaskTestDriverTest {
           .containsExactly("tick@300", "once@500", "tick@600", "tick@900", "window@1000");
       assertThatThrownBy(() -> driver.advanceTime(Duration.ofMillis(-5)))
           .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  /** Not public, as a task nested in a user's test often is; sends "idle" when the loop idles. */
+  static class QuietTask implements StreamTask, InitableTask {
+    private Collector idleOut;
+
+    @Override
+    public void init(TaskContext context) {
+      context.whenIdle(() -> idleOut.send("out", null, "idle"));
+    }
+
+    @Override
+    public void process(Envelope e, Collector out, Coordinator coordinator) {
+      idleOut = out;
+    }
+  }
+
+  @Test
+  void aTaskClassThatIsNotPublicRunsAndItsIdleActionsRunWhenTheTestIdles() {
+    try (TaskTestDriver driver = TaskTestDriver.forTask(QuietTask.class).input("in")
+        .output("out").build()) {
+      driver.pipe("in", "a", "x");
+      assertThat(driver.values("out")).isEmpty();
+      driver.idle();
+      driver.idle();
+      assertThat(driver.values("out")).containsExactly("idle", "idle");
     }
   }
 }

@@ -138,7 +138,7 @@ public final class JobPlanner {
 
   private static Validated validate(JobConfig config) {
     String jobName = config.required(JOB_NAME);
-    Constructor<?> task = taskConstructor(config);
+    Constructor<?> task = taskConstructor(config, Thread.currentThread().getContextClassLoader());
     List<String> inputs = config.getList(TASK_INPUTS);
     if (inputs.isEmpty()) {
       throw new ConfigException("missing required key " + TASK_INPUTS + " in " + config.source()
@@ -352,11 +352,15 @@ public final class JobPlanner {
     }
   }
 
-  private static Constructor<?> taskConstructor(JobConfig config) {
+  /**
+   * The no-argument constructor of {@code task.class}, loaded by {@code loader} and checked (a
+   * task, one kind, not abstract), accessible even if the class is not public.
+   */
+  public static Constructor<?> taskConstructor(JobConfig config, ClassLoader loader) {
     String name = config.required(TASK_CLASS);
     Class<?> type;
     try {
-      type = Class.forName(name, true, Thread.currentThread().getContextClassLoader());
+      type = Class.forName(name, true, loader);
     } catch (ClassNotFoundException e) {
       throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
           + ": no such class on the classpath (a task in your own jar or classes directory: "

@@ -13,8 +13,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-/** A task's view of itself. */
-record TaskContextImpl(String taskName, int partitionNumber, List<StreamPartition> inputs,
+/** A task's view of itself (the test driver's tasks get one too). */
+public record TaskContextImpl(String taskName, int partitionNumber, List<StreamPartition> inputs,
     Map<String, String> config, MetricsRegistry metrics, TaskCollector collector,
     List<Runnable> idleActions, Map<String, KeyValueStore<?, ?>> stores, TaskScheduler scheduler)
     implements TaskContext {

@@ -16,14 +16,16 @@ public final class CallbackTimers {
   private volatile long nextDue = Long.MAX_VALUE;
   private long seq;
 
-  CallbackTimers(Clock clock) {
+  /** Timers due by {@code clock} (the container's; the test driver's). */
+  public CallbackTimers(Clock clock) {
     this.clock = clock;
   }
 
   /** One scheduled callback: its task, when it is due, and its period (0: once). */
-  final class Timer implements Cancellable {
+  public final class Timer implements Cancellable {
     final TaskInstance task;
-    final ScheduledCallback callback;
+    /** What runs. */
+    public final ScheduledCallback callback;
     final long period;
     long due;
     long seq;
@@ -47,7 +49,7 @@ public final class CallbackTimers {
   }
 
   /** The monotonic time the soonest callback is due, or {@code Long.MAX_VALUE} if none is. */
-  long nextDue() {
+  public long nextDue() {
     return nextDue;
   }
 
@@ -59,7 +61,7 @@ public final class CallbackTimers {
   }
 
   /** The soonest callback due at {@code now}, taken off the queue; null if none is. */
-  synchronized Timer pollDue(long now) {
+  public synchronized Timer pollDue(long now) {
     Timer first = queue.peek();
     if (first == null || first.due > now) {
       return null;
@@ -71,10 +73,10 @@ public final class CallbackTimers {
 
   /**
    * Puts a periodic callback that ran back, one period after it was due, or after {@code now}
-   * if it fell that far behind (no burst to catch up).
+   * if it fell that far behind (no burst to catch up); a one-off is done.
    */
-  synchronized void reschedule(Timer timer, long now) {
-    if (!timer.cancelled) {
+  public synchronized void reschedule(Timer timer, long now) {
+    if (timer.period > 0 && !timer.cancelled) {
       timer.due = Math.max(timer.due + timer.period, now + 1);
       enqueue(timer);
     }

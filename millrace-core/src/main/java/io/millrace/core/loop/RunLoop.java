@@ -779,9 +779,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         throw new TaskFailedException("task " + t.name + " failed in a scheduled callback: " + e,
             e);
       }
-      if (due.period > 0) {
-        timers.reschedule(due, now);
-      }
+      timers.reschedule(due, now);
       if (t.coordinator.any) {
         onRequests(t);
       }

@@ -13,7 +13,8 @@ public final class TaskScheduler {
   private volatile CallbackTimers timers;
   private volatile TaskInstance task;
 
-  void attach(CallbackTimers timers, TaskInstance task) {
+  /** Schedules from now on on {@code timers}, for {@code task} (null under the test driver). */
+  public void attach(CallbackTimers timers, TaskInstance task) {
     this.task = task;
     this.timers = timers;
   }
