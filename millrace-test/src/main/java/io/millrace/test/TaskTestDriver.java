@@ -28,7 +28,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one task under a test's control, in the spirit of Kafka Streams' TopologyTestDriver: no
@@ -517,13 +516,6 @@ public final class TaskTestDriver implements AutoCloseable {
       all.addAll(List.of(ids));
       config.put(key, String.join(",", all));
       return this;
-    }
-  }
-
-  static void awaitNanos(Object monitor, long deadline) throws InterruptedException {
-    long left = deadline - System.nanoTime();
-    if (left > 0) {
-      TimeUnit.NANOSECONDS.timedWait(monitor, left);
     }
   }
 }

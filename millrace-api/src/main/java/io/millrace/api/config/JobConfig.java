@@ -54,10 +54,7 @@ public final class JobConfig {
     } catch (IOException | IllegalArgumentException e) {
       throw new ConfigException("cannot read job file " + file + ": " + e.getMessage());
     }
-    Map<String, String> values = new TreeMap<>();
-    for (String name : properties.stringPropertyNames()) {
-      values.put(name, properties.getProperty(name).trim());
-    }
+    Map<String, String> values = values(properties);
     for (String override : overrides) {
       int eq = override.indexOf('=');
       if (eq <= 0) {
@@ -67,6 +64,19 @@ public final class JobConfig {
       values.put(override.substring(0, eq).trim(), override.substring(eq + 1).trim());
     }
     return new JobConfig(values, file.toString());
+  }
+
+  /** A configuration from {@link Properties} (values trimmed, as a file's are). */
+  public static JobConfig of(Properties properties) {
+    return new JobConfig(values(properties), "the job's properties");
+  }
+
+  private static Map<String, String> values(Properties properties) {
+    Map<String, String> values = new TreeMap<>();
+    for (String name : properties.stringPropertyNames()) {
+      values.put(name, properties.getProperty(name).trim());
+    }
+    return values;
   }
 
   /** All keys and values. */

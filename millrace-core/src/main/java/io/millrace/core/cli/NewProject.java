@@ -10,8 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
-import java.util.regex.Pattern;
+import javax.lang.model.SourceVersion;
 
 /**
  * {@code millrace new <dir> [--package <name>] [--kafka]}: writes a Maven project with a task, its
@@ -21,14 +20,6 @@ import java.util.regex.Pattern;
  */
 final class NewProject {
   static final String USAGE = "usage: millrace new <dir> [--package <java.package>] [--kafka]";
-  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*");
-  private static final Set<String> KEYWORDS = Set.of("abstract", "assert", "boolean", "break",
-      "byte", "case", "catch", "char", "class", "const", "continue", "default", "do", "double",
-      "else", "enum", "extends", "false", "final", "finally", "float", "for", "goto", "if",
-      "implements", "import", "instanceof", "int", "interface", "long", "native", "new", "null",
-      "package", "private", "protected", "public", "return", "short", "static", "strictfp",
-      "super", "switch", "synchronized", "this", "throw", "throws", "transient", "true", "try",
-      "void", "volatile", "while", "var", "record", "yield", "sealed", "permits");
 
   private NewProject() {}
 
@@ -56,10 +47,8 @@ final class NewProject {
     Path target = Path.of(dir).toAbsolutePath().normalize();
     String artifactId = artifactId(target);
     if (pkg == null) {
-      pkg = "com.example." + artifactId.replace("-", "");
-      if (!IDENTIFIER.matcher(artifactId.replace("-", "")).matches()) {
-        pkg = "com.example.job";
-      }
+      String candidate = "com.example." + artifactId.replace("-", "");
+      pkg = SourceVersion.isName(candidate) ? candidate : "com.example.job"; // a keyword: "new"
     }
     checkPackage(pkg);
     write(target, artifactId, pkg, kafka);
@@ -83,9 +72,9 @@ final class NewProject {
 
   static void checkPackage(String pkg) {
     for (String part : pkg.split("\\.", -1)) {
-      if (!IDENTIFIER.matcher(part).matches() || KEYWORDS.contains(part)) {
+      if (!SourceVersion.isName(part)) {
         throw new ConfigException("--package " + pkg + " is not a Java package name ('" + part
-            + "' is not an identifier)");
+            + "' is not an identifier, or is a keyword)");
       }
     }
   }

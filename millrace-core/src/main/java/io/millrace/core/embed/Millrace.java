@@ -7,7 +7,6 @@ import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -37,11 +36,7 @@ public final class Millrace {
 
   /** Starts the job the properties describe. */
   public static RunningJob start(Properties properties) {
-    Map<String, String> values = new HashMap<>();
-    for (String name : properties.stringPropertyNames()) {
-      values.put(name, properties.getProperty(name).trim());
-    }
-    return start(JobConfig.of(values));
+    return start(JobConfig.of(properties));
   }
 
   /** Starts the job the keys and values describe. */

@@ -4,7 +4,7 @@ import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.core.loop.PartitionState;
 import io.millrace.core.loop.RunLoop;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -16,7 +16,8 @@ import java.util.Map;
 final class StatusSampler {
   static final int SAMPLES = 300;
   private final List<RunLoop> loops;
-  private final Map<String, History> histories = new LinkedHashMap<>();
+  /** By partition instance: a task that comes back is a new instance, with a new history. */
+  private Map<PartitionState, History> histories = new IdentityHashMap<>();
 
   StatusSampler(List<RunLoop> loops) {
     this.loops = loops;
@@ -24,18 +25,11 @@ final class StatusSampler {
 
   /** One partition's samples, oldest first, in a ring. */
   static final class History {
-    final int container;
-    final PartitionState partition;
     final long[] times = new long[SAMPLES];
     final long[] offsets = new long[SAMPLES];
     final long[] lags = new long[SAMPLES];
     int next;
     int size;
-
-    History(int container, PartitionState partition) {
-      this.container = container;
-      this.partition = partition;
-    }
 
     void add(long millis, long offset, long lag) {
       times[next] = millis;
@@ -72,21 +66,16 @@ final class StatusSampler {
 
   /** Takes one sample of every partition the containers hold now; forgets those gone. */
   synchronized void sample(long nowMillis) {
-    Map<String, History> seen = new LinkedHashMap<>();
-    for (int c = 0; c < loops.size(); c++) {
-      for (PartitionState p : loops.get(c).partitions()) {
-        String key = c + "/" + p.id().stream() + "/" + p.id().partition();
-        History h = histories.get(key);
-        if (h == null || h.partition != p) { // new, or the task came back as a new instance
-          h = new History(c, p);
-        }
+    Map<PartitionState, History> seen = new IdentityHashMap<>();
+    for (RunLoop loop : loops) {
+      for (PartitionState p : loop.partitions()) {
+        History h = histories.computeIfAbsent(p, k -> new History());
         long last = p.lastOffset();
         h.add(nowMillis, last == CheckpointStore.NONE ? p.progressStart() : last + 1, p.lag());
-        seen.put(key, h);
+        seen.put(p, h);
       }
     }
-    histories.clear();
-    histories.putAll(seen);
+    histories = seen;
   }
 
   /** A partition a container holds now, with its samples (none yet for one just taken). */
@@ -97,10 +86,9 @@ final class StatusSampler {
     List<Current> out = new ArrayList<>();
     for (int c = 0; c < loops.size(); c++) {
       for (PartitionState p : loops.get(c).partitions()) {
-        History h = histories.get(c + "/" + p.id().stream() + "/" + p.id().partition());
-        boolean sampled = h != null && h.partition == p;
-        out.add(new Current(c, p, sampled ? h.rates() : new double[0],
-            sampled ? h.lagHistory() : new long[0]));
+        History h = histories.get(p);
+        out.add(new Current(c, p, h == null ? new double[0] : h.rates(),
+            h == null ? new long[0] : h.lagHistory()));
       }
     }
     return out;

@@ -50,6 +50,8 @@ public final class StatusServer implements AutoCloseable {
   private final ScheduledExecutorService sampling;
   private final ExecutorService requests;
   private final StatusSampler sampler;
+  /** Containers: their ids are 0 up to this. */
+  private final int containers;
   private final DefaultMetricsRegistry metrics;
   private final String job;
   private final Path storesDir;
@@ -62,6 +64,7 @@ public final class StatusServer implements AutoCloseable {
     this.job = job;
     this.storesDir = storesDir;
     this.sampler = new StatusSampler(loops);
+    this.containers = loops.size();
     this.sampling = Executors.newSingleThreadScheduledExecutor(r -> daemon(r,
         "millrace-" + job + "-status-sampler"));
     this.requests = Executors.newSingleThreadExecutor(r -> daemon(r, "millrace-" + job
@@ -149,29 +152,28 @@ public final class StatusServer implements AutoCloseable {
       row.put("lags", h.lags());
       partitionsByContainer.computeIfAbsent(h.container(), c -> new ArrayList<>()).add(row);
     }
-    for (Map.Entry<String, Map<String, Long>> group : snapshot.entrySet()) {
-      if (!group.getKey().startsWith("container-")) {
-        continue;
-      }
-      int id = Integer.parseInt(group.getKey().substring("container-".length()));
-      Map<String, Long> m = group.getValue();
+    for (int id = 0; id < this.containers; id++) {
+      Map<String, Long> m = snapshot.getOrDefault("container-" + id, Map.of());
+      long containerProcessed = m.getOrDefault("messages-processed", 0L);
+      long containerSkipped = m.getOrDefault("messages-skipped", 0L);
+      long containerDeadLettered = m.getOrDefault("messages-dead-lettered", 0L);
+      long containerCommits = m.getOrDefault("commits", 0L);
+      long lastCommit = m.getOrDefault("last-commit-epoch-ms", 0L);
       Map<String, Object> c = new LinkedHashMap<>();
       c.put("id", id);
-      c.put("processed", m.getOrDefault("messages-processed", 0L));
-      c.put("skipped", m.getOrDefault("messages-skipped", 0L));
-      c.put("deadLettered", m.getOrDefault("messages-dead-lettered", 0L));
-      c.put("commits", m.getOrDefault("commits", 0L));
-      long lastCommit = m.getOrDefault("last-commit-epoch-ms", 0L);
+      c.put("processed", containerProcessed);
+      c.put("skipped", containerSkipped);
+      c.put("deadLettered", containerDeadLettered);
+      c.put("commits", containerCommits);
       c.put("lastCommit", lastCommit == 0 ? null : lastCommit);
       c.put("tasks", m.getOrDefault("tasks", 0L));
       c.put("partitions", partitionsByContainer.getOrDefault(id, List.of()));
-      processed += m.getOrDefault("messages-processed", 0L);
-      skipped += m.getOrDefault("messages-skipped", 0L);
-      deadLettered += m.getOrDefault("messages-dead-lettered", 0L);
-      commits += m.getOrDefault("commits", 0L);
       containers.add(c);
+      processed += containerProcessed;
+      skipped += containerSkipped;
+      deadLettered += containerDeadLettered;
+      commits += containerCommits;
     }
-    containers.sort((a, b) -> Integer.compare((Integer) a.get("id"), (Integer) b.get("id")));
     out.put("totals", Map.of("processed", processed, "skipped", skipped, "deadLettered",
         deadLettered, "commits", commits));
     out.put("containers", containers);

@@ -75,20 +75,29 @@ public final class DefaultMetricsRegistry implements MetricsRegistry {
   /** A sorted copy of every metric's current value, for reporters: group -> name -> value. */
   public Map<String, Map<String, Long>> snapshot() {
     Map<String, Map<String, Long>> result = new TreeMap<>();
-    groups.forEach((group, metrics) -> {
-      Map<String, Long> values = new TreeMap<>();
-      metrics.forEach((name, metric) -> {
-        if (metric instanceof Counter counter) {
-          values.put(name, counter.count());
-        } else if (metric instanceof Gauge gauge) {
-          values.put(name, gauge.value());
-        } else if (metric instanceof Timer timer && timer.enabled()) {
-          values.put(name + ".count", timer.count());
-          values.put(name + ".total-ns", timer.totalNanos());
-          values.put(name + ".max-ns", timer.maxNanos());
-        }
-      });
-      result.put(group, values);
+    groups.keySet().forEach(group -> result.put(group, new TreeMap<>())); // empty ones too
+    visit(new Visitor() {
+      @Override
+      public void counter(String group, String name, long count) {
+        values(group).put(name, count);
+      }
+
+      @Override
+      public void gauge(String group, String name, long value) {
+        values(group).put(name, value);
+      }
+
+      @Override
+      public void timer(String group, String name, Timer timer) {
+        Map<String, Long> values = values(group);
+        values.put(name + ".count", timer.count());
+        values.put(name + ".total-ns", timer.totalNanos());
+        values.put(name + ".max-ns", timer.maxNanos());
+      }
+
+      private Map<String, Long> values(String group) {
+        return result.computeIfAbsent(group, g -> new TreeMap<>());
+      }
     });
     return result;
   }

@@ -46,6 +46,13 @@ class NewProjectTest {
   }
 
   @Test
+  void aDirectoryNamedLikeAJavaKeywordGetsTheDefaultPackage() throws Exception {
+    Path dir = tmp.resolve("new");
+    assertThat(main("new", dir.toString())).as(err.toString()).isZero();
+    assertThat(dir.resolve("src/main/java/com/example/job/CountTask.java")).exists();
+  }
+
+  @Test
   void onKafkaTheJobReadsTopicsAndThePomAddsTheKafkaSystem() throws Exception {
     Path dir = tmp.resolve("counts");
     assertThat(main("new", dir.toString(), "--kafka")).isZero();
