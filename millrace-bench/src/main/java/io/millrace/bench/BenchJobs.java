@@ -1,7 +1,6 @@
 package io.millrace.bench;
 
 import io.millrace.api.config.JobConfig;
-import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
@@ -18,39 +17,38 @@ public final class BenchJobs {
   private BenchJobs() {}
 
   /**
-   * Plans a bounded job (which fills preloaded inputs), then times it from the containers' start
-   * to their end of stream (final commit included).
+   * Plans a bounded job (which fills preloaded inputs, untimed), then times it from the
+   * containers' start to their end of stream (final commit included).
    *
    * @return the nanoseconds it ran, and the messages the runner counts as processed
    */
   public static long[] timeToEnd(Map<String, String> config) throws Throwable {
-    JobPlan plan = JobPlanner.plan(JobConfig.of(config));
-    LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
-    long start = System.nanoTime();
-    runner.start();
+    return timeToEnd(config, 0);
+  }
+
+  /**
+   * As {@link #timeToEnd(Map)}, with a scraper fetching {@code /metrics} and {@code /status}
+   * from the job's {@code metrics.http.port} every {@code scrapeMs} while it runs, as Prometheus
+   * and an open status page would (0: no scraper). Timed from the containers' start, after the
+   * server's: what is compared is the loop with and without scrapes, not the server's start-up.
+   */
+  public static long[] timeToEnd(Map<String, String> config, long scrapeMs) throws Throwable {
+    LocalRunner runner = LocalRunner.start(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
+    long start = runner.startNanos();
+    Thread scraper = scrapeMs > 0 ? scraper(runner, scrapeMs) : null;
     runner.await();
     long elapsed = System.nanoTime() - start;
+    if (scraper != null) {
+      scraper.interrupt();
+    }
     if (runner.failure() != null) {
       throw runner.failure();
     }
     return new long[] {elapsed, runner.processed()};
   }
 
-  /**
-   * As {@link #timeToEnd}, with a scraper fetching {@code /metrics} and {@code /status} from
-   * the job's {@code metrics.http.port} every {@code scrapeMs} while it runs, as Prometheus and
-   * an open status page would (0: no scraper, for the same-run comparison). Timed from the
-   * containers' start, after the server's: what is compared is the loop with and without
-   * scrapes, not the server's start-up.
-   */
-  public static long[] timeToEndScraped(Map<String, String> config, long scrapeMs)
-      throws Throwable {
-    JobPlan plan = JobPlanner.plan(JobConfig.of(config));
-    LocalRunner runner = new LocalRunner(plan, Clock.SYSTEM);
+  private static Thread scraper(LocalRunner runner, long scrapeMs) {
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-    long start = System.nanoTime();
-    runner.start();
-    start = runner.startNanos();
     String base = "http://127.0.0.1:" + runner.httpPort();
     Thread scraper = new Thread(() -> {
       try {
@@ -68,16 +66,8 @@ public final class BenchJobs {
       }
     }, "bench-scraper");
     scraper.setDaemon(true);
-    if (scrapeMs > 0) {
-      scraper.start();
-    }
-    runner.await();
-    long elapsed = System.nanoTime() - start;
-    scraper.interrupt();
-    if (runner.failure() != null) {
-      throw runner.failure();
-    }
-    return new long[] {elapsed, runner.processed()};
+    scraper.start();
+    return scraper;
   }
 
   /** Fails unless {@code actual} messages were processed. */

@@ -5,6 +5,7 @@ import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
+import io.millrace.core.testing.TestSystemContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -136,36 +137,10 @@ final class KafkaTestSupport {
 
   /** The settings of the job's Kafka system, as its factory would see them. */
   static KafkaSettings settings(Map<String, String> config) {
-    return new KafkaSettings(new io.millrace.api.system.SystemContext() {
-      public String systemName() {
-        return "kafka";
-      }
-
-      public String jobName() {
-        return config.get("job.name");
-      }
-
-      public int containerId() {
-        return -1;
-      }
-
-      public Map<String, String> systemConfig() {
-        return io.millrace.api.config.JobConfig.of(config).withPrefix("systems.kafka.");
-      }
-
-      public Map<String, String> streamConfig(String id) {
-        return Map.of();
-      }
-
-      public Map<String, String> jobConfig() {
-        return config;
-      }
-
-      public io.millrace.api.metrics.MetricsRegistry metrics() {
-        return null;
-      }
-    });
+    return new KafkaSettings(new TestSystemContext("kafka", config.get("job.name"), -1,
+        JobConfig.of(config).withPrefix("systems.kafka."), config, null));
   }
+
   /**
    * Runs a job with {@code bin/millrace run}'s main class in a child JVM (so a test can kill it),
    * writing its properties to {@code dir/job.properties} and its output to {@code dir/child.log}.

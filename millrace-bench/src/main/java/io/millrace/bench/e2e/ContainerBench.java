@@ -27,8 +27,6 @@ import java.util.Map;
 public final class ContainerBench {
   private ContainerBench() {}
 
-  private static int httpPort = -1;
-
   /** Runs the benchmark; prints one line per run and a RESULT line with the median. */
   public static void main(String[] argv) throws Throwable {
     Args args = new Args(argv, 0);
@@ -39,13 +37,13 @@ public final class ContainerBench {
     int batch = (int) args.getLong("batch-size", 1);
     int payload = (int) args.getLong("payload", 100);
     // metrics.http.port on, /metrics and /status scraped this often while the job runs; 0: the
-    // server off, timed the same way (from the containers' start); -1 (default): as ever.
-    long scrapeMs = args.getLong("http-scrape-ms", -1);
+    // server off (every run is timed from the containers' start).
+    long scrapeMs = args.getLong("http-scrape-ms", 0);
     // The server on this port with no scraper of the benchmark's own (one outside scrapes it).
-    httpPort = (int) args.getLong("http-port", -1);
+    int httpPort = (int) args.getLong("http-port", -1);
     double[] rates = new double[runs];
     for (int run = 0; run < runs; run++) {
-      rates[run] = runOnce(mode, messages, partitions, batch, payload, scrapeMs);
+      rates[run] = runOnce(mode, messages, partitions, batch, payload, scrapeMs, httpPort);
       System.out.printf(Locale.ROOT, "run %d: %,.0f msg/s%n", run + 1, rates[run]);
     }
     System.out.printf(Locale.ROOT,
@@ -55,13 +53,8 @@ public final class ContainerBench {
         batch, scrapeMs);
   }
 
-  static double runOnce(String mode, long messages, int partitions, int batch, int payload)
-      throws Throwable {
-    return runOnce(mode, messages, partitions, batch, payload, -1);
-  }
-
   static double runOnce(String mode, long messages, int partitions, int batch, int payload,
-      long scrapeMs) throws Throwable {
+      long scrapeMs, int httpPort) throws Throwable {
     Path state = Files.createTempDirectory("millrace-bench");
     try {
       Map<String, String> config = new HashMap<>();
@@ -85,8 +78,8 @@ public final class ContainerBench {
       }
       MemoryStreams.drop("bench-events");
       System.gc();
-      long[] run = scrapeMs >= 0 ? BenchJobs.timeToEndScraped(config, scrapeMs)
-          : BenchJobs.timeToEnd(config); // planning fills the preloaded stream, untimed
+      // Planning fills the preloaded stream, untimed.
+      long[] run = BenchJobs.timeToEnd(config, scrapeMs);
       BenchJobs.expect(messages, run[1]);
       MemoryStreams.drop("bench-events");
       return messages / (run[0] / 1e9);

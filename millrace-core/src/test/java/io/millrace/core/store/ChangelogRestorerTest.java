@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemAdmin;
@@ -16,6 +15,7 @@ import io.millrace.core.serde.StringSerde;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
 import io.millrace.core.system.memory.MemorySystemFactory;
+import io.millrace.core.testing.TestSystemContext;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -123,42 +123,7 @@ class ChangelogRestorerTest {
   }
 
   private static SystemContext context() {
-    MetricsRegistry metrics = new DefaultMetricsRegistry(false);
-    return new SystemContext() {
-      @Override
-      public String systemName() {
-        return "memory";
-      }
-
-      @Override
-      public String jobName() {
-        return "restorer-test";
-      }
-
-      @Override
-      public int containerId() {
-        return 0;
-      }
-
-      @Override
-      public Map<String, String> systemConfig() {
-        return Map.of();
-      }
-
-      @Override
-      public Map<String, String> streamConfig(String streamId) {
-        return Map.of();
-      }
-
-      @Override
-      public Map<String, String> jobConfig() {
-        return Map.of();
-      }
-
-      @Override
-      public MetricsRegistry metrics() {
-        return metrics;
-      }
-    };
+    return new TestSystemContext("memory", "restorer-test", 0, Map.of(), Map.of(),
+        new DefaultMetricsRegistry(false));
   }
 }

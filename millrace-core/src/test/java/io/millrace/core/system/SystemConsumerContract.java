@@ -3,12 +3,12 @@ package io.millrace.core.system;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Envelope;
-import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.system.BatchSink;
 import io.millrace.api.system.StartPosition;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemContext;
+import io.millrace.core.testing.TestSystemContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,42 +39,7 @@ public abstract class SystemConsumerContract {
 
   /** A context for the system's parts, with the system's own keys. */
   protected static SystemContext context(String system, Map<String, String> systemConfig) {
-    return new SystemContext() {
-      @Override
-      public String systemName() {
-        return system;
-      }
-
-      @Override
-      public String jobName() {
-        return "consumer-contract";
-      }
-
-      @Override
-      public int containerId() {
-        return 0;
-      }
-
-      @Override
-      public Map<String, String> systemConfig() {
-        return systemConfig;
-      }
-
-      @Override
-      public Map<String, String> streamConfig(String streamId) {
-        return Map.of();
-      }
-
-      @Override
-      public Map<String, String> jobConfig() {
-        return Map.of();
-      }
-
-      @Override
-      public MetricsRegistry metrics() {
-        return null;
-      }
-    };
+    return new TestSystemContext(system, "consumer-contract", 0, systemConfig, Map.of(), null);
   }
 
   @AfterEach

@@ -2,18 +2,17 @@ package io.millrace.core.system.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.system.StreamMetadata;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemAdmin;
 import io.millrace.api.system.SystemContext;
 import io.millrace.core.serde.StringSerde;
+import io.millrace.core.testing.TestSystemContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,42 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FileSystemTest {
   @TempDir Path tmp;
 
-  private static final SystemContext CONTEXT = new SystemContext() {
-    @Override
-    public String systemName() {
-      return "file";
-    }
-
-    @Override
-    public String jobName() {
-      return "test";
-    }
-
-    @Override
-    public int containerId() {
-      return -1;
-    }
-
-    @Override
-    public Map<String, String> systemConfig() {
-      return Map.of();
-    }
-
-    @Override
-    public Map<String, String> streamConfig(String streamId) {
-      return Map.of();
-    }
-
-    @Override
-    public Map<String, String> jobConfig() {
-      return Map.of();
-    }
-
-    @Override
-    public MetricsRegistry metrics() {
-      return null;
-    }
-  };
+  private static final SystemContext CONTEXT = TestSystemContext.of("file", "test", -1);
 
   /** Every line start and content as the reader sees them. */
   private static List<Object[]> read(Path file, long from) throws Exception {
