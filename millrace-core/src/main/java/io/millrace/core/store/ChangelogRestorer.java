@@ -180,6 +180,7 @@ public final class ChangelogRestorer {
     changelogs.forEach((store, changelog) -> heads.put(store, admin.metadata(changelog,
         partitions.get(store))));
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(headWaitMillis);
+    long pauseMillis = 5; // a commit marker is written within milliseconds of the commit
     for (int i = 0; i < instances.size(); i++) {
       StoreInstance s = instances.get(i);
       String store = s.spec().name();
@@ -194,7 +195,8 @@ public final class ChangelogRestorer {
               + " ms (was the changelog deleted or recreated since?)");
         }
         try {
-          Thread.sleep(5); // a commit marker is written within milliseconds of the commit
+          Thread.sleep(pauseMillis);
+          pauseMillis = Math.min(200, pauseMillis * 2); // a head that never comes: fewer asks
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException("interrupted while restoring stores", e);
