@@ -7,9 +7,13 @@ package io.millrace.api.system;
  * {@code task.error.policy} to that message (no innocent message is skipped or dead-lettered): the
  * container stops, and no checkpoint passes the message that sent the failed record. A record
  * refused while its send is still running is the sending message's own failure: the producer
- * throws another exception from that send, and the error policy applies to that message.
+ * throws another exception from that send, and the error policy applies to that message. A
+ * store's changelog record refused is one too: a flush holds the writes of many messages.
+ *
+ * <p>An {@link IllegalStateException}, as a producer's failures were before: the producer holds
+ * sends that cannot all be acknowledged.
  */
-public class OutputFailedException extends RuntimeException {
+public class OutputFailedException extends IllegalStateException {
   /** Creates the exception; the message names the output and what went wrong. */
   public OutputFailedException(String message, Throwable cause) {
     super(message, cause);
