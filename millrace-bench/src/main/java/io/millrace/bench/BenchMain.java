@@ -33,6 +33,8 @@ public final class BenchMain {
       "             [--modes raw,consume,passthrough,streams]",
       "             [--bootstrap host:port]   Kafka: raw consumer, consume-only and pass-through jobs,",
       "             Kafka Streams (with the peers profile); starts its own broker unless --bootstrap",
+      "  kafka-eos  [--records 5000000] [--keys 1000000] [--commit-ms 100] [--runs 3]   the kafka",
+      "             modes under exactly-once vs Kafka Streams exactly_once_v2, and vs at-least-once",
       "  kafka-memory [--partitions 1000] [--records-per-partition 2000] [--seconds 20]",
       "             heap after GC of a job with 1,000 partitions behind a slow task",
       "  scale-out  [--runs 3] [--scenarios failover,join,leave,cost] [--session-ms 10000]",
@@ -76,6 +78,7 @@ public final class BenchMain {
       case "sync-pool" -> SyncPoolBench.main(rest);
       case "batcher" -> BatcherBench.main(rest);
       case "kafka" -> KafkaBench.main(rest);
+      case "kafka-eos" -> KafkaBench.main(kafkaEos(rest));
       case "kafka-run" -> KafkaRun.main(rest);
       case "kafka-memory" -> KafkaMemoryBench.main(rest);
       case "scale-out" -> io.millrace.bench.scaleout.ScaleOutBench.main(rest);
@@ -90,6 +93,30 @@ public final class BenchMain {
         System.exit(2);
       }
     }
+  }
+
+  /**
+   * {@code kafka-eos}: {@code kafka} with the exactly-once modes, Millrace's at-least-once ones
+   * beside them (for the cost of the guarantee), over 1,000,000 keys (the count's state); any
+   * option given overrides these.
+   */
+  static String[] kafkaEos(String[] rest) {
+    java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
+        "--modes", "passthrough,passthrough-eos,streams-eos,count,count-eos,streams-count-eos",
+        "--records", "5000000", "--keys", "1000000"));
+    for (int i = 0; i + 1 < rest.length; i += 2) {
+      int at = args.indexOf(rest[i]);
+      if (at >= 0) {
+        args.set(at + 1, rest[i + 1]);
+      } else {
+        args.add(rest[i]);
+        args.add(rest[i + 1]);
+      }
+    }
+    if (rest.length % 2 == 1) {
+      args.add(rest[rest.length - 1]); // an option without a value: KafkaBench says what is wrong
+    }
+    return args.toArray(new String[0]);
   }
 
   private static void peers(String className, String[] args) throws Throwable {

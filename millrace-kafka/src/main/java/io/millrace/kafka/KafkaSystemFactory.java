@@ -10,7 +10,7 @@ import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
 import io.millrace.kafka.consume.KafkaSystemConsumer;
-import io.millrace.kafka.coordinate.KafkaCoordinatorSettings;
+import io.millrace.kafka.produce.JobTransactions;
 import io.millrace.kafka.produce.KafkaSystemProducer;
 import java.util.HashSet;
 import java.util.Set;
@@ -57,13 +57,18 @@ public final class KafkaSystemFactory implements SystemFactory, CheckpointStoreF
   }
 
   /**
-   * Whether the job writes to this system in transactions ({@code job.coordinator=kafka} on this
-   * cluster): its readers then read committed data only, so that nothing a fenced member wrote,
-   * nor a transaction a crash left open, is ever read.
+   * Whether the job's readers of this system read committed data only: its writes there are
+   * transactional ({@code job.coordinator=kafka} on this cluster), or it is exactly-once. Nothing
+   * a fenced member wrote, nor a transaction a crash left open, is then ever read.
    */
   static boolean transactional(SystemContext context) {
-    return context.systemName().equals(
-        KafkaCoordinatorSettings.groupSystem(context.jobConfig()));
+    return JobTransactions.readCommitted(context.jobConfig(), context.systemName());
+  }
+
+  /** A container's outputs, changelogs and checkpoint records commit in one transaction. */
+  @Override
+  public boolean supportsTransactions() {
+    return true;
   }
 
   @Override
@@ -78,6 +83,7 @@ public final class KafkaSystemFactory implements SystemFactory, CheckpointStoreF
 
   @Override
   public CheckpointStore checkpointStore(SystemContext context) {
-    return new KafkaCheckpointStore(new KafkaSettings(context), context.jobName());
+    return new KafkaCheckpointStore(new KafkaSettings(context), context.jobName(),
+        context.jobConfig());
   }
 }

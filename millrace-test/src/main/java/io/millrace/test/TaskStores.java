@@ -48,7 +48,7 @@ final class TaskStores {
     boolean temporary = stateDir == null;
     Path dir = temporary && !specs.isEmpty() ? tempDir() : stateDir;
     ContainerStores stores = ContainerStores.create(specs, dir, config.asMap(), 1,
-        (spec, task) -> null, system -> null, StoreFlusher.inline());
+        (spec, task) -> null, system -> null, StoreFlusher.inline(), false);
     try {
       return new TaskStores(stores, stores.open(partition, "Partition " + partition, Map.of()),
           dir, temporary);

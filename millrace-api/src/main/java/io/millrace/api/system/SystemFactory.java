@@ -42,6 +42,16 @@ public interface SystemFactory {
     return null;
   }
 
+  /**
+   * Whether the system writes a container's outputs, changelogs and checkpoints (when it keeps
+   * them) as one transaction per commit, which {@code task.processing.guarantee=exactly-once}
+   * needs: its producers then commit and abort with the checkpoint, and its consumers read only
+   * committed data. Default: false (the job is refused under exactly-once).
+   */
+  default boolean supportsTransactions() {
+    return false;
+  }
+
   /** The admin, for partition counts and offsets; one per job process. */
   SystemAdmin admin(SystemContext context);
 

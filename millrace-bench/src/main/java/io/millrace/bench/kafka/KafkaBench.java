@@ -37,7 +37,7 @@ public final class KafkaBench {
   public static void main(String[] argv) throws Exception {
     // Options are checked first: a misspelt one must not cost a 10M-record load before failing.
     Args args = new Args(argv, 0).only("records", "partitions", "runs", "warmup", "keys", "topic",
-        "modes", "jvm-opts", "peers-lib", "bootstrap", "broker-pid");
+        "modes", "jvm-opts", "peers-lib", "bootstrap", "broker-pid", "commit-ms");
     long records = args.getLong("records", 10_000_000);
     int partitions = (int) args.getLong("partitions", 8);
     int runs = (int) args.getLong("runs", 3);
@@ -47,13 +47,16 @@ public final class KafkaBench {
     String topic = args.get("topic", "bench-in-" + partitions + "x" + records
         + (keys == 100_000 ? "" : "-k" + keys));
     List<String> modes = new ArrayList<>(args.getList("modes", "raw,consume,passthrough,streams",
-        List.of("raw", "consume", "passthrough", "count", "streams", "streams-count")));
+        List.of("raw", "consume", "passthrough", "count", "streams", "streams-count",
+            "passthrough-eos", "count-eos", "streams-eos", "streams-count-eos")));
+    // The commit interval of the exactly-once modes, Millrace's and Kafka Streams' alike.
+    long commitMs = args.getLong("commit-ms", 100);
     List<String> jvm = List.of(args.get("jvm-opts", "-Xmx2g").trim().split("\\s+"));
     Path peersLib = Path.of(args.get("peers-lib", "millrace-bench/target/peers-lib"));
-    if (modes.contains("streams") && !Files.isDirectory(peersLib)) {
+    if (modes.stream().anyMatch(m -> m.startsWith("streams")) && !Files.isDirectory(peersLib)) {
       System.out.println("no " + peersLib + ": Kafka Streams left out (build it with mvn -B -q "
           + "-Ppeers -pl millrace-bench -am package -DskipTests)");
-      modes.remove("streams");
+      modes.removeIf(m -> m.startsWith("streams"));
     }
     DevBroker broker = null;
     String bootstrap = args.get("bootstrap", null);
@@ -82,15 +85,24 @@ public final class KafkaBench {
           command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
           command.addAll(jvm);
           command.add("-cp");
-          if (mode.startsWith("streams")) {
+          boolean exactlyOnce = mode.endsWith("-eos");
+          String base = exactlyOnce ? mode.substring(0, mode.length() - 4) : mode;
+          if (base.startsWith("streams")) {
             command.add(streamsCp);
-            command.add(mode.equals("streams-count") ? "io.millrace.bench.peers.StreamsCount"
+            command.add(base.equals("streams-count") ? "io.millrace.bench.peers.StreamsCount"
                 : "io.millrace.bench.peers.StreamsPassThrough");
+            if (exactlyOnce) {
+              command.addAll(List.of("--eos", "on", "--commit-ms", Long.toString(commitMs)));
+            }
           } else {
             command.add(millraceCp);
             command.add(KafkaRun.class.getName());
             command.add("--mode");
-            command.add(mode);
+            command.add(base);
+            if (exactlyOnce) {
+              command.addAll(List.of("--set", "task.processing.guarantee=exactly-once,"
+                  + "task.checkpoint.system=kafka,task.commit.ms=" + commitMs));
+            }
           }
           command.addAll(List.of("--bootstrap", bootstrap, "--topic", topic, "--records",
               Long.toString(records)));
@@ -135,10 +147,22 @@ public final class KafkaBench {
         System.out.printf(Locale.ROOT, "RESULT kafka-ratio count_over_kafka_streams=%.3f%n",
             medians.get("count") / medians.get("streams-count"));
       }
+      ratio(medians, "passthrough-eos", "streams-eos",
+          "passthrough_eos_over_kafka_streams_eos");
+      ratio(medians, "count-eos", "streams-count-eos", "count_eos_over_kafka_streams_count_eos");
+      ratio(medians, "passthrough-eos", "passthrough", "passthrough_eos_over_passthrough");
+      ratio(medians, "count-eos", "count", "count_eos_over_count");
     } finally {
       if (broker != null) {
         broker.stop();
       }
+    }
+  }
+
+  private static void ratio(Map<String, Double> medians, String mode, String over, String name) {
+    if (medians.containsKey(mode) && medians.containsKey(over)) {
+      System.out.printf(Locale.ROOT, "RESULT kafka-ratio %s=%.3f%n", name,
+          medians.get(mode) / medians.get(over));
     }
   }
 

@@ -19,7 +19,10 @@ public final class StreamsCount {
   private StreamsCount() {}
 
   public static void main(String[] argv) throws Exception {
-    BenchArgs args = new BenchArgs(argv, Set.of("bootstrap", "topic", "records"));
+    BenchArgs args = new BenchArgs(argv, Set.of("bootstrap", "topic", "records", "eos",
+        "commit-ms"));
+    boolean exactlyOnce = args.onOff("eos", false);
+    long commitMs = args.positiveLong("commit-ms", 100);
     String bootstrap = args.string("bootstrap", "127.0.0.1:9092");
     String topic = args.string("topic", "bench-in");
     long records = args.positiveLong("records", 10_000_000);
@@ -30,7 +33,7 @@ public final class StreamsCount {
         .peek((k, v) -> count.lazySet(count.get() + 1)) // one stream thread writes it
         .groupByKey(Grouped.with(Serdes.ByteArray(), Serdes.ByteArray()))
         .count(Materialized.as("counts"));
-    StreamsRun.measure("streams-count", builder, StreamsRun.properties(bootstrap, run), count,
-        records);
+    StreamsRun.measure(exactlyOnce ? "streams-count-eos" : "streams-count", builder,
+        StreamsRun.properties(bootstrap, run, exactlyOnce, commitMs), count, records);
   }
 }

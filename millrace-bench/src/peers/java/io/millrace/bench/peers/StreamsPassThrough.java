@@ -22,7 +22,10 @@ public final class StreamsPassThrough {
   private StreamsPassThrough() {}
 
   public static void main(String[] argv) throws Exception {
-    BenchArgs args = new BenchArgs(argv, Set.of("bootstrap", "topic", "records"));
+    BenchArgs args = new BenchArgs(argv, Set.of("bootstrap", "topic", "records", "eos",
+        "commit-ms"));
+    boolean exactlyOnce = args.onOff("eos", false);
+    long commitMs = args.positiveLong("commit-ms", 100);
     String bootstrap = args.string("bootstrap", "127.0.0.1:9092");
     String topic = args.string("topic", "bench-in");
     long records = args.positiveLong("records", 10_000_000);
@@ -42,6 +45,7 @@ public final class StreamsPassThrough {
           return v;
         })
         .to(out, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
-    StreamsRun.measure("streams", builder, StreamsRun.properties(bootstrap, run), count, records);
+    StreamsRun.measure(exactlyOnce ? "streams-eos" : "streams", builder,
+        StreamsRun.properties(bootstrap, run, exactlyOnce, commitMs), count, records);
   }
 }

@@ -14,7 +14,8 @@ import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * One timed run of a Kafka Streams topology for {@code bench kafka}: Kafka Streams' defaults but
- * for one stream thread, at-least-once and reading from the start. Prints the RESULT line of
+ * for one stream thread, at-least-once (or {@code exactly_once_v2} with {@code --eos true}) and
+ * reading from the start. Prints the RESULT line of
  * Millrace's KafkaRun: {@code msgs_per_sec} from the first record to the last, {@code
  * whole_msgs_per_sec} from start() to a clean close() (output flushed, offsets committed), and
  * this JVM's CPU per record.
@@ -24,6 +25,25 @@ final class StreamsRun {
 
   /** The application's properties: a fresh application id, so each run reads from the start. */
   static Properties properties(String bootstrap, String run) throws java.io.IOException {
+    return properties(bootstrap, run, false, 0);
+  }
+
+  /**
+   * As {@link #properties(String, String)}; {@code exactlyOnce}: {@code exactly_once_v2} with
+   * commits every {@code commitMs} (Kafka Streams' own default under it is 100 ms).
+   */
+  static Properties properties(String bootstrap, String run, boolean exactlyOnce, long commitMs)
+      throws java.io.IOException {
+    Properties p = atLeastOnce(bootstrap, run);
+    if (exactlyOnce) {
+      p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+      p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, commitMs);
+    }
+    return p;
+  }
+
+  private static Properties atLeastOnce(String bootstrap, String run)
+      throws java.io.IOException {
     Path state = Files.createTempDirectory("kafka-streams-bench");
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "bench-streams-" + run);

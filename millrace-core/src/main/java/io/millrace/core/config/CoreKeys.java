@@ -22,6 +22,9 @@ public final class CoreKeys {
   /** 32 MB: partitions keep the 1 MB per-partition cap up to 32 partitions per container. */
   public static final long DEFAULT_BUFFER_MAX_TOTAL_BYTES = 32L << 20;
   public static final String ERROR_POLICY = "task.error.policy";
+  public static final String PROCESSING_GUARANTEE = "task.processing.guarantee";
+  /** The commit interval under exactly-once when the job does not set one. */
+  public static final long EXACTLY_ONCE_COMMIT_MS = 100;
   public static final String DEAD_LETTER_STREAM = "task.dead.letter.stream";
   public static final String CHECKPOINT_SYSTEM = "task.checkpoint.system";
   public static final String CHECKPOINT_DIR = "task.checkpoint.dir";
@@ -60,13 +63,14 @@ public final class CoreKeys {
       new ConfigKey(TASK_CLASS, null, "The task's class (required): a StreamTask with a public no-argument constructor."),
       new ConfigKey(TASK_INPUTS, null, "Comma-separated input stream ids (required)."),
       new ConfigKey(TASK_OUTPUTS, "", "Comma-separated output stream ids the task may send to."),
-      new ConfigKey(COMMIT_MS, "60000", "Commit (flush outputs, write the checkpoint) this often, in ms; 0 or less: only on request and at stop."),
+      new ConfigKey(COMMIT_MS, "60000 (job.coordinator=kafka: 5000; exactly-once: 100)", "Commit (flush outputs, write the checkpoint) this often, in ms; 0 or less: only on request and at stop."),
       new ConfigKey(WINDOW_MS, "-1", "Call WindowableTask.window this often, in ms; -1 disables it."),
       new ConfigKey(POLL_INTERVAL_MS, "50", "While other partitions still have data, poll an empty partition at most this often, in ms."),
       new ConfigKey(BATCH_SIZE, "1", "Messages a partition gets per turn of the chooser (1 = strict round-robin)."),
       new ConfigKey(BUFFER_MAX_MESSAGES, "4096", "The most messages handed over per poll of a partition, and its buffer's cap."),
       new ConfigKey(BUFFER_MAX_BYTES, "1048576", "A partition's buffer cap in bytes: a fuller buffer pauses fetching for it."),
       new ConfigKey(BUFFER_MAX_TOTAL_BYTES, Long.toString(DEFAULT_BUFFER_MAX_TOTAL_BYTES), "A container's buffers together: each partition's cap is at most this divided by its partition count."),
+      new ConfigKey(PROCESSING_GUARANTEE, "at-least-once", "at-least-once (a crash may repeat output after the last commit) | exactly-once (each commit's outputs, changelog records and checkpoint become visible together or not at all; every output, changelog and the checkpoints on one Kafka system)."),
       new ConfigKey(ERROR_POLICY, "fail", "What a message that fails to deserialize or makes the task throw does: fail | skip | dead-letter."),
       new ConfigKey(DEAD_LETTER_STREAM, null, "The stream id failed messages go to under task.error.policy=dead-letter."),
       new ConfigKey(CHECKPOINT_SYSTEM, "file", "Where checkpoints are kept: file, or a system that keeps them (kafka: a compacted topic)."),

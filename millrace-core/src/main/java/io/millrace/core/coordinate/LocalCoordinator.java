@@ -50,6 +50,21 @@ public final class LocalCoordinator implements JobCoordinator {
         return Long.MAX_VALUE; // nothing ever changes after the first poll
       }
 
+      /**
+       * No other member can have taken the tasks under this coordinator but a second process of
+       * the same job, which fenced this one (exactly-once): this one stops.
+       */
+      @Override
+      public void lostAll() {
+        throw new IllegalStateException("container " + containerId + " lost its tasks: its "
+            + "commit was refused because it was fenced (another process of this job started "
+            + "and took over its transactional id, while this one was paused or cut off) or its "
+            + "transaction was aborted by the broker (open past its transaction.timeout.ms). "
+            + "Under job.coordinator=local one process runs every task, so this one stops; what "
+            + "it sent since its last commit is aborted. Start it again (once the other is gone) "
+            + "to resume from the last commit");
+      }
+
       @Override
       public void leave(boolean clean) {}
     };

@@ -116,7 +116,7 @@ public final class ContainerFactory {
             plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
             plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads),
-        flusher);
+        flusher, plan.settings().exactlyOnce());
   }
 
   static DefaultSystemContext context(JobPlan plan, String system, int id) {

@@ -191,8 +191,11 @@ public final class JobPlanner {
         stream(config, id, pollDefault); // still validate its values
       }
     }
+    boolean exactlyOnce = config.getChoice(PROCESSING_GUARANTEE, "at-least-once",
+        "at-least-once", "exactly-once").equals("exactly-once");
     LoopSettings settings = new LoopSettings(
-        TimeUnit.MILLISECONDS.toNanos(config.getLong(COMMIT_MS, coordinator.defaultCommitMs(),
+        TimeUnit.MILLISECONDS.toNanos(config.getLong(COMMIT_MS,
+            exactlyOnce ? EXACTLY_ONCE_COMMIT_MS : coordinator.defaultCommitMs(),
             Long.MIN_VALUE)),
         TimeUnit.MILLISECONDS.toNanos(config.getLong(WINDOW_MS, -1, Long.MIN_VALUE)),
         config.getInt(BATCH_SIZE, 1, 1),
@@ -205,7 +208,8 @@ public final class JobPlanner {
             Ordering.of(config.getChoice(ORDERING, "partition", "partition", "key", "none")),
             TimeUnit.MILLISECONDS.toNanos(config.getLong(CALLBACK_TIMEOUT_MS, 60_000, 1)),
             config.getInt(POOL_SIZE, 0, 0),
-            config.getBoolean(POOL_VIRTUAL, false)));
+            config.getBoolean(POOL_VIRTUAL, false)),
+        exactlyOnce);
     config.getInt(CONTAINER_COUNT, 1, 1);
     config.getInt(RESTORE_THREADS, 1, 1);
     checkpointSystem(config, factories);
@@ -221,6 +225,9 @@ public final class JobPlanner {
         factory.validate(new DefaultSystemContext(name, jobName, -1, config, null)));
     List<StoreSpec> stores = StoreConfig.parse(config, factories.keySet());
     checkStoresAreNotShared(config, task.getDeclaringClass(), settings.async(), stores);
+    if (exactlyOnce) {
+      checkExactlyOnce(config, streams, outputs, stores, factories);
+    }
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
         deadLetter, stores, coordinator);
   }
@@ -242,6 +249,59 @@ public final class JobPlanner {
           ? "one of " + String.join(", ", able) + " (system " + system + " cannot keep checkpoints)"
           : "one of " + String.join(", ", able) + " (no system named " + system
               + " is configured)");
+    }
+  }
+
+  /**
+   * Exactly-once needs one transaction per commit to hold everything the commit makes visible:
+   * every output and changelog on one system that supports transactions, and, under the local
+   * coordinator, the checkpoints on it too (a coordinator that keeps the checkpoints itself checks
+   * its own). Every store needs a changelog: local files alone cannot say which commit they hold.
+   */
+  private static void checkExactlyOnce(JobConfig config, Map<String, StreamInfo> streams,
+      List<String> outputs, List<StoreSpec> stores, Map<String, SystemFactory> factories) {
+    String why = " under " + PROCESSING_GUARANTEE + "=exactly-once";
+    String where = " in " + config.source();
+    // What must commit together, in the order a user would look for it: name -> system.
+    Map<String, String> written = new LinkedHashMap<>();
+    if (!"kafka".equals(config.get(COORDINATOR, "local"))) {
+      String checkpoints = config.get(CHECKPOINT_SYSTEM, "file");
+      if (checkpoints.equals("file") || !factories.get(checkpoints).supportsTransactions()) {
+        throw new ConfigException(CHECKPOINT_SYSTEM + "=" + checkpoints + " cannot be written in "
+            + "a transaction with the outputs" + why + ": set it to the Kafka system the outputs "
+            + "and changelogs are on" + where);
+      }
+      written.put("the checkpoints (" + CHECKPOINT_SYSTEM + ")", checkpoints);
+    }
+    for (String output : outputs) {
+      written.put("output stream " + output, streams.get(output).system());
+    }
+    for (StoreSpec store : stores) {
+      if (!store.hasChangelog()) {
+        throw new ConfigException("store " + store.name() + " has no changelog" + why
+            + ": its local files alone cannot say which commit they hold after a crash; give it "
+            + "stores." + store.name() + ".changelog on the outputs' Kafka system" + where);
+      }
+      written.put("the changelog of store " + store.name(), store.changelogSystem());
+    }
+    String firstName = null;
+    String firstSystem = null;
+    for (Map.Entry<String, String> e : written.entrySet()) {
+      String system = e.getValue();
+      if (!factories.get(system).supportsTransactions()) {
+        throw new ConfigException(e.getKey() + " is on system '" + system + "', which cannot "
+            + "take part in a transaction" + why + ": every output and changelog must be on one "
+            + "Kafka system" + where);
+      }
+      if (firstSystem == null) {
+        firstName = e.getKey();
+        firstSystem = system;
+      } else if (!firstSystem.equals(system)) {
+        throw new ConfigException(e.getKey() + " is on system '" + system + "' but "
+            + firstName + " on '" + firstSystem + "'" + why + ": one commit is one transaction "
+            + "of one producer, so every output, changelog and checkpoint must be on one system"
+            + where);
+      }
     }
   }
 

@@ -19,10 +19,15 @@ final class ErrorHandler {
   private final DeadLetters deadLetters;
   private final Counter skipped;
   private final Counter deadLettered;
+  /** What a failure under {@code fail} leaves uncommitted, for its message. */
+  private final String uncommitted;
   private long failures;
 
-  ErrorHandler(ErrorPolicy policy, DeadLetters deadLetters, Counter skipped, Counter deadLettered) {
+  ErrorHandler(ErrorPolicy policy, boolean exactlyOnce, DeadLetters deadLetters,
+      Counter skipped, Counter deadLettered) {
     this.policy = policy;
+    this.uncommitted = exactlyOnce ? "nothing since the last commit is committed: its "
+        + "transaction is aborted" : "nothing after the previous message is committed";
     this.deadLetters = deadLetters;
     this.skipped = skipped;
     this.deadLettered = deadLettered;
@@ -64,7 +69,7 @@ final class ErrorHandler {
         + " offset " + envelope.offset();
     if (policy == ErrorPolicy.FAIL) {
       throw new TaskFailedException(what + " at " + where + ": " + error
-          + " (task.error.policy=fail; nothing after the previous message is committed)", error);
+          + " (task.error.policy=fail; " + uncommitted + ")", error);
     }
     failures++;
     if (failures <= LOG_FIRST || failures % 1000 == 0) {

@@ -14,10 +14,19 @@ import io.millrace.core.async.AsyncSettings;
  *     partition's cap is at most this divided by the container's partition count
  * @param idleTimeoutMillis how long a lone consumer may block when nothing is buffered
  * @param async how asynchronous tasks and worker threads run
+ * @param exactlyOnce {@code task.processing.guarantee=exactly-once}: a task failure commits
+ *     nothing of the open interval (its transaction is aborted)
  */
 public record LoopSettings(
     long commitNanos, long windowNanos, int batchSize, int maxMessages, long maxBytes,
-    long maxTotalBytes, long idleTimeoutMillis, AsyncSettings async) {
+    long maxTotalBytes, long idleTimeoutMillis, AsyncSettings async, boolean exactlyOnce) {
+
+  /** At-least-once settings. */
+  public LoopSettings(long commitNanos, long windowNanos, int batchSize, int maxMessages,
+      long maxBytes, long maxTotalBytes, long idleTimeoutMillis, AsyncSettings async) {
+    this(commitNanos, windowNanos, batchSize, maxMessages, maxBytes, maxTotalBytes,
+        idleTimeoutMillis, async, false);
+  }
 
   /** The byte cap of each of {@code partitions} buffers: the smaller of the two bounds. */
   public long partitionBytes(int partitions) {

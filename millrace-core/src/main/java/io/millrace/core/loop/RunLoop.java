@@ -123,8 +123,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     metrics.gauge(metricsGroup, "tasks", () -> published.length == 0 ? 0 : tasks.size());
     metrics.gauge(metricsGroup, "partitions", () -> published.length);
     this.reassigner = new Reassigner(this, parts.taskSource()); // last: it reads the metrics
-    this.errors = new ErrorHandler(parts.errorPolicy(), parts.deadLetters(),
-        metrics.counter(metricsGroup, "messages-skipped"),
+    this.errors = new ErrorHandler(parts.errorPolicy(), settings.exactlyOnce(),
+        parts.deadLetters(), metrics.counter(metricsGroup, "messages-skipped"),
         metrics.counter(metricsGroup, "messages-dead-lettered"));
   }
 
@@ -155,7 +155,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * Runs the container until its inputs end, a stop is requested, or a task fails.
    *
    * @throws TaskFailedException if a task failed under {@code task.error.policy=fail} (offsets
-   *     before the failed message are committed)
+   *     before the failed message are committed; under exactly-once, nothing since the last
+   *     commit is)
    */
   public void run() throws Exception {
     boolean committedOk = false;
@@ -169,8 +170,13 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       LOG.info("container {}: stopping: final commit {} in {} ms", containerId,
           committedOk ? "done" : "refused", (System.nanoTime() - stopping) / 1_000_000);
     } catch (TaskFailedException e) {
-      // Commit what was processed before the failed message, then report the failure.
-      commitQuietly();
+      if (!settings.exactlyOnce()) {
+        // Commit what was processed before the failed message, then report the failure.
+        commitQuietly();
+      }
+      // Under exactly-once nothing is committed: the failed message may have sent part of its
+      // output, which a commit would make visible with a checkpoint that processes it again. The
+      // producers' stop aborts the open transaction.
       throw e;
     } finally {
       running = false;

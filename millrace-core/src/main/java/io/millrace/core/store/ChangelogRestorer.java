@@ -266,7 +266,7 @@ public final class ChangelogRestorer {
         values.add((byte[]) e.value());
       }
       if (!keys.isEmpty()) {
-        StorageEngine engine = instance[index].store().engine();
+        StorageEngine engine = instance[index].engine();
         if (lanes == null) {
           engine.write(keys, values);
         } else {

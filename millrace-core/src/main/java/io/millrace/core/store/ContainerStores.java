@@ -46,6 +46,11 @@ public final class ContainerStores implements AutoCloseable {
   private final Function<String, ChangelogRestorer> restorers;
   private final StoreFlusher flusher;
   private final EngineSync sync;
+  /**
+   * Exactly-once: persistent engines stage their writes ({@link StagedEngine}) until the commit's
+   * transaction committed, and are synced (the staged writes applied) only then.
+   */
+  private final boolean staged;
   /** Each open task's instances, by task number, in the order the tasks were taken. */
   private final Map<Integer, List<StoreInstance>> byTask = new LinkedHashMap<>();
   private final Map<Integer, Map<String, KeyValueStore<?, ?>>> storesByTask = new HashMap<>();
@@ -55,7 +60,8 @@ public final class ContainerStores implements AutoCloseable {
 
   private ContainerStores(List<StoreSpec> specs, Path storesDir, Changelogs changelogs,
       StoreResources resources, Function<String, ChangelogRestorer> restorers,
-      StoreFlusher flusher) {
+      StoreFlusher flusher, boolean staged) {
+    this.staged = staged;
     this.specs = specs;
     this.storesDir = storesDir;
     this.changelogs = changelogs;
@@ -82,13 +88,17 @@ public final class ContainerStores implements AutoCloseable {
    * @param changelogs how stores reach their changelogs
    * @param restorers a restorer for the changelogs on a system (called at restore time)
    * @param flusher the flusher the stores use; the stores own it from here on
+   * @param exactlyOnce whether the job runs under exactly-once: local files then hold only
+   *     committed writes
    */
   public static ContainerStores create(List<StoreSpec> specs, Path storesDir,
       Map<String, String> jobConfig, int expectedTasks, Changelogs changelogs,
-      Function<String, ChangelogRestorer> restorers, StoreFlusher flusher) {
+      Function<String, ChangelogRestorer> restorers, StoreFlusher flusher,
+      boolean exactlyOnce) {
     StoreResources resources = new StoreResources(jobConfig,
         specs.size() * Math.max(1, expectedTasks));
-    return new ContainerStores(specs, storesDir, changelogs, resources, restorers, flusher);
+    return new ContainerStores(specs, storesDir, changelogs, resources, restorers, flusher,
+        exactlyOnce);
   }
 
   /**
@@ -159,6 +169,8 @@ public final class ContainerStores implements AutoCloseable {
     }
     if (!engine.persistent()) {
       localOffset = -1;
+    } else if (staged) {
+      engine = new StagedEngine(engine);
     }
     CachedStore<?, ?> store = new CachedStore<>(name, spec, engine, changelog, flusher);
     return new StoreInstance(spec, taskNumber, store, dir, changelog, localOffset);
@@ -234,8 +246,9 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
-   * Commit, step 3 (after the producers were flushed): syncs the engines and writes the changelog
-   * offsets the stores reached into {@code checkpoint} from {@code from} on.
+   * Commit, step 3 (after the producers were flushed): syncs the engines (under exactly-once,
+   * not yet: see {@link #afterCheckpoint}) and writes the changelog offsets the stores reached
+   * into {@code checkpoint} from {@code from} on.
    */
   public void beforeCheckpoint(long[] checkpoint, int from) {
     if (from + changelogOffsets.length != checkpoint.length) {
@@ -251,7 +264,9 @@ public final class ContainerStores implements AutoCloseable {
         changelogOffsets[i] = last;
       }
     }
-    sync.syncAll();
+    if (!staged) {
+      sync.syncAll();
+    }
     System.arraycopy(changelogOffsets, 0, checkpoint, from, changelogOffsets.length);
   }
 
@@ -259,8 +274,14 @@ public final class ContainerStores implements AutoCloseable {
    * Commit, step 5 (the checkpoint is written): records in each persistent store's directory the
    * changelog offset its files hold, which the checkpoint now holds too. Not before: a
    * checkpoint that failed (or was fenced) must not leave files claiming writes it never made.
+   * Under exactly-once the engines are synced first: that applies the writes they staged, which
+   * the checkpoint's transaction has just made true. A crash before the mark replays the
+   * changelog from the previous one, which puts the same values again.
    */
   public void afterCheckpoint() {
+    if (staged) {
+      sync.syncAll();
+    }
     for (int i = 0; i < logged.size(); i++) {
       StoreInstance instance = logged.get(i);
       if (instance.store().engine().persistent() && changelogOffsets[i] != CheckpointStore.NONE) {
@@ -282,7 +303,8 @@ public final class ContainerStores implements AutoCloseable {
       return;
     }
     flusher.drain(); // no deferred write of theirs may land after their engines close
-    if (!committed) {
+    if (!committed && !staged) {
+      // (Under exactly-once the files hold only committed writes, marked with their offset.)
       for (StoreInstance instance : instances) {
         LocalOffsetFile.delete(instance.dir());
       }

@@ -16,6 +16,14 @@ import java.nio.file.Path;
 public record StoreInstance(StoreSpec spec, int taskNumber,
     CachedStore<?, ?> store, Path dir, ChangelogWriter changelog, long localOffset) {
 
+  /**
+   * The engine that holds its committed state, which a restore writes to: under exactly-once the
+   * store's engine stages writes in front of it ({@link StagedEngine}).
+   */
+  public io.millrace.api.store.engine.StorageEngine engine() {
+    return store.engine() instanceof StagedEngine staged ? staged.engine() : store.engine();
+  }
+
   /** Its changelog partition as checkpoints name it (the store must have a changelog). */
   public StreamPartition changelogPartition() {
     return new StreamPartition(spec.changelogSystem(), spec.changelogId(), taskNumber);

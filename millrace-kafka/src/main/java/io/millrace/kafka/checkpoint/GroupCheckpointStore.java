@@ -6,8 +6,8 @@ import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.checkpoint.CheckpointWriter;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;
-import io.millrace.kafka.produce.KafkaSystemProducer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +23,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -62,11 +60,9 @@ public final class GroupCheckpointStore implements CheckpointStore {
   /** Input topic -> partition count. */
   private final Map<String, Integer> partitionsOfTopic;
   private final IntFunction<ConsumerGroupMetadata> groupMetadata;
-  private final IntFunction<String> transactionalIds;
   private final java.util.function.Supplier<KafkaCheckpointStore> legacySource;
   private KafkaCheckpointStore legacy;
-  private final Map<Integer, ContainerTransaction> ownTransactions = new HashMap<>();
-  private final List<KafkaProducer<byte[], byte[]>> ownProducers = new ArrayList<>();
+  private final CommitTransactions transactions;
   private KafkaConsumer<byte[], byte[]> reader;
 
   /**
@@ -92,7 +88,8 @@ public final class GroupCheckpointStore implements CheckpointStore {
     this.streamOfTopic = streamOfTopic;
     this.partitionsOfTopic = partitionsOfTopic;
     this.groupMetadata = groupMetadata;
-    this.transactionalIds = transactionalIds;
+    this.transactions = new CommitTransactions(settings, "millrace-" + groupId,
+        transactionalIds);
     this.legacySource = legacy;
   }
 
@@ -224,29 +221,7 @@ public final class GroupCheckpointStore implements CheckpointStore {
   @Override
   public synchronized CheckpointWriter writer(int containerId, List<StreamPartition> partitions,
       List<SystemProducer> producers) {
-    ContainerTransaction transaction = null;
-    for (SystemProducer producer : producers) {
-      if (producer instanceof KafkaSystemProducer kafka && kafka.transaction() != null) {
-        transaction = kafka.transaction();
-      }
-    }
-    if (transaction == null) {
-      // The container sends nothing to the group's cluster: a producer of the store's own
-      // carries its commits, so that they are fenced all the same.
-      transaction = ownTransactions.computeIfAbsent(containerId, this::ownTransaction);
-    }
-    return new Writer(containerId, partitions, transaction);
-  }
-
-  private ContainerTransaction ownTransaction(int containerId) {
-    String id = transactionalIds.apply(containerId);
-    Properties props = settings.producerProperties("millrace-" + groupId + "-" + containerId
-        + "-commits");
-    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
-    KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
-    ownProducers.add(producer);
-    return new ContainerTransaction(producer, id, "Kafka system '" + system + "' at "
-        + settings.bootstrapServers() + " (" + settings.key("producer.max.block.ms") + ")");
+    return new Writer(containerId, partitions, transactions.of(containerId, producers));
   }
 
   /**
@@ -328,10 +303,7 @@ public final class GroupCheckpointStore implements CheckpointStore {
       reader.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
       reader = null;
     }
-    for (KafkaProducer<byte[], byte[]> producer : ownProducers) {
-      producer.close(Duration.ofSeconds(10));
-    }
-    ownProducers.clear();
+    transactions.close();
     if (legacy != null) {
       legacy.close();
     }

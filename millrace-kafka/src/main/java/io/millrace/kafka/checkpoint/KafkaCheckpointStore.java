@@ -5,7 +5,11 @@ import io.millrace.api.checkpoint.CheckpointException;
 import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.checkpoint.CheckpointWriter;
 import io.millrace.kafka.KafkaSettings;
+import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
+import io.millrace.kafka.produce.CommitTransactions;
+import io.millrace.kafka.produce.ContainerTransaction;
+import io.millrace.kafka.produce.JobTransactions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,8 +22,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,6 +34,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -50,6 +58,14 @@ import org.apache.kafka.common.config.TopicConfig;
  * the record's offset and its key: never a silent restart from zero. A write waits for the
  * broker's acknowledgement ({@code acks=all}) before the commit counts as done. A task whose
  * offsets did not move since its last record is not written again.
+ *
+ * <p>Under {@code task.processing.guarantee=exactly-once} the records go into the container's
+ * transaction ({@link ContainerTransaction}), which commits them with the outputs and changelog
+ * records they cover; the topic is read {@code read_committed}. Before it reads, the store
+ * fences the previous incarnation of every container (it begins and ends the containers'
+ * transactional ids, which aborts what a crashed or paused process left open), then reads to the
+ * end as of then: a checkpoint read while an older process could still commit would be one its
+ * outputs have passed.
  */
 public final class KafkaCheckpointStore implements CheckpointStore {
   private static final String MAGIC = "millrace-checkpoint 1\n";
@@ -58,12 +74,37 @@ public final class KafkaCheckpointStore implements CheckpointStore {
   private final KafkaSystemAdmin admin;
   private final long timeoutMs;
   private KafkaProducer<byte[], byte[]> producer;
+  /** Exactly-once: each container's transactional id, and the containers to fence; else null. */
+  private final IntFunction<String> transactionalIds;
+  private final int containers;
+  private final CommitTransactions transactions;
 
   /**
    * A store on the job's checkpoint topic; creates the topic if it is missing and
    * {@code auto.create} allows it.
    */
   public KafkaCheckpointStore(KafkaSettings settings, String jobName) {
+    this(settings, jobName, Map.of("job.name", jobName));
+  }
+
+  /**
+   * A store on the job's checkpoint topic, transactional if the job is exactly-once; creates the
+   * topic if it is missing and {@code auto.create} allows it.
+   */
+  public KafkaCheckpointStore(KafkaSettings settings, String jobName,
+      Map<String, String> jobConfig) {
+    if (JobTransactions.exactlyOnce(jobConfig)) {
+      this.transactionalIds = c -> JobTransactions.transactionalId(jobConfig, settings.system(),
+          c);
+      this.containers = Integer.parseInt(jobConfig.getOrDefault("job.container.count", "1")
+          .trim());
+      this.transactions = new CommitTransactions(settings, "millrace-" + jobName,
+          transactionalIds);
+    } else {
+      this.transactionalIds = null;
+      this.containers = 0;
+      this.transactions = null;
+    }
     this.settings = settings;
     this.topic = settings.checkpointTopic(jobName);
     this.timeoutMs = settings.startupTimeoutMs();
@@ -125,18 +166,29 @@ public final class KafkaCheckpointStore implements CheckpointStore {
   public Map<StreamPartition, Long> read() {
     Properties props = settings.consumerProperties("millrace-checkpoint-reader");
     props.put("max.poll.records", "1000");
+    if (transactionalIds != null) {
+      props.put("isolation.level", "read_committed");
+      fencePreviousProcess();
+    }
     Map<String, Map<StreamPartition, Long>> byTask = new HashMap<>();
     TopicPartition tp = new TopicPartition(topic, 0);
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
       consumer.assign(List.of(tp));
       consumer.seekToBeginning(List.of(tp));
-      long end = consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).get(tp);
+      // Exactly-once: to the end of the log, not only to its last stable offset, so that a
+      // transaction still open (of a process this one did not fence) is waited for, not skipped.
+      long end = transactionalIds != null ? logEnd(tp)
+          : consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).get(tp);
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
       while (consumer.position(tp, Duration.ofMillis(timeoutMs)) < end) {
         if (System.nanoTime() > deadline) {
           throw new CheckpointException("cannot read checkpoint topic '" + topic + "' to its end "
               + "(offset " + end + ") within " + timeoutMs + " ms ("
-              + settings.key(KafkaSettings.STARTUP_TIMEOUT_MS) + ")");
+              + settings.key(KafkaSettings.STARTUP_TIMEOUT_MS) + ")"
+              + (transactionalIds == null ? "" : ": a transaction on it is still open, of a "
+              + "process of this job this one did not fence (one with another "
+              + "job.container.count or job.instance.id), which the broker aborts after its "
+              + "transaction.timeout.ms"));
         }
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           String task = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
@@ -158,6 +210,31 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     Map<StreamPartition, Long> offsets = new HashMap<>();
     byTask.values().forEach(offsets::putAll);
     return offsets;
+  }
+
+  /**
+   * Begins the transactions of every container of this job, as its producers will: the broker
+   * aborts what the previous process left open and refuses that process's commits from now on.
+   */
+  private void fencePreviousProcess() {
+    for (int c = 0; c < containers; c++) {
+      CommitTransactions.fence(settings, transactionalIds.apply(c));
+    }
+  }
+
+  /** The partition's log end offset (its high watermark), committed or not. */
+  private long logEnd(TopicPartition tp) {
+    try {
+      return admin.client().listOffsets(Map.of(tp, OffsetSpec.latest()),
+          new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).partitionResult(tp)
+          .get(timeoutMs, TimeUnit.MILLISECONDS).offset();
+    } catch (ExecutionException | TimeoutException e) {
+      throw new CheckpointException("cannot read the end of checkpoint topic '" + topic
+          + "' on Kafka system '" + settings.system() + "': " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CheckpointException("interrupted", e);
+    }
   }
 
   private Map<StreamPartition, Long> parse(ConsumerRecord<byte[], byte[]> r, String task) {
@@ -194,14 +271,27 @@ public final class KafkaCheckpointStore implements CheckpointStore {
   }
 
   @Override
+  public synchronized CheckpointWriter writer(int containerId, List<StreamPartition> partitions,
+      List<SystemProducer> producers) {
+    if (transactions == null) {
+      return writer(containerId, partitions);
+    }
+    return new Writer(null, transactions.of(containerId, producers), partitions);
+  }
+
+  @Override
   public synchronized CheckpointWriter writer(int containerId, List<StreamPartition> partitions) {
+    if (transactions != null) {
+      throw new IllegalStateException("an exactly-once checkpoint is written in its container's "
+          + "transaction: ask for the writer with the container's producers");
+    }
     if (producer == null) {
       Properties props = settings.producerProperties("millrace-checkpoint-writer");
       props.put(ProducerConfig.ACKS_CONFIG, "all");
       props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
       producer = new KafkaProducer<>(props);
     }
-    return new Writer(producer, partitions);
+    return new Writer(producer, null, partitions);
   }
 
   /**
@@ -209,7 +299,9 @@ public final class KafkaCheckpointStore implements CheckpointStore {
    * only the offsets, and only for tasks whose offsets moved.
    */
   private final class Writer implements CheckpointWriter {
+    /** The store's own producer, or null: the records go into {@link #transaction}. */
     private final KafkaProducer<byte[], byte[]> producer;
+    private final ContainerTransaction transaction;
     /** Per task: its key, its partitions' indices and their encoded line prefixes. */
     private final byte[][] keys;
     private final int[][] indices;
@@ -218,8 +310,10 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     private final List<Future<RecordMetadata>> pending = new ArrayList<>();
     private final StringBuilder text = new StringBuilder();
 
-    Writer(KafkaProducer<byte[], byte[]> producer, List<StreamPartition> partitions) {
+    Writer(KafkaProducer<byte[], byte[]> producer, ContainerTransaction transaction,
+        List<StreamPartition> partitions) {
       this.producer = producer;
+      this.transaction = transaction;
       Map<Integer, List<Integer>> byTask = new LinkedHashMap<>();
       for (int i = 0; i < partitions.size(); i++) {
         byTask.computeIfAbsent(partitions.get(i).partition(), t -> new ArrayList<>()).add(i);
@@ -261,11 +355,18 @@ public final class KafkaCheckpointStore implements CheckpointStore {
           }
         }
         if (any) {
-          pending.add(producer.send(new ProducerRecord<>(topic, 0, keys[t],
-              text.toString().getBytes(StandardCharsets.UTF_8))));
+          ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, 0, keys[t],
+              text.toString().getBytes(StandardCharsets.UTF_8));
+          pending.add(transaction != null ? transaction.send(record) : producer.send(record));
         }
       }
-      producer.flush();
+      if (transaction != null) {
+        // Commits the records with everything the container sent since the last commit (or
+        // aborts it all and throws); the records' futures are then complete.
+        transaction.commit(Map.of(), null);
+      } else {
+        producer.flush();
+      }
       for (Future<RecordMetadata> f : pending) {
         try {
           f.get(); // already complete after flush: this only surfaces a failure
@@ -296,6 +397,9 @@ public final class KafkaCheckpointStore implements CheckpointStore {
 
   @Override
   public synchronized void close() {
+    if (transactions != null) {
+      transactions.close();
+    }
     if (producer != null) {
       producer.close(Duration.ofSeconds(10));
       producer = null;

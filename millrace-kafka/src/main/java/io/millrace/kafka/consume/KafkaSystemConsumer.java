@@ -7,7 +7,7 @@ import io.millrace.api.system.SystemConsumer;
 import io.millrace.api.system.SystemContext;
 import io.millrace.api.system.handoff.BatchedHandoff;
 import io.millrace.kafka.KafkaSettings;
-import io.millrace.kafka.coordinate.KafkaCoordinatorSettings;
+import io.millrace.kafka.produce.JobTransactions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -123,10 +123,11 @@ public final class KafkaSystemConsumer implements SystemConsumer {
    */
   private Properties consumerProperties(String clientId) {
     Properties props = settings.consumerProperties(clientId);
-    if (context.systemName().equals(KafkaCoordinatorSettings.groupSystem(context.jobConfig()))
+    if (JobTransactions.readCommitted(context.jobConfig(), context.systemName())
         && !context.systemConfig().containsKey("consumer.isolation.level")) {
-      // The job's writes to this cluster are transactional (job.coordinator=kafka): read only
-      // what committed, so a fenced member's writes and a dead member's open ones are never read.
+      // The job's writes to this cluster are transactional (job.coordinator=kafka), or the job is
+      // exactly-once: read only what committed, so a fenced member's writes, a dead member's
+      // open ones and an upstream job's aborted ones are never read.
       props.put("isolation.level", "read_committed");
     }
     if (!context.systemConfig().containsKey("consumer.max.partition.fetch.bytes")) {

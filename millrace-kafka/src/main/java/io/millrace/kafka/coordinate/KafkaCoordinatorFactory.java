@@ -121,6 +121,22 @@ public final class KafkaCoordinatorFactory implements CoordinatorFactory {
           + checkpoints + " would keep them on this machine. Remove the key (or name the Kafka "
           + "system whose checkpoint topic the job used before, to resume from it)");
     }
+    if (io.millrace.kafka.produce.JobTransactions.exactlyOnce(job)) {
+      List<String> outputs = new ArrayList<>(List.of(job.getOrDefault("task.outputs", "")
+          .split(",")));
+      if ("dead-letter".equals(job.get("task.error.policy"))) {
+        outputs.add(job.getOrDefault("task.dead.letter.stream", ""));
+      }
+      for (String output : outputs) {
+        String system = job.get("streams." + output.trim() + ".system");
+        if (!output.isBlank() && system != null && !system.equals(inputSystem)) {
+          throw new ConfigException("output stream " + output.trim() + " is on system '" + system
+              + "': under task.processing.guarantee=exactly-once with job.coordinator=kafka "
+              + "every output is written in the commit's transaction on the group's Kafka "
+              + "system '" + inputSystem + "'");
+        }
+      }
+    }
     for (String store : context.stores()) {
       CoordinatorContext.Changelog log = context.changelogs().stream()
           .filter(c -> c.store().equals(store)).findFirst().orElse(null);

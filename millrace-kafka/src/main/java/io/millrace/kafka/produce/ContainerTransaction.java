@@ -16,10 +16,10 @@ import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
 
 /**
- * The transaction of one container under {@code job.coordinator=kafka}: everything the container
- * sends to the group's cluster between two commits (outputs, changelog records) and the commit's
- * checkpoint (the group's offsets for the container's inputs) become visible together, or not at
- * all.
+ * The transaction of one container (under {@code job.coordinator=kafka}, or under exactly-once):
+ * everything the container sends to the cluster between two commits (outputs, changelog records)
+ * and the commit's checkpoint (the group's offsets for the container's inputs, or the records of
+ * the job's checkpoint topic) become visible together, or not at all.
  *
  * <p>The fence is Kafka's (KIP-447): the offsets go to the group coordinator with the member's
  * group metadata, which refuses them if the member's generation is not the group's any more (it
@@ -68,6 +68,16 @@ public final class ContainerTransaction {
     }
   }
 
+  /**
+   * Sends a record of the commit itself (a checkpoint) in the transaction, opening it if needed.
+   * Loop thread, during a commit.
+   */
+  public java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
+      org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]> record) {
+    beforeSend();
+    return producer.send(record);
+  }
+
   private synchronized void begin() {
     if (!open) {
       producer.beginTransaction(); // local: no request to the broker
@@ -80,7 +90,8 @@ public final class ContainerTransaction {
    * then opens the next one.
    *
    * @param offsets the input partitions' next offsets, with metadata; empty: no offsets to commit
-   *     (and then no fence either: nothing was processed)
+   *     (the checkpoint is records sent in the transaction, or nothing was processed)
+   * @param group the member's group metadata, or null without offsets
    * @throws CommitFencedException if the group refused the offsets: the transaction is aborted
    */
   public void commit(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
@@ -113,18 +124,27 @@ public final class ContainerTransaction {
     }
   }
 
-  /** Aborts what was sent since the last commit. */
+  /**
+   * Aborts what was sent since the last commit.
+   *
+   * @throws CheckpointException if another producer took the transactional id over (what was
+   *     sent is aborted all the same, and this producer cannot go on)
+   */
   public synchronized void abort() {
     if (open) {
       open = false;
-      producer.abortTransaction();
+      try {
+        producer.abortTransaction();
+      } catch (ProducerFencedException e) {
+        throw duplicate(e);
+      }
     }
   }
 
   private void abortQuietly(Exception cause) {
     try {
       abort();
-    } catch (KafkaException e) {
+    } catch (RuntimeException e) { // KafkaException, or a fence (CheckpointException)
       cause.addSuppressed(e); // the producer cannot go on: the caller's failure says why
     }
   }
@@ -142,12 +162,15 @@ public final class ContainerTransaction {
 
   private CommitFencedException abortedByBroker(Exception e) {
     return new CommitFencedException("the broker aborted transaction " + transactionalId
-        + " (it stayed open longer than its transaction.timeout.ms: was the process paused?)", e);
+        + " (it stayed open longer than its transaction.timeout.ms, or another producer with "
+        + "its id, of a process that took over, fenced it: was this process paused?)", e);
   }
 
   private CheckpointException duplicate(Exception e) {
     return new CheckpointException("transactional id " + transactionalId + " was taken over by "
-        + "another producer: two processes of the job run with the same job.instance.id (each "
-        + "needs its own), or this one was replaced after a pause", e);
+        + "another producer, so this process is fenced and what it sent since its last commit is "
+        + "aborted: another process of the job took over this container's tasks (a restart under "
+        + "job.coordinator=local while this one was paused or cut off, or, under "
+        + "job.coordinator=kafka, two processes with the same job.instance.id)", e);
   }
 }

@@ -75,7 +75,7 @@ public final class KafkaSystemProducer implements SystemProducer {
   public KafkaSystemProducer(SystemContext context, KafkaSettings settings) {
     this.context = context;
     this.settings = settings;
-    this.transactionalId = KafkaCoordinatorSettings.transactionalId(context.jobConfig(),
+    this.transactionalId = JobTransactions.transactionalId(context.jobConfig(),
         settings.system(), context.containerId());
     this.skipFailures = transactionalId == null
         && "skip".equals(context.jobConfig().get("task.error.policy"));
@@ -117,9 +117,8 @@ public final class KafkaSystemProducer implements SystemProducer {
     }
     producer = new KafkaProducer<>(props);
     if (transactionalId != null) {
-      transaction = new ContainerTransaction(producer, transactionalId, "Kafka system '"
-          + settings.system() + "' at " + settings.bootstrapServers() + " ("
-          + settings.key("producer.max.block.ms") + ")");
+      transaction = new ContainerTransaction(producer, transactionalId,
+          CommitTransactions.where(settings));
     }
   }
 
@@ -134,6 +133,11 @@ public final class KafkaSystemProducer implements SystemProducer {
     long commitMs = commit == null ? KafkaCoordinatorSettings.DEFAULT_COMMIT_MS
         : Long.parseLong(commit.trim());
     return Math.max(10_000, 4 * Math.max(0, commitMs));
+  }
+
+  /** The name of the Kafka system it writes to. */
+  public String system() {
+    return settings.system();
   }
 
   /**
@@ -263,7 +267,8 @@ public final class KafkaSystemProducer implements SystemProducer {
       // lost as if fenced, and come back from their checkpoints and changelogs.
       firstFailure.set(null);
       throw new CommitFencedException("the broker aborted transaction " + transactionalId
-          + " (open longer than its transaction.timeout.ms)", failure.getCause());
+          + " (open longer than its transaction.timeout.ms, or fenced by another producer with "
+          + "its id, of a process that took over)", failure.getCause());
     }
     throw (OutputFailedException) failure;
   }

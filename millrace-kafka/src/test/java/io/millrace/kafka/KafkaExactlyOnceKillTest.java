@@ -1,0 +1,322 @@
+package io.millrace.kafka;
+
+import static io.millrace.kafka.KafkaTestSupport.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Coordinator;
+import io.millrace.api.Envelope;
+import io.millrace.api.StreamPartition;
+import io.millrace.api.StreamTask;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.kafka.dev.DevBroker;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Exactly-once under SIGKILL: a job in a child JVM is killed at random points, 20 times, while its
+ * input keeps arriving, and restarted each time. A reader of committed data then sees every input
+ * exactly once in the output, and a changelogged count ends equal to a clean run's; each restart
+ * of the count restores from its local files and the changelog's tail, never in full. A paused
+ * process (SIGSTOP) whose job was started again elsewhere writes nothing visible once it resumes.
+ */
+class KafkaExactlyOnceKillTest {
+  static final int PARTITIONS = 2;
+  static final int KILLS = 20;
+  static final int KEYS = 300;
+  @TempDir Path tmp;
+
+  /** Copies each record to the same partition of "out". */
+  public static final class PassThroughTask implements StreamTask {
+    @Override
+    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+      collector.send("out", envelope.partition(), envelope.key(), envelope.value());
+    }
+  }
+
+  /** Writes "p:i" records with keys k(i mod KEYS) to every partition until stopped. */
+  private static final class InputWriter implements AutoCloseable {
+    private final KafkaProducer<String, String> producer;
+    private final String topic;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final AtomicLongArray written = new AtomicLongArray(PARTITIONS);
+    private final Thread thread;
+
+    InputWriter(String bootstrap, String topic) {
+      this.producer = TestBroker.producer(bootstrap);
+      this.topic = topic;
+      this.thread = new Thread(this::run, "input-writer");
+      thread.start();
+    }
+
+    private void run() {
+      try {
+        while (running.get()) {
+          for (int p = 0; p < PARTITIONS; p++) {
+            for (int n = 0; n < 20; n++) {
+              long i = written.getAndIncrement(p);
+              producer.send(new ProducerRecord<>(topic, p, "k" + (i % KEYS), p + ":" + i));
+            }
+          }
+          producer.flush();
+          Thread.sleep(10); // about 4,000 records a second: the job keeps up
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    /** Stops writing; returns how many records each partition got. */
+    long[] stop() {
+      running.set(false);
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      producer.close();
+      long[] counts = new long[PARTITIONS];
+      for (int p = 0; p < PARTITIONS; p++) {
+        counts[p] = written.get(p);
+      }
+      return counts;
+    }
+
+    @Override
+    public void close() {
+      if (running.get()) {
+        stop();
+      }
+    }
+  }
+
+  private Map<String, String> exactlyOnce(Map<String, String> config) {
+    config.put("task.processing.guarantee", "exactly-once");
+    config.put("task.checkpoint.system", "kafka");
+    return config;
+  }
+
+  @Test
+  void aPassThroughKilledTwentyTimesWritesEveryInputExactlyOnce() throws Throwable {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("eos-kill-in");
+    String out = topic("eos-kill-out");
+    TestBroker.createTopic(broker.bootstrapServers(), in, PARTITIONS);
+    Map<String, String> config = exactlyOnce(job(broker.bootstrapServers(), "eos-kill-" + in,
+        PassThroughTask.class, in, out, tmp.resolve("state").toString()));
+    long[] written;
+    try (InputWriter writer = new InputWriter(broker.bootstrapServers(), in)) {
+      killRepeatedly(config, run -> {});
+      written = writer.stop();
+    }
+    finish(config, written);
+
+    Map<String, Integer> times = new HashMap<>();
+    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), out, true)) {
+      times.merge(r.value(), 1, Integer::sum);
+    }
+    long total = 0;
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (long i = 0; i < written[p]; i++) {
+        assertThat(times.get(p + ":" + i)).as("times %s:%s is in the committed output", p, i)
+            .isEqualTo(1);
+      }
+      total += written[p];
+    }
+    assertThat(times).hasSize((int) total);
+    // The kills did land mid-transaction: a reader of uncommitted data sees aborted records.
+    assertThat(readAll(broker.bootstrapServers(), out, false).size()).isGreaterThan((int) total);
+  }
+
+  @Test
+  void aChangelogedCountKilledTwentyTimesEndsEqualToACleanRunAndRestoresOnlyTheTail()
+      throws Throwable {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("eos-count-in");
+    String changelog = topic("eos-counts-changelog");
+    TestBroker.createTopic(broker.bootstrapServers(), in, PARTITIONS);
+    Map<String, String> config = exactlyOnce(job(broker.bootstrapServers(), "eos-count-" + in,
+        KafkaStoreKillTest.CountingTask.class, in, null, tmp.resolve("state").toString()));
+    config.put("stores.counts.factory", "rocksdb");
+    config.put("stores.counts.value.serde", "long");
+    config.put("stores.counts.changelog", "kafka." + changelog);
+    config.put("stores.counts.cache.size", "100"); // evictions, so flushes between commits too
+    config.put("stores.counts.write.batch.size", "50");
+    long[] written;
+    try (InputWriter writer = new InputWriter(broker.bootstrapServers(), in)) {
+      killRepeatedly(config, run -> {
+        if (run == 0) {
+          return; // the first run starts empty
+        }
+        // Each kill leaves aborted changelog records after what the local files hold: the restart
+        // reads that tail (and applies only what committed), never the whole changelog.
+        assertThat(childLog(tmp.resolve("run-" + run))).as("restart %s restores", run)
+            .contains("(0 in full, the rest from their local files)")
+            .doesNotContainPattern("\\([1-9]\\d* in full");
+      });
+      written = writer.stop();
+    }
+    finish(config, written);
+
+    // Each task counts its own partition's keys: "partition/key" -> count.
+    Map<String, Long> expected = new HashMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (long i = 0; i < written[p]; i++) {
+        expected.merge(p + "/k" + (i % KEYS), 1L, Long::sum);
+      }
+    }
+    Map<String, Long> counts = new HashMap<>();
+    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), changelog, true)) {
+      counts.put(r.partition() + "/" + r.key(), new LongDeserializer().deserialize(changelog,
+          r.value().getBytes(StandardCharsets.ISO_8859_1)));
+    }
+    assertThat(counts).isEqualTo(expected);
+  }
+
+  @Test
+  void aPausedProcessWritesNothingVisibleOnceItsJobRunsElsewhere() throws Throwable {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("eos-zombie-in");
+    String out = topic("eos-zombie-out");
+    TestBroker.createTopic(broker.bootstrapServers(), in, PARTITIONS);
+    Map<String, String> first = exactlyOnce(job(broker.bootstrapServers(), "eos-zombie-" + in,
+        PassThroughTask.class, in, out, tmp.resolve("state-a").toString()));
+    Map<String, String> second = new HashMap<>(first);
+    second.put("job.state.dir", tmp.resolve("state-b").toString());
+    Path dirA = Files.createDirectories(tmp.resolve("a"));
+    Path dirB = Files.createDirectories(tmp.resolve("b"));
+    long[] written;
+    try (InputWriter writer = new InputWriter(broker.bootstrapServers(), in)) {
+      Process zombie = startChild(first, dirA);
+      Process successor = null;
+      try {
+        awaitProgress(first, zombie, dirA, new long[PARTITIONS], 1);
+        signal(zombie, "STOP"); // paused with a transaction open, most likely
+        successor = startChild(second, dirB);
+        awaitProgress(second, successor, dirB, committed(second), 2_000);
+        signal(zombie, "CONT");
+        Process z = zombie;
+        await(Duration.ofSeconds(60), "the resumed process stops, fenced", () -> !z.isAlive());
+        assertThat(zombie.exitValue()).as("the fenced process's exit code").isNotZero();
+        String failure = childLog(dirA).lines().filter(l -> l.startsWith("job ")).findFirst()
+            .orElse("(no failure line)");
+        assertThat(failure).as("what the resumed process says as it stops").contains("failed:")
+            .containsPattern("is fenced|was fenced");
+        awaitProgress(second, successor, dirB, committed(second), 1_000);
+      } finally {
+        zombie.destroyForcibly();
+        zombie.waitFor(30, TimeUnit.SECONDS);
+        if (successor != null) {
+          successor.destroyForcibly();
+          successor.waitFor(30, TimeUnit.SECONDS);
+        }
+      }
+      written = writer.stop();
+    }
+    finish(second, written);
+
+    Map<String, Integer> times = new HashMap<>();
+    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), out, true)) {
+      times.merge(r.value(), 1, Integer::sum);
+    }
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (long i = 0; i < written[p]; i++) {
+        assertThat(times.get(p + ":" + i)).as("times %s:%s is in the committed output", p, i)
+            .isEqualTo(1);
+      }
+    }
+  }
+
+  private static void signal(Process process, String signal) throws Exception {
+    Process kill = new ProcessBuilder("sh", "-c", "kill -" + signal + " " + process.pid())
+        .inheritIO().start();
+    assertThat(kill.waitFor()).as("kill -%s %s", signal, process.pid()).isZero();
+  }
+
+  /** Something to check about run {@code run} once it has started and made progress. */
+  interface RunCheck {
+    void check(int run) throws Exception;
+  }
+
+  /**
+   * Starts the job in a child JVM {@link #KILLS} times; each run is killed (SIGKILL) at a random
+   * moment after its committed checkpoint moved past the previous run's.
+   */
+  private void killRepeatedly(Map<String, String> config, RunCheck check) throws Exception {
+    SplittableRandom random = new SplittableRandom(42);
+    long[] before = committed(config);
+    for (int run = 0; run < KILLS; run++) {
+      Path dir = Files.createDirectories(tmp.resolve("run-" + run));
+      Process child = startChild(config, dir);
+      try {
+        awaitProgress(config, child, dir, before, 1);
+        check.check(run);
+        Thread.sleep(random.nextInt(400)); // the kill lands anywhere in a commit interval or so
+      } finally {
+        child.destroyForcibly(); // SIGKILL: no final commit
+        child.waitFor(30, TimeUnit.SECONDS);
+      }
+      before = committed(config);
+    }
+  }
+
+  /** Waits until every partition's committed checkpoint is {@code by} past {@code from}. */
+  private static void awaitProgress(Map<String, String> config, Process child, Path dir,
+      long[] from, long by) throws InterruptedException {
+    await(Duration.ofSeconds(90), "pid " + child.pid() + " commits " + by + " past "
+        + java.util.Arrays.toString(from), () -> {
+          if (!child.isAlive()) {
+            throw new AssertionError("pid " + child.pid() + " died: " + childLog(dir));
+          }
+          long[] now = committed(config);
+          for (int p = 0; p < PARTITIONS; p++) {
+            if (now[p] < from[p] + by) {
+              return false;
+            }
+          }
+          return true;
+        });
+  }
+
+  /** Runs the job in this JVM until it has processed everything written, then stops it. */
+  private void finish(Map<String, String> config, long[] written) throws Throwable {
+    LocalRunner runner = start(config);
+    await(Duration.ofSeconds(120), "every input processed", () -> {
+      Map<StreamPartition, Long> now = KafkaExactlyOnceTest.readCommittedCheckpoint(config);
+      for (int p = 0; p < PARTITIONS; p++) {
+        Long done = now.get(new StreamPartition("kafka", "in", p));
+        if (done == null || done < written[p] - 1) {
+          return false;
+        }
+      }
+      return true;
+    });
+    stop(runner);
+  }
+
+  /** Each input partition's committed checkpoint plus one (0: none), as readers see it. */
+  private static long[] committed(Map<String, String> config) {
+    long[] done = new long[PARTITIONS];
+    Map<StreamPartition, Long> checkpoint = KafkaExactlyOnceTest.readCommittedCheckpoint(config);
+    for (int p = 0; p < PARTITIONS; p++) {
+      done[p] = checkpoint.getOrDefault(new StreamPartition("kafka", "in", p), -1L) + 1;
+    }
+    return done;
+  }
+
+}
