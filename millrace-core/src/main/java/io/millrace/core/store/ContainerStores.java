@@ -51,12 +51,25 @@ public final class ContainerStores implements AutoCloseable {
    * transaction committed, and are synced (the staged writes applied) only then.
    */
   private final boolean staged;
+  /**
+   * Exactly-once: how often, at most, a commit also syncs the engines and marks their files with
+   * the changelog offset they hold. Each commit applies its staged writes (committed ones only),
+   * so the files hold a committed state whenever they are flushed; the mark only bounds what a
+   * crash replays. Every commit (100 ms) would flush RocksDB's memtables into a tiny file each
+   * time.
+   */
+  static final long MARK_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+  private long lastMarkNanos = Long.MIN_VALUE;
   /** Each open task's instances, by task number, in the order the tasks were taken. */
   private final Map<Integer, List<StoreInstance>> byTask = new LinkedHashMap<>();
   private final Map<Integer, Map<String, KeyValueStore<?, ?>>> storesByTask = new HashMap<>();
   /** The instances with a changelog, in checkpoint order, and the offset each has reached. */
   private final List<StoreInstance> logged = new ArrayList<>();
   private long[] changelogOffsets = new long[0];
+  /** Exactly-once: the changelog offset each instance's engine holds, as of the last commit. */
+  private long[] appliedOffsets = new long[0];
+  /** Exactly-once: whether each instance's files were marked since it opened. */
+  private boolean[] marked = new boolean[0];
 
   private ContainerStores(List<StoreSpec> specs, Path storesDir, Changelogs changelogs,
       StoreResources resources, Function<String, ChangelogRestorer> restorers,
@@ -135,6 +148,9 @@ public final class ContainerStores implements AutoCloseable {
         int i = logged.size() - 1;
         changelogOffsets = java.util.Arrays.copyOf(changelogOffsets, logged.size());
         changelogOffsets[i] = saved == null ? CheckpointStore.NONE : saved;
+        appliedOffsets = java.util.Arrays.copyOf(appliedOffsets, logged.size());
+        appliedOffsets[i] = CheckpointStore.NONE;
+        marked = java.util.Arrays.copyOf(marked, logged.size());
       }
     }
     byTask.put(taskNumber, opened);
@@ -280,12 +296,67 @@ public final class ContainerStores implements AutoCloseable {
    */
   public void afterCheckpoint() {
     if (staged) {
+      sync.applyAll();
+      System.arraycopy(changelogOffsets, 0, appliedOffsets, 0, changelogOffsets.length);
+      long now = System.nanoTime();
+      if (lastMarkNanos != Long.MIN_VALUE && now - lastMarkNanos < MARK_INTERVAL_NANOS
+          && !firstMarkDue()) {
+        return;
+      }
       sync.syncAll();
+      lastMarkNanos = now;
     }
     for (int i = 0; i < logged.size(); i++) {
-      StoreInstance instance = logged.get(i);
-      if (instance.store().engine().persistent() && changelogOffsets[i] != CheckpointStore.NONE) {
-        LocalOffsetFile.write(instance.dir(), changelogOffsets[i]);
+      mark(logged.get(i), changelogOffsets[i]);
+      marked[i] |= changelogOffsets[i] != CheckpointStore.NONE;
+    }
+  }
+
+  /**
+   * Whether an instance has reached a changelog offset but its files were never marked since it
+   * opened: marked now, a crash replays its tail instead of restoring it in full.
+   */
+  private boolean firstMarkDue() {
+    for (int i = 0; i < logged.size(); i++) {
+      if (!marked[i] && changelogOffsets[i] != CheckpointStore.NONE
+          && logged.get(i).store().engine().persistent()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Records in a persistent instance's directory that its files hold the changelog to offset. */
+  private static void mark(StoreInstance instance, long offset) {
+    if (instance.store().engine().persistent() && offset != CheckpointStore.NONE) {
+      LocalOffsetFile.write(instance.dir(), offset);
+    }
+  }
+
+  private void syncAndMarkAppliedQuietly(List<StoreInstance> instances) {
+    try {
+      syncAndMarkApplied(instances);
+    } catch (RuntimeException e) {
+      // The files keep their previous mark, which a restart replays from: nothing is lost.
+      LOG.warn("stores could not be synced before closing: a restart replays more of their "
+          + "changelogs", e);
+    }
+  }
+
+  /**
+   * Exactly-once, before instances close: their engines hold every write applied by the last
+   * commit and nothing else, whether or not a commit followed it, so their files are synced and
+   * marked with the changelog offset of that commit (a restart then replays only what follows).
+   */
+  private void syncAndMarkApplied(List<StoreInstance> instances) {
+    for (StoreInstance instance : instances) {
+      if (!instance.store().engine().persistent()) {
+        continue;
+      }
+      instance.engine().sync(); // the engine underneath: never the staged, uncommitted writes
+      int i = logged.indexOf(instance);
+      if (i >= 0 && appliedOffsets[i] != CheckpointStore.NONE) {
+        LocalOffsetFile.write(instance.dir(), appliedOffsets[i]);
       }
     }
   }
@@ -303,23 +374,31 @@ public final class ContainerStores implements AutoCloseable {
       return;
     }
     flusher.drain(); // no deferred write of theirs may land after their engines close
-    if (!committed && !staged) {
+    if (staged) {
+      syncAndMarkAppliedQuietly(instances);
+    } else if (!committed) {
       // (Under exactly-once the files hold only committed writes, marked with their offset.)
       for (StoreInstance instance : instances) {
         LocalOffsetFile.delete(instance.dir());
       }
     }
     long[] kept = new long[logged.size()];
+    long[] keptApplied = new long[logged.size()];
+    boolean[] keptMarked = new boolean[logged.size()];
     List<StoreInstance> keptLogged = new ArrayList<>();
     for (int i = 0; i < logged.size(); i++) {
       if (logged.get(i).taskNumber() != taskNumber) {
         kept[keptLogged.size()] = changelogOffsets[i];
+        keptApplied[keptLogged.size()] = appliedOffsets[i];
+        keptMarked[keptLogged.size()] = marked[i];
         keptLogged.add(logged.get(i));
       }
     }
     logged.clear();
     logged.addAll(keptLogged);
     changelogOffsets = java.util.Arrays.copyOf(kept, keptLogged.size());
+    appliedOffsets = java.util.Arrays.copyOf(keptApplied, keptLogged.size());
+    marked = java.util.Arrays.copyOf(keptMarked, keptLogged.size());
     sync.update(engines());
     for (StoreInstance instance : instances) {
       try {
@@ -379,6 +458,9 @@ public final class ContainerStores implements AutoCloseable {
       return;
     }
     for (List<StoreInstance> instances : byTask.values()) {
+      if (staged) {
+        syncAndMarkAppliedQuietly(instances);
+      }
       for (StoreInstance instance : instances) {
         try {
           instance.store().close();

@@ -52,15 +52,31 @@ final class EngineSync implements AutoCloseable {
     for (StorageEngine engine : others) {
       engine.sync();
     }
+    eachLocal(StorageEngine::sync);
+  }
+
+  /**
+   * Applies what the staging engines among the local ones hold (exactly-once, once the commit's
+   * transaction committed), at once on the pool; throws the first failure once all are done.
+   */
+  void applyAll() {
+    eachLocal(engine -> {
+      if (engine instanceof StagedEngine staged) {
+        staged.apply();
+      }
+    });
+  }
+
+  private void eachLocal(java.util.function.Consumer<StorageEngine> action) {
     if (pool == null) {
       for (StorageEngine engine : local) {
-        engine.sync();
+        action.accept(engine);
       }
       return;
     }
     pending.clear();
     for (StorageEngine engine : local) {
-      pending.add(pool.submit(engine::sync));
+      pending.add(pool.submit(() -> action.accept(engine)));
     }
     RuntimeException failure = null;
     for (Future<?> sync : pending) {
@@ -69,7 +85,8 @@ final class EngineSync implements AutoCloseable {
       } catch (ExecutionException e) {
         if (failure == null) {
           failure = e.getCause() instanceof RuntimeException r ? r
-              : new IllegalStateException("a store failed to sync", e.getCause());
+              : new IllegalStateException("a store failed to sync or apply its writes",
+                  e.getCause());
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -16,10 +16,10 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * changelog's tail instead of a full restore (Kafka Streams 4.3 wipes the files instead).
  *
  * <p>{@link #write} stages; {@link #get} and {@link #range} read the staged writes over the
- * engine's, so the task reads its own writes; {@link #sync}, which the commit calls only once the
- * transaction committed, applies the staged writes to the engine as one batch and syncs it. A
- * crash, an abort or a {@link #close} without that sync drops them: the files keep what the last
- * commit left.
+ * engine's, so the task reads its own writes; {@link #apply}, which the commit calls only once the
+ * transaction committed, writes them to the engine as one batch ({@link #sync} also syncs it). A
+ * crash, an abort or a {@link #close} before that drops them: the files keep what the last commit
+ * left.
  *
  * <p>The staged writes are a skip list, so the container's flushing thread may stage while the
  * loop thread reads ({@link #concurrentWrites}); they hold one commit interval's flushed entries,
@@ -79,6 +79,17 @@ public final class StagedEngine implements StorageEngine {
    */
   @Override
   public void sync() {
+    apply();
+    engine.sync();
+  }
+
+  /**
+   * Applies the staged writes to the engine as one batch, without syncing it: the commit calls
+   * this after its transaction committed, never before. The engine then holds committed writes
+   * only, synced or not, so a crash leaves its files at some committed state, which a replay of
+   * the changelog from their last mark brings up to date.
+   */
+  public void apply() {
     if (!staged.isEmpty()) {
       List<byte[]> keys = new ArrayList<>(staged.size());
       List<byte[]> values = new ArrayList<>(staged.size());
@@ -89,7 +100,6 @@ public final class StagedEngine implements StorageEngine {
       engine.write(keys, values);
       staged.clear();
     }
-    engine.sync();
   }
 
   @Override
