@@ -75,7 +75,7 @@ class KafkaExactlyOnceTest {
     }
     TestBroker.write(broker.bootstrapServers(), in, 0, records);
     Map<String, String> config = exactlyOnceJob(broker.bootstrapServers(), in, out);
-    config.put("task.commit.ms", "0"); // only the task's request commits
+    config.put("task.commit.ms", "60000"); // in effect, only the task's request commits
 
     LocalRunner runner = start(config);
     assertThat(runner.await(60, TimeUnit.SECONDS)).as("the job stops on the failure").isTrue();
@@ -128,6 +128,16 @@ class KafkaExactlyOnceTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("output stream out is on system 'other' but the checkpoints "
             + "(task.checkpoint.system) on 'kafka'");
+  }
+
+  @Test
+  void commitsOnlyOnRequestAreRefused() {
+    Map<String, String> config = exactlyOnceJob("127.0.0.1:1", "in", "out");
+    config.put("task.commit.ms", "0");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(config)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("task.commit.ms")
+        .hasMessageContaining("a positive interval under task.processing.guarantee=exactly-once");
   }
 
   @Test

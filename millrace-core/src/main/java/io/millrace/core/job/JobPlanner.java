@@ -226,6 +226,12 @@ public final class JobPlanner {
     List<StoreSpec> stores = StoreConfig.parse(config, factories.keySet());
     checkStoresAreNotShared(config, task.getDeclaringClass(), settings.async(), stores);
     if (exactlyOnce) {
+      if (settings.commitNanos() <= 0) {
+        throw config.bad(COMMIT_MS, config.get(COMMIT_MS), "a positive interval under "
+            + PROCESSING_GUARANTEE + "=exactly-once (default " + EXACTLY_ONCE_COMMIT_MS + "): a "
+            + "transaction left open until a commit is requested would be aborted by the broker "
+            + "after its transaction.timeout.ms, and the job would stop");
+      }
       checkExactlyOnce(config, streams, outputs, stores, factories);
     }
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,

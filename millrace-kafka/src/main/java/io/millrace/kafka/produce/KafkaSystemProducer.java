@@ -123,16 +123,17 @@ public final class KafkaSystemProducer implements SystemProducer {
   }
 
   /**
-   * How long a transaction may stay open: four commit intervals, at least 10 s. A process that
-   * dies leaves its transaction open this long, holding back readers of committed data of the
-   * partitions it wrote (a new owner's restore reads only to the last committed offset and is
-   * not held back).
+   * How long a transaction may stay open: four commit intervals, at least 10 s and at most 15
+   * min. A process that dies leaves its transaction open this long, holding back readers of
+   * committed data of the partitions it wrote (a new owner's restore reads only to the last
+   * committed offset and is not held back).
    */
   static long transactionTimeoutMs(java.util.Map<String, String> jobConfig) {
     String commit = jobConfig.get("task.commit.ms");
     long commitMs = commit == null ? KafkaCoordinatorSettings.DEFAULT_COMMIT_MS
         : Long.parseLong(commit.trim());
-    return Math.max(10_000, 4 * Math.max(0, commitMs));
+    // At most the broker's default transaction.max.timeout.ms (15 min), which refuses more.
+    return Math.min(900_000, Math.max(10_000, 4 * Math.max(0, commitMs)));
   }
 
   /** The name of the Kafka system it writes to. */
