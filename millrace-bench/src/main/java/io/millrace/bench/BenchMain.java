@@ -78,7 +78,7 @@ public final class BenchMain {
       case "sync-pool" -> SyncPoolBench.main(rest);
       case "batcher" -> BatcherBench.main(rest);
       case "kafka" -> KafkaBench.main(rest);
-      case "kafka-eos" -> KafkaBench.main(kafkaEos(rest));
+      case "kafka-eos" -> KafkaBench.exactlyOnce(rest);
       case "kafka-run" -> KafkaRun.main(rest);
       case "kafka-memory" -> KafkaMemoryBench.main(rest);
       case "scale-out" -> io.millrace.bench.scaleout.ScaleOutBench.main(rest);
@@ -93,30 +93,6 @@ public final class BenchMain {
         System.exit(2);
       }
     }
-  }
-
-  /**
-   * {@code kafka-eos}: {@code kafka} with the exactly-once modes, Millrace's at-least-once ones
-   * beside them (for the cost of the guarantee), over 1,000,000 keys (the count's state); any
-   * option given overrides these.
-   */
-  static String[] kafkaEos(String[] rest) {
-    java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
-        "--modes", "passthrough,passthrough-eos,streams-eos,count,count-eos,streams-count-eos",
-        "--records", "5000000", "--keys", "1000000"));
-    for (int i = 0; i + 1 < rest.length; i += 2) {
-      int at = args.indexOf(rest[i]);
-      if (at >= 0) {
-        args.set(at + 1, rest[i + 1]);
-      } else {
-        args.add(rest[i]);
-        args.add(rest[i + 1]);
-      }
-    }
-    if (rest.length % 2 == 1) {
-      args.add(rest[rest.length - 1]); // an option without a value: KafkaBench says what is wrong
-    }
-    return args.toArray(new String[0]);
   }
 
   private static void peers(String className, String[] args) throws Throwable {

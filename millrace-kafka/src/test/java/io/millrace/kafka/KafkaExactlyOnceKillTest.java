@@ -80,6 +80,15 @@ class KafkaExactlyOnceKillTest {
       }
     }
 
+    /** How many records it has written so far, over every partition. */
+    long total() {
+      long sum = 0;
+      for (int p = 0; p < PARTITIONS; p++) {
+        sum += written.get(p);
+      }
+      return sum;
+    }
+
     /** Stops writing; returns how many records each partition got. */
     long[] stop() {
       running.set(false);
@@ -121,7 +130,7 @@ class KafkaExactlyOnceKillTest {
         PassThroughTask.class, in, out, tmp.resolve("state").toString()));
     long[] written;
     try (InputWriter writer = new InputWriter(broker.bootstrapServers(), in)) {
-      killRepeatedly(config, run -> {});
+      killRepeatedly(config, writer, run -> {});
       written = writer.stop();
     }
     finish(config, written);
@@ -147,7 +156,7 @@ class KafkaExactlyOnceKillTest {
     config.put("stores.counts.write.batch.size", "50");
     long[] written;
     try (InputWriter writer = new InputWriter(broker.bootstrapServers(), in)) {
-      killRepeatedly(config, run -> {
+      killRepeatedly(config, writer, run -> {
         if (run == 0) {
           return; // the first run starts empty
         }
@@ -268,7 +277,8 @@ class KafkaExactlyOnceKillTest {
    * Starts the job in a child JVM {@link #KILLS} times; each run is killed (SIGKILL) at a random
    * moment after its committed checkpoint moved past the previous run's.
    */
-  private void killRepeatedly(Map<String, String> config, RunCheck check) throws Exception {
+  private void killRepeatedly(Map<String, String> config, InputWriter writer, RunCheck check)
+      throws Exception {
     SplittableRandom random = new SplittableRandom(42);
     long[] before = committed(config);
     for (int run = 0; run < KILLS; run++) {
@@ -277,7 +287,11 @@ class KafkaExactlyOnceKillTest {
       try {
         awaitProgress(config, child, dir, before, 1);
         check.check(run);
-        Thread.sleep(random.nextInt(400)); // the kill lands anywhere in a commit interval or so
+        // The kill lands after a random share of up to 1,600 more records (about 400 ms of input,
+        // four commit intervals): anywhere in a transaction, mostly with one open.
+        long killAt = writer.total() + random.nextInt(1_600);
+        await(Duration.ofSeconds(30), "the input writer reaches record " + killAt,
+            () -> writer.total() >= killAt);
       } finally {
         child.destroyForcibly(); // SIGKILL: no final commit
         child.waitFor(30, TimeUnit.SECONDS);

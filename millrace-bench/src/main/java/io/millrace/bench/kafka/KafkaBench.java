@@ -35,18 +35,33 @@ public final class KafkaBench {
 
   /** Runs the rounds; see the class comment. */
   public static void main(String[] argv) throws Exception {
+    run(argv, "raw,consume,passthrough,streams", 10_000_000, 100_000);
+  }
+
+  /**
+   * {@code bench kafka-eos}: the exactly-once modes and Kafka Streams' {@code exactly_once_v2},
+   * with Millrace's at-least-once ones beside them (the cost of the guarantee), over 1,000,000
+   * keys (the count's state).
+   */
+  public static void exactlyOnce(String[] argv) throws Exception {
+    run(argv, "passthrough,passthrough-eos,streams-eos,count,count-eos,streams-count-eos",
+        5_000_000, 1_000_000);
+  }
+
+  private static void run(String[] argv, String defaultModes, long defaultRecords,
+      long defaultKeys) throws Exception {
     // Options are checked first: a misspelt one must not cost a 10M-record load before failing.
     Args args = new Args(argv, 0).only("records", "partitions", "runs", "warmup", "keys", "topic",
         "modes", "jvm-opts", "peers-lib", "bootstrap", "broker-pid", "commit-ms");
-    long records = args.getLong("records", 10_000_000);
+    long records = args.getLong("records", defaultRecords);
     int partitions = (int) args.getLong("partitions", 8);
     int runs = (int) args.getLong("runs", 3);
     // Rounds run first and not counted: the broker's JIT and page cache warm up in them.
     int warmup = (int) args.getLong("warmup", 1);
-    long keys = args.getLong("keys", 100_000);
+    long keys = args.getLong("keys", defaultKeys);
     String topic = args.get("topic", "bench-in-" + partitions + "x" + records
         + (keys == 100_000 ? "" : "-k" + keys));
-    List<String> modes = new ArrayList<>(args.getList("modes", "raw,consume,passthrough,streams",
+    List<String> modes = new ArrayList<>(args.getList("modes", defaultModes,
         List.of("raw", "consume", "passthrough", "count", "streams", "streams-count",
             "passthrough-eos", "count-eos", "streams-eos", "streams-count-eos")));
     // The commit interval of the exactly-once modes, Millrace's and Kafka Streams' alike.

@@ -361,7 +361,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       committer.commit();
       return true;
     } catch (CommitFencedException e) {
-      LOG.warn("container {}: {}; its tasks are lost, and it rejoins its job", containerId,
+      // What follows is the membership's to decide (lostAll): a group rejoins, a local one stops.
+      LOG.warn("container {}: {}; its tasks are lost", containerId,
           e.getMessage());
       List<Integer> all = new ArrayList<>();
       for (TaskInstance t : tasks) {

@@ -63,13 +63,28 @@ public final class ContainerStores implements AutoCloseable {
   /** Each open task's instances, by task number, in the order the tasks were taken. */
   private final Map<Integer, List<StoreInstance>> byTask = new LinkedHashMap<>();
   private final Map<Integer, Map<String, KeyValueStore<?, ?>>> storesByTask = new HashMap<>();
-  /** The instances with a changelog, in checkpoint order, and the offset each has reached. */
-  private final List<StoreInstance> logged = new ArrayList<>();
-  private long[] changelogOffsets = new long[0];
-  /** Exactly-once: the changelog offset each instance's engine holds, as of the last commit. */
-  private long[] appliedOffsets = new long[0];
-  /** Exactly-once: whether each instance's files were marked since it opened. */
-  private boolean[] marked = new boolean[0];
+  /** The instances with a changelog, in checkpoint order. */
+  private final List<Logged> logged = new ArrayList<>();
+
+  /** An instance with a changelog, and what the commit protocol keeps for it. */
+  private static final class Logged {
+    final StoreInstance instance;
+    /** The changelog offset it reached: the checkpoint's, then what each commit adds. */
+    long offset;
+    /** Exactly-once: the offset its engine holds, as of the last commit. */
+    long applied = CheckpointStore.NONE;
+    /** Exactly-once: whether its files were marked since it opened. */
+    boolean marked;
+
+    Logged(StoreInstance instance, long offset) {
+      this.instance = instance;
+      this.offset = offset;
+    }
+
+    boolean persistent() {
+      return instance.store().engine().persistent();
+    }
+  }
 
   private ContainerStores(List<StoreSpec> specs, Path storesDir, Changelogs changelogs,
       StoreResources resources, Function<String, ChangelogRestorer> restorers,
@@ -143,14 +158,8 @@ public final class ContainerStores implements AutoCloseable {
     for (StoreInstance instance : opened) {
       stores.put(instance.spec().name(), instance.store());
       if (instance.changelog() != null) {
-        logged.add(instance);
         Long saved = checkpoint.get(instance.changelogPartition());
-        int i = logged.size() - 1;
-        changelogOffsets = java.util.Arrays.copyOf(changelogOffsets, logged.size());
-        changelogOffsets[i] = saved == null ? CheckpointStore.NONE : saved;
-        appliedOffsets = java.util.Arrays.copyOf(appliedOffsets, logged.size());
-        appliedOffsets[i] = CheckpointStore.NONE;
-        marked = java.util.Arrays.copyOf(marked, logged.size());
+        logged.add(new Logged(instance, saved == null ? CheckpointStore.NONE : saved));
       }
     }
     byTask.put(taskNumber, opened);
@@ -211,11 +220,11 @@ public final class ContainerStores implements AutoCloseable {
     return storesByTask.getOrDefault(taskNumber, Map.of());
   }
 
-  /** The changelog partitions, in the order {@link #afterProducersFlushed} fills them. */
+  /** The changelog partitions, in the order {@link #beforeCheckpoint} fills them. */
   public List<StreamPartition> changelogPartitions() {
     List<StreamPartition> partitions = new ArrayList<>();
-    for (StoreInstance instance : logged) {
-      partitions.add(instance.changelogPartition());
+    for (Logged l : logged) {
+      partitions.add(l.instance.changelogPartition());
     }
     return partitions;
   }
@@ -229,12 +238,11 @@ public final class ContainerStores implements AutoCloseable {
   public long restore(Collection<Integer> taskNumbers) {
     Map<String, List<StoreInstance>> bySystem = new LinkedHashMap<>();
     Map<String, List<Long>> checkpointed = new HashMap<>();
-    for (int i = 0; i < logged.size(); i++) {
-      StoreInstance instance = logged.get(i);
-      if (taskNumbers.contains(instance.taskNumber())) {
-        String system = instance.spec().changelogSystem();
-        bySystem.computeIfAbsent(system, s -> new ArrayList<>()).add(instance);
-        checkpointed.computeIfAbsent(system, s -> new ArrayList<>()).add(changelogOffsets[i]);
+    for (Logged l : logged) {
+      if (taskNumbers.contains(l.instance.taskNumber())) {
+        String system = l.instance.spec().changelogSystem();
+        bySystem.computeIfAbsent(system, s -> new ArrayList<>()).add(l.instance);
+        checkpointed.computeIfAbsent(system, s -> new ArrayList<>()).add(l.offset);
       }
     }
     long applied = 0;
@@ -267,23 +275,25 @@ public final class ContainerStores implements AutoCloseable {
    * into {@code checkpoint} from {@code from} on.
    */
   public void beforeCheckpoint(long[] checkpoint, int from) {
-    if (from + changelogOffsets.length != checkpoint.length) {
+    if (from + logged.size() != checkpoint.length) {
       // The layout the checkpoint was made for is not the stores' own any more: writing it would
       // put one task's changelog offset under another's name.
       throw new IllegalStateException("the checkpoint layout holds " + (checkpoint.length - from)
-          + " changelog partitions, the stores " + changelogOffsets.length
+          + " changelog partitions, the stores " + logged.size()
           + ": the layout was not rebuilt when the container's tasks changed");
     }
-    for (int i = 0; i < logged.size(); i++) {
-      long last = logged.get(i).changelog().lastOffset();
+    for (Logged l : logged) {
+      long last = l.instance.changelog().lastOffset();
       if (last >= 0) {
-        changelogOffsets[i] = last;
+        l.offset = last;
       }
     }
     if (!staged) {
       sync.syncAll();
     }
-    System.arraycopy(changelogOffsets, 0, checkpoint, from, changelogOffsets.length);
+    for (int i = 0; i < logged.size(); i++) {
+      checkpoint[from + i] = logged.get(i).offset;
+    }
   }
 
   /**
@@ -297,7 +307,9 @@ public final class ContainerStores implements AutoCloseable {
   public void afterCheckpoint() {
     if (staged) {
       sync.applyAll();
-      System.arraycopy(changelogOffsets, 0, appliedOffsets, 0, changelogOffsets.length);
+      for (Logged l : logged) {
+        l.applied = l.offset;
+      }
       long now = System.nanoTime();
       if (lastMarkNanos != Long.MIN_VALUE && now - lastMarkNanos < MARK_INTERVAL_NANOS
           && !firstMarkDue()) {
@@ -306,9 +318,8 @@ public final class ContainerStores implements AutoCloseable {
       sync.syncAll();
       lastMarkNanos = now;
     }
-    for (int i = 0; i < logged.size(); i++) {
-      mark(logged.get(i), changelogOffsets[i]);
-      marked[i] |= changelogOffsets[i] != CheckpointStore.NONE;
+    for (Logged l : logged) {
+      mark(l, l.offset);
     }
   }
 
@@ -317,9 +328,8 @@ public final class ContainerStores implements AutoCloseable {
    * opened: marked now, a crash replays its tail instead of restoring it in full.
    */
   private boolean firstMarkDue() {
-    for (int i = 0; i < logged.size(); i++) {
-      if (!marked[i] && changelogOffsets[i] != CheckpointStore.NONE
-          && logged.get(i).store().engine().persistent()) {
+    for (Logged l : logged) {
+      if (!l.marked && l.offset != CheckpointStore.NONE && l.persistent()) {
         return true;
       }
     }
@@ -327,15 +337,16 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /** Records in a persistent instance's directory that its files hold the changelog to offset. */
-  private static void mark(StoreInstance instance, long offset) {
-    if (instance.store().engine().persistent() && offset != CheckpointStore.NONE) {
-      LocalOffsetFile.write(instance.dir(), offset);
+  private static void mark(Logged l, long offset) {
+    if (l.persistent() && offset != CheckpointStore.NONE) {
+      LocalOffsetFile.write(l.instance.dir(), offset);
+      l.marked = true;
     }
   }
 
-  private void syncAndMarkAppliedQuietly(List<StoreInstance> instances) {
+  private void syncAndMarkAppliedQuietly(int taskNumber) {
     try {
-      syncAndMarkApplied(instances);
+      syncAndMarkApplied(taskNumber);
     } catch (RuntimeException e) {
       // The files keep their previous mark, which a restart replays from: nothing is lost.
       LOG.warn("stores could not be synced before closing: a restart replays more of their "
@@ -344,19 +355,16 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
-   * Exactly-once, before instances close: their engines hold every write applied by the last
-   * commit and nothing else, whether or not a commit followed it, so their files are synced and
-   * marked with the changelog offset of that commit (a restart then replays only what follows).
+   * Exactly-once, before a task's instances close (every task's when {@code taskNumber} is -1):
+   * their engines hold every write applied by the last commit and nothing else, whether or not a
+   * commit followed it, so their files are synced and marked with the changelog offset of that
+   * commit (a restart then replays only what follows).
    */
-  private void syncAndMarkApplied(List<StoreInstance> instances) {
-    for (StoreInstance instance : instances) {
-      if (!instance.store().engine().persistent()) {
-        continue;
-      }
-      instance.engine().sync(); // the engine underneath: never the staged, uncommitted writes
-      int i = logged.indexOf(instance);
-      if (i >= 0 && appliedOffsets[i] != CheckpointStore.NONE) {
-        LocalOffsetFile.write(instance.dir(), appliedOffsets[i]);
+  private void syncAndMarkApplied(int taskNumber) {
+    for (Logged l : logged) {
+      if (l.persistent() && (taskNumber < 0 || l.instance.taskNumber() == taskNumber)) {
+        l.instance.engine().sync(); // the engine underneath: never the staged, uncommitted writes
+        mark(l, l.applied);
       }
     }
   }
@@ -375,30 +383,14 @@ public final class ContainerStores implements AutoCloseable {
     }
     flusher.drain(); // no deferred write of theirs may land after their engines close
     if (staged) {
-      syncAndMarkAppliedQuietly(instances);
+      syncAndMarkAppliedQuietly(taskNumber);
     } else if (!committed) {
       // (Under exactly-once the files hold only committed writes, marked with their offset.)
       for (StoreInstance instance : instances) {
         LocalOffsetFile.delete(instance.dir());
       }
     }
-    long[] kept = new long[logged.size()];
-    long[] keptApplied = new long[logged.size()];
-    boolean[] keptMarked = new boolean[logged.size()];
-    List<StoreInstance> keptLogged = new ArrayList<>();
-    for (int i = 0; i < logged.size(); i++) {
-      if (logged.get(i).taskNumber() != taskNumber) {
-        kept[keptLogged.size()] = changelogOffsets[i];
-        keptApplied[keptLogged.size()] = appliedOffsets[i];
-        keptMarked[keptLogged.size()] = marked[i];
-        keptLogged.add(logged.get(i));
-      }
-    }
-    logged.clear();
-    logged.addAll(keptLogged);
-    changelogOffsets = java.util.Arrays.copyOf(kept, keptLogged.size());
-    appliedOffsets = java.util.Arrays.copyOf(keptApplied, keptLogged.size());
-    marked = java.util.Arrays.copyOf(keptMarked, keptLogged.size());
+    logged.removeIf(l -> l.instance.taskNumber() == taskNumber);
     sync.update(engines());
     for (StoreInstance instance : instances) {
       try {
@@ -457,10 +449,10 @@ public final class ContainerStores implements AutoCloseable {
       sync.close();
       return;
     }
+    if (staged) {
+      syncAndMarkAppliedQuietly(-1);
+    }
     for (List<StoreInstance> instances : byTask.values()) {
-      if (staged) {
-        syncAndMarkAppliedQuietly(instances);
-      }
       for (StoreInstance instance : instances) {
         try {
           instance.store().close();

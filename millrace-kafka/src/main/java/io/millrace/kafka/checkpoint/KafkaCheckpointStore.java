@@ -5,6 +5,7 @@ import io.millrace.api.checkpoint.CheckpointException;
 import io.millrace.api.checkpoint.CheckpointStore;
 import io.millrace.api.checkpoint.CheckpointWriter;
 import io.millrace.kafka.KafkaSettings;
+import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.produce.CommitTransactions;
@@ -25,8 +26,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -34,7 +33,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -177,7 +175,7 @@ public final class KafkaCheckpointStore implements CheckpointStore {
       consumer.seekToBeginning(List.of(tp));
       // Exactly-once: to the end of the log, not only to its last stable offset, so that a
       // transaction still open (of a process this one did not fence) is waited for, not skipped.
-      long end = transactionalIds != null ? logEnd(tp)
+      long end = transactionalIds != null ? logEnd()
           : consumer.endOffsets(List.of(tp), Duration.ofMillis(timeoutMs)).get(tp);
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
       while (consumer.position(tp, Duration.ofMillis(timeoutMs)) < end) {
@@ -222,19 +220,10 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     }
   }
 
-  /** The partition's log end offset (its high watermark), committed or not. */
-  private long logEnd(TopicPartition tp) {
-    try {
-      return admin.client().listOffsets(Map.of(tp, OffsetSpec.latest()),
-          new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).partitionResult(tp)
-          .get(timeoutMs, TimeUnit.MILLISECONDS).offset();
-    } catch (ExecutionException | TimeoutException e) {
-      throw new CheckpointException("cannot read the end of checkpoint topic '" + topic
-          + "' on Kafka system '" + settings.system() + "': " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new CheckpointException("interrupted", e);
-    }
+  /** The topic's log end offset (its high watermark), committed or not. */
+  private long logEnd() {
+    // The store's admin reads uncommitted offsets: its upcoming offset is the log end.
+    return admin.metadata(new StreamSpec(topic, topic, null, null), 0).upcoming();
   }
 
   private Map<StreamPartition, Long> parse(ConsumerRecord<byte[], byte[]> r, String task) {
