@@ -165,6 +165,73 @@ final class ScaleOutHarness implements AutoCloseable {
     return clientId;
   }
 
+  /**
+   * Every live process's latest status record (what {@code bin/millrace status} prints), by the
+   * label the test gave it.
+   */
+  Map<String, io.millrace.kafka.coordinate.ProcessStatus> statuses() {
+    Map<Long, String> byPid = new HashMap<>();
+    children.forEach((label, p) -> byPid.put(p.pid(), label));
+    Map<String, io.millrace.kafka.coordinate.ProcessStatus> latest = new TreeMap<>();
+    TopicPartition tp = new TopicPartition(
+        io.millrace.kafka.coordinate.ProcessStatus.topicOf(job), 0);
+    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(
+        Map.of("bootstrap.servers", bootstrap, "enable.auto.commit", "false"),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      long end = consumer.endOffsets(List.of(tp)).get(tp);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (consumer.position(tp) < end && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.value() == null) {
+            continue;
+          }
+          var status = io.millrace.kafka.coordinate.ProcessStatus.decode(r.value());
+          String label = byPid.get(status.pid());
+          if (label != null) {
+            latest.put(label, status);
+          }
+        }
+      }
+    }
+    return latest;
+  }
+
+  /** The standby copies a process keeps, by task, with their lag, from its latest status. */
+  Map<Integer, Long> standbys(String label) {
+    var status = statuses().get(label);
+    Map<Integer, Long> copies = new TreeMap<>();
+    if (status != null) {
+      status.containers().values().forEach(c -> copies.putAll(c.standbys()));
+    }
+    return copies;
+  }
+
+  /** The directory of a process's store {@code store} for task {@code task}. */
+  Path storeDir(String label, String store, int task) {
+    return dir.resolve(label).resolve("state").resolve("stores").resolve(store)
+        .resolve("task-" + task);
+  }
+
+  /** The end offset of each partition of the changelog now. */
+  long[] changelogEnds() {
+    Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      latest.put(new TopicPartition(changelog, p),
+          org.apache.kafka.clients.admin.OffsetSpec.latest());
+    }
+    long[] ends = new long[partitions];
+    try {
+      admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS)
+          .forEach((tp, info) -> ends[tp.partition()] = info.offset());
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the changelog's end offsets: " + e, e);
+    }
+    return ends;
+  }
+
   /** Waits until the live processes hold these many tasks each (in any order of processes). */
   void awaitCounts(String what, Integer... counts) throws InterruptedException {
     List<Integer> wanted = new ArrayList<>(List.of(counts));

@@ -36,4 +36,21 @@ public interface MembershipListener {
    * job without persistent stores.
    */
   Map<Integer, Map<String, Long>> localState();
+
+  /**
+   * The tasks whose stores this container keeps standby copies of, for the group: it follows
+   * their changelogs, so that whichever process takes one of them after a failure replays only
+   * the tail. Replaces the previous set; called at the end of every rebalance, before the tasks
+   * the container takes are {@link #assigned}. Default: keeps none (a container without
+   * persistent stores has nothing to keep).
+   */
+  default void standbys(Set<Integer> tasks) {}
+
+  /**
+   * How far behind its changelog each standby copy is: task -> records not applied yet over all
+   * its stores (-1 while not known). Empty without standbys.
+   */
+  default Map<Integer, Long> standbyLag() {
+    return Map.of();
+  }
 }

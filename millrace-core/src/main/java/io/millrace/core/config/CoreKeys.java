@@ -9,6 +9,10 @@ public final class CoreKeys {
   public static final String COORDINATOR = "job.coordinator";
   public static final String INSTANCE_ID = "job.instance.id";
   public static final String STATE_DIR = "job.state.dir";
+  public static final String STANDBY_REPLICAS = "job.standby.replicas";
+  public static final String RACK = "job.rack";
+  public static final String ACCEPTABLE_RECOVERY_LAG = "job.acceptable.recovery.lag";
+  public static final String MAX_WARMUP_REPLICAS = "job.max.warmup.replicas";
   public static final String TASK_CLASS = "task.class";
   public static final String TASK_INPUTS = "task.inputs";
   public static final String TASK_OUTPUTS = "task.outputs";
@@ -60,6 +64,10 @@ public final class CoreKeys {
       new ConfigKey(COORDINATOR, "local", "Who decides which tasks this process runs: local (every task, here) | kafka (shared with every process of the job, over a Kafka consumer group)."),
       new ConfigKey(INSTANCE_ID, null, "This process's stable name in the job (a pod name): with job.coordinator=kafka, a restart under the same name inside the session timeout moves no task."),
       new ConfigKey(STATE_DIR, "state/<job.name>", "Where the job keeps local state (checkpoints by default)."),
+      new ConfigKey(STANDBY_REPLICAS, "0", "With job.coordinator=kafka: how many other processes keep a copy of each stateful task's RocksDB stores, following its changelog, so that a failover replays only the changelog's tail."),
+      new ConfigKey(RACK, "", "This process's rack or zone: a standby copy goes to a process in another rack than its task's where there is one."),
+      new ConfigKey(ACCEPTABLE_RECOVERY_LAG, "10000", "With job.coordinator=kafka: a stateful task moves at once only to a process with at most this many changelog records to restore for it; elsewhere it keeps running where it is while a warm-up copy catches up there."),
+      new ConfigKey(MAX_WARMUP_REPLICAS, "2", "The most warm-up copies a job's group has at once; 0: tasks move at once and restore where they land."),
       new ConfigKey(TASK_CLASS, null, "The task's class (required): a StreamTask with a public no-argument constructor."),
       new ConfigKey(TASK_INPUTS, null, "Comma-separated input stream ids (required)."),
       new ConfigKey(TASK_OUTPUTS, "", "Comma-separated output stream ids the task may send to."),

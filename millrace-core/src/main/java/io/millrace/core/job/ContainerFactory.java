@@ -17,6 +17,7 @@ import io.millrace.core.output.OutputRoute;
 import io.millrace.core.store.ChangelogRestorer;
 import io.millrace.core.store.ChangelogWriter;
 import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StandbyReplicas;
 import io.millrace.core.store.StoreFlusher;
 import io.millrace.core.store.StoreSpec;
 import java.util.ArrayList;
@@ -34,8 +35,13 @@ import java.util.concurrent.TimeUnit;
 public final class ContainerFactory {
   private ContainerFactory() {}
 
-  /** Builds container {@code id} of the plan, whose tasks {@code coordinator} decides. */
-  public static Container build(JobPlan plan, int id, Clock clock, JobCoordinator coordinator) {
+  /**
+   * Builds container {@code id} of the plan, whose tasks {@code coordinator} decides.
+   *
+   * @param standbys the process's standby copies, or null
+   */
+  public static Container build(JobPlan plan, int id, Clock clock, JobCoordinator coordinator,
+      StandbyReplicas standbys) {
     Map<String, SystemProducer> producers = new LinkedHashMap<>();
     Map<SystemProducer, int[]> producerIndices = new HashMap<>();
     Map<String, OutputRoute> routes = new HashMap<>();
@@ -69,7 +75,7 @@ public final class ContainerFactory {
         new ArrayList<>(consumers.values()), producerList, committer, plan.errorPolicy(),
         deadLetters, stores, dispatched, coordinator,
         new TaskBuilder(plan, id, routes, consumers, stores, checkpoints,
-            plan.coordinatorFactory() instanceof LocalCoordinator.Factory),
+            plan.coordinatorFactory() instanceof LocalCoordinator.Factory, standbys),
         TimeUnit.MILLISECONDS.toNanos(Math.min(plan.shutdownMillis(),
             plan.settings().async().callbackTimeoutNanos() / 1_000_000)));
     return new Container(id, new RunLoop(parts));
@@ -117,6 +123,28 @@ public final class ContainerFactory {
             plan.metrics().counter("container-" + id, "store-restore-records"),
             plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads),
         flusher, plan.settings().exactlyOnce());
+  }
+
+  /**
+   * The process's standby and warm-up copies (tasks shared among processes, and a store with a
+   * changelog), or null; its thread starts with the first copy. Their consumers are the job's
+   * own, as a container after the last one (its client ids and metrics say so).
+   */
+  static StandbyReplicas standbys(JobPlan plan) {
+    if (plan.coordinatorFactory() instanceof LocalCoordinator.Factory
+        || plan.stores().stream().noneMatch(StoreSpec::hasChangelog)) {
+      return null;
+    }
+    int standbyId = plan.containerCount();
+    long commitNanos = plan.settings().commitNanos();
+    // Marked as often as the active commits (at least every second, at most every 30 s): a
+    // takeover replays about one commit interval of the changelog.
+    long markNanos = Math.max(TimeUnit.SECONDS.toNanos(1),
+        Math.min(TimeUnit.SECONDS.toNanos(30), commitNanos > 0 ? commitNanos : Long.MAX_VALUE));
+    return new StandbyReplicas(plan.stores(), plan.storesDir(), plan.config().asMap(),
+        plan.stores().size() * plan.taskCount(),
+        system -> plan.factories().get(system).consumer(context(plan, system, standbyId)),
+        plan.metrics(), markNanos, "millrace-" + plan.jobName() + "-standby");
   }
 
   static DefaultSystemContext context(JobPlan plan, String system, int id) {

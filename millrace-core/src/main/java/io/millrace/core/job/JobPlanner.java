@@ -212,6 +212,14 @@ public final class JobPlanner {
         exactlyOnce);
     config.getInt(CONTAINER_COUNT, 1, 1);
     config.getInt(RESTORE_THREADS, 1, 1);
+    config.getLong(ACCEPTABLE_RECOVERY_LAG, 10_000, 0);
+    config.getInt(MAX_WARMUP_REPLICAS, 2, 0);
+    int standbys = config.getInt(STANDBY_REPLICAS, 0, 0);
+    if (standbys > 0 && config.get(COORDINATOR, "local").equals("local")) {
+      throw config.bad(STANDBY_REPLICAS, Integer.toString(standbys), "0 under "
+          + COORDINATOR + "=local: one process runs every task, so there is no other process "
+          + "to keep a standby copy (set " + COORDINATOR + "=kafka to share the job's tasks)");
+    }
     checkpointSystem(config, factories);
     config.getLong(SHUTDOWN_MS, 30_000, 0);
     config.getBoolean(TIMERS_ENABLED, false);

@@ -8,6 +8,7 @@ import io.millrace.core.loop.PartitionState;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.metrics.JmxReporter;
 import io.millrace.core.metrics.LogReporter;
+import io.millrace.core.store.StandbyReplicas;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -29,6 +30,8 @@ public final class LocalRunner {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final List<AutoCloseable> reporters = new ArrayList<>();
   private final JobCoordinator coordinator;
+  /** The process's standby copies of other processes' tasks, or null. */
+  private final StandbyReplicas standbys;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile long startNanos;
   private volatile StatusServer statusServer;
@@ -40,11 +43,15 @@ public final class LocalRunner {
   public LocalRunner(JobPlan plan, Clock clock) {
     this.plan = plan;
     this.coordinator = plan.newCoordinator();
+    this.standbys = ContainerFactory.standbys(plan);
     try {
       for (int id = 0; id < plan.containerCount(); id++) {
-        containers.add(ContainerFactory.build(plan, id, clock, coordinator));
+        containers.add(ContainerFactory.build(plan, id, clock, coordinator, standbys));
       }
     } catch (RuntimeException e) {
+      if (standbys != null) {
+        standbys.close();
+      }
       coordinator.close();
       throw e;
     }
@@ -159,6 +166,9 @@ public final class LocalRunner {
         }
       }
       reporters.clear();
+      if (standbys != null) {
+        standbys.close(); // synced and marked: a restart here replays only their tails
+      }
       try {
         coordinator.close();
       } catch (RuntimeException e) {

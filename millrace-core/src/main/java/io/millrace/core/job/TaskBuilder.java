@@ -15,6 +15,7 @@ import io.millrace.core.loop.TaskSpec;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.output.TaskCollector;
 import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StandbyReplicas;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,6 +39,8 @@ final class TaskBuilder implements TaskSource {
   private final ContainerStores stores;
   private final CheckpointStore checkpoints;
   private final boolean staticAssignment;
+  /** The process's standby copies, or null without {@code job.standby.replicas}. */
+  private final StandbyReplicas standbys;
 
   /**
    * A builder for one container.
@@ -47,10 +50,12 @@ final class TaskBuilder implements TaskSource {
    * @param stores the container's stores, or null
    * @param checkpoints where the job's checkpoints are read from when tasks arrive
    * @param staticAssignment whether the tasks never move (the plan's checkpoint is theirs)
+   * @param standbys the process's standby copies, or null
    */
   TaskBuilder(JobPlan plan, int containerId, Map<String, OutputRoute> routes,
       Map<String, SystemConsumer> consumers, ContainerStores stores, CheckpointStore checkpoints,
-      boolean staticAssignment) {
+      boolean staticAssignment, StandbyReplicas standbys) {
+    this.standbys = standbys;
     this.plan = plan;
     this.containerId = containerId;
     this.routes = routes;
@@ -66,6 +71,13 @@ final class TaskBuilder implements TaskSource {
         : checkpoints.read(taskNumbers);
     List<TaskSpec> tasks = new ArrayList<>();
     try {
+      if (standbys != null) {
+        // A standby copy here closes first (synced, marked): the stores then open from its
+        // files and replay only the changelog's tail.
+        for (int number : taskNumbers) {
+          standbys.activate(number);
+        }
+      }
       long started = System.nanoTime();
       Map<String, Map<Integer, StreamMetadata>> heads = inputHeads(taskNumbers);
       for (int number : taskNumbers) {
@@ -79,6 +91,9 @@ final class TaskBuilder implements TaskSource {
     } catch (RuntimeException e) {
       for (TaskSpec built : tasks) {
         release(built.task().number(), true);
+      }
+      if (standbys != null) {
+        taskNumbers.forEach(standbys::deactivate);
       }
       throw e;
     }
@@ -160,11 +175,36 @@ final class TaskBuilder implements TaskSource {
     if (stores != null) {
       stores.closeTask(taskNumber, committed);
     }
+    if (standbys != null) {
+      standbys.deactivate(taskNumber); // its files are free: a standby copy may follow them
+    }
+  }
+
+  @Override
+  public void standbys(Set<Integer> taskNumbers) {
+    if (standbys != null) {
+      standbys.want(containerId, taskNumbers);
+    }
+  }
+
+  @Override
+  public Map<Integer, Long> standbyLag() {
+    return standbys == null ? Map.of() : standbys.lag(containerId);
   }
 
   @Override
   public Map<Integer, Map<String, Long>> localState() {
-    return stores == null ? Map.of() : stores.localState();
+    Map<Integer, Map<String, Long>> state = stores == null ? Map.of() : stores.localState();
+    if (standbys == null) {
+      return state;
+    }
+    // A copy open here holds more than its files' last mark says, and closes marked with it.
+    Map<Integer, Map<String, Long>> merged = new java.util.TreeMap<>();
+    state.forEach((task, offsets) -> merged.put(task, new java.util.TreeMap<>(offsets)));
+    standbys.held().forEach((task, offsets) -> offsets.forEach((store, offset) ->
+        merged.computeIfAbsent(task, t -> new java.util.TreeMap<>()).merge(store, offset,
+            Math::max)));
+    return merged;
   }
 
   private Object newTask() {

@@ -162,6 +162,16 @@ final class Reassigner implements MembershipListener {
     return source.localState();
   }
 
+  @Override
+  public void standbys(Set<Integer> numbers) {
+    source.standbys(numbers);
+  }
+
+  @Override
+  public Map<Integer, Long> standbyLag() {
+    return source.standbyLag();
+  }
+
   private static List<String> names(List<TaskInstance> tasks) {
     List<String> names = new ArrayList<>();
     for (TaskInstance t : tasks) {

@@ -28,4 +28,12 @@ public interface TaskSource {
    * offset they hold, per store.
    */
   Map<Integer, Map<String, Long>> localState();
+
+  /** The tasks this container keeps standby copies of now (see MembershipListener#standbys). */
+  default void standbys(Set<Integer> taskNumbers) {}
+
+  /** Each standby copy's lag in changelog records (-1 while not known). */
+  default Map<Integer, Long> standbyLag() {
+    return Map.of();
+  }
 }

@@ -48,6 +48,21 @@ class ConfigValidationTest {
   }
 
   @Test
+  void standbyReplicasUnderTheLocalCoordinatorAreRefusedSayingWhy() throws Exception {
+    Map<String, String> config = good();
+    config.put("job.standby.replicas", "1");
+    checkFails(config)
+        .hasMessageContaining("job.standby.replicas")
+        .hasMessageContaining("job.coordinator=local")
+        .hasMessageContaining("no other process");
+    config.put("job.standby.replicas", "-1");
+    checkFails(config).hasMessageContaining("job.standby.replicas");
+    config.put("job.standby.replicas", "0");
+    config.put("job.rack", "eu-west-1a");
+    assertThatCode(() -> check(config)).doesNotThrowAnyException();
+  }
+
+  @Test
   void unknownStreamKeyIsNamedWithTheNearestStreamKey() throws Exception {
     Map<String, String> config = good();
     config.put("streams.lines.priorty", "3");

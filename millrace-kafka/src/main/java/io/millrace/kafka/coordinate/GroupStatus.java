@@ -105,6 +105,12 @@ final class GroupStatus {
                 ProcessStatus.list(mine.revoked()), ProcessStatus.list(mine.lost()),
                 mine.joinMs(), mine.revokeMs(), mine.assignMs());
           }
+          if (mine != null && !mine.standbys().isEmpty()) {
+            List<String> copies = new ArrayList<>();
+            mine.standbys().forEach((t, lag) -> copies.add(t + " (" + (lag < 0 ? "opening"
+                : lag + " behind") + ")"));
+            out.printf("    standby copies: %s%n", String.join(", ", copies));
+          }
         }
       }
       out.println();

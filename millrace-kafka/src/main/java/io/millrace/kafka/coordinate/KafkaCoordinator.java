@@ -182,6 +182,36 @@ final class KafkaCoordinator implements JobCoordinator {
     return context.taskCount();
   }
 
+  /**
+   * {@code job.standby.replicas}: how many other processes keep a copy of each task's stores
+   * (none for a job without changelogs: there is nothing to copy).
+   */
+  int standbyReplicas() {
+    if (context.changelogs().isEmpty()) {
+      return 0;
+    }
+    return Integer.parseInt(context.jobConfig().getOrDefault("job.standby.replicas", "0").trim());
+  }
+
+  /**
+   * When a stateful task's move waits for a warm-up copy: {@code job.acceptable.recovery.lag}
+   * and {@code job.max.warmup.replicas}; a job without changelogs moves tasks at once.
+   */
+  TaskPlacement.Warmups warmups() {
+    if (context.changelogs().isEmpty()) {
+      return TaskPlacement.Warmups.NONE;
+    }
+    Map<String, String> c = context.jobConfig();
+    return new TaskPlacement.Warmups(
+        Long.parseLong(c.getOrDefault("job.acceptable.recovery.lag", "10000").trim()),
+        Integer.parseInt(c.getOrDefault("job.max.warmup.replicas", "2").trim()));
+  }
+
+  /** {@code job.rack}, or "". */
+  String rack() {
+    return context.jobConfig().getOrDefault("job.rack", "").trim();
+  }
+
   List<String> inputTopics() {
     return inputTopics;
   }

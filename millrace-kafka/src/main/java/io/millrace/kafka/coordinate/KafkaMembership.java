@@ -5,7 +5,9 @@ import io.millrace.api.coordinator.MembershipListener;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -50,6 +52,12 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   private Set<Integer> revoked = new java.util.TreeSet<>();
   private Set<Integer> lost = new java.util.TreeSet<>();
   private volatile ProcessStatus.Container status = ProcessStatus.Container.idle();
+  /** The standby copies this container keeps, as the last assignment gave them. */
+  private volatile Set<Integer> standbys = Set.of();
+  /** Its warm-up copies that have not asked for their rebalance yet (loop thread). */
+  private Set<Integer> warmups = Set.of();
+  private long warmupsSince;
+  private long nextWarmupCheck;
   private long joinDeadline;
   /** What a rebalance callback threw: rethrown by {@link #poll} as it is. */
   private RuntimeException callbackFailure;
@@ -88,6 +96,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
       throw new IllegalStateException("container " + containerId + ": membership in group "
           + coordinator.groupId() + " on " + coordinator.where() + " failed: " + e, e);
     }
+    checkWarmups();
     if (!joined && !consumer.groupMetadata().memberId().isEmpty()) {
       joined = true; // the group's coordinator answered; a rebalance may still take its time
     }
@@ -129,9 +138,13 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     lost = new TreeSet<>();
   }
 
-  /** This container as the job's status shows it. */
+  /** This container as the job's status shows it, with its standby copies' lag as of now. */
   ProcessStatus.Container status() {
-    return status;
+    Map<Integer, Long> lag = new TreeMap<>(listener.standbyLag());
+    for (int t : standbys) {
+      lag.putIfAbsent(t, -1L);
+    }
+    return status.withStandbys(lag);
   }
 
   private void rebalanced(long assignStartMs, long assignMs, Set<Integer> added) {
@@ -140,7 +153,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     long join = rebalanceStartMs < 0 ? 0
         : Math.max(0, assignStartMs - rebalanceStartMs - revokeMs);
     status = new ProcessStatus.Container(new TreeSet<>(listener.tasks()),
-        rebalanceStartMs, join, revokeMs, assignMs, added, revoked, lost);
+        rebalanceStartMs, join, revokeMs, assignMs, added, revoked, lost, Map.of());
     coordinator.statusChanged();
   }
 
@@ -192,7 +205,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   /** What this container tells the group about itself (its subscription's user data). */
   MemberInfo memberInfo() {
     return new MemberInfo(coordinator.processId(), coordinator.host(), coordinator.instanceId(),
-        containerId, coordinator.containerCount(), listener.localState());
+        containerId, coordinator.containerCount(), listener.localState(), coordinator.rack());
   }
 
   List<String> inputTopics() {
@@ -218,6 +231,61 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   int taskCount() {
     return coordinator.taskCount();
   }
+
+  int standbyReplicas() {
+    return coordinator.standbyReplicas();
+  }
+
+  TaskPlacement.Warmups warmups() {
+    return coordinator.warmups();
+  }
+
+  /**
+   * The group's leader gave this container these copies (this round's, in full): standby ones,
+   * and warm-ups of tasks it is to take once they have caught up.
+   */
+  void copiesAssigned(Set<Integer> standby, Set<Integer> warmup) {
+    if (leaving) {
+      return;
+    }
+    Set<Integer> all = new TreeSet<>(standby);
+    all.addAll(warmup);
+    standbys = all;
+    warmups = warmup;
+    warmupsSince = System.nanoTime();
+    call(() -> listener.standbys(all));
+  }
+
+  /**
+   * Asks for a rebalance once this container's warm-up copies have caught up (within {@code
+   * job.acceptable.recovery.lag}), so the leader moves their tasks here; or, as Kafka Streams'
+   * probing rebalance does, after {@link #WARMUP_PROBE_NANOS} if they never do. Checked once a
+   * second, between rebalances.
+   */
+  private void checkWarmups() {
+    long now = System.nanoTime();
+    if (warmups.isEmpty() || rebalancing || now - nextWarmupCheck < 0) {
+      return;
+    }
+    nextWarmupCheck = now + TimeUnit.SECONDS.toNanos(1);
+    Map<Integer, Long> lag = listener.standbyLag();
+    long acceptable = coordinator.warmups().acceptableLag();
+    boolean caughtUp = true;
+    for (int t : warmups) {
+      Long behind = lag.get(t);
+      caughtUp &= behind != null && behind >= 0 && behind <= acceptable;
+    }
+    if (caughtUp || now - warmupsSince > WARMUP_PROBE_NANOS) {
+      LOG.info("container {}: warm-up copies of task(s) {} {}: asking group {} to rebalance",
+          containerId, warmups, caughtUp ? "caught up" : "still behind after 10 min",
+          coordinator.groupId());
+      warmups = Set.of();
+      consumer.enforceRebalance("warm-up copies ready");
+    }
+  }
+
+  /** How long warm-ups may take before their member asks for a rebalance anyway. */
+  private static final long WARMUP_PROBE_NANOS = TimeUnit.MINUTES.toNanos(10);
 
   @Override
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {

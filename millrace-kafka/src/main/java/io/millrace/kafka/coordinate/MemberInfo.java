@@ -18,8 +18,11 @@ import java.util.TreeMap;
  * string processId, string host, string instanceId ("" if none)
  * int containerId, int containerCount
  * int tasks with local state; per task: int task, int stores; per store: string name, long offset
+ * string rack ("" if none; absent in data of processes older than it: read as "")
  * (string: int byte length, UTF-8 bytes)
  * </pre>
+ *
+ * Fields are only ever added at the end, so a reader reads what it knows and ignores the rest.
  *
  * @param processId a random id of the process, new at each start
  * @param host the process's host name
@@ -27,14 +30,16 @@ import java.util.TreeMap;
  * @param containerId the container's id in its process
  * @param containerCount the process's containers
  * @param localState per task with local store files: the changelog offset each store's hold
+ * @param rack {@code job.rack}, or "": standby copies go to another rack than their task's
  */
 record MemberInfo(String processId, String host, String instanceId, int containerId,
-    int containerCount, Map<Integer, Map<String, Long>> localState) {
+    int containerCount, Map<Integer, Map<String, Long>> localState, String rack) {
   static final short VERSION = 1;
 
   ByteBuffer encode() {
     byte[][] strings = {bytes(processId), bytes(host), bytes(instanceId)};
-    int size = 2 + 4 * 3 + 8 + 4;
+    byte[] rackBytes = bytes(rack);
+    int size = 2 + 4 * 3 + 8 + 4 + 4 + rackBytes.length;
     for (byte[] s : strings) {
       size += s.length;
     }
@@ -58,6 +63,7 @@ record MemberInfo(String processId, String host, String instanceId, int containe
         b.putInt(name.length).put(name).putLong(store.getValue());
       }
     }
+    b.putInt(rackBytes.length).put(rackBytes);
     return b.flip();
   }
 
@@ -95,7 +101,9 @@ record MemberInfo(String processId, String host, String instanceId, int containe
         }
         state.put(task, offsets);
       }
-      return new MemberInfo(processId, host, instanceId, containerId, containerCount, state);
+      String rack = b.hasRemaining() ? string(b) : "";
+      return new MemberInfo(processId, host, instanceId, containerId, containerCount, state,
+          rack);
     } catch (BufferUnderflowException | NegativeArraySizeException e) {
       throw new IllegalArgumentException("group member " + memberId + " sent member data that "
           + "ends early or is damaged (" + data.remaining() + " bytes)", e);

@@ -20,10 +20,13 @@ import java.util.TreeSet;
  * millrace-status 1
  * process &lt;label&gt; &lt;host&gt; &lt;pid&gt; &lt;started ms&gt; &lt;updated ms&gt;
  * container &lt;id&gt; &lt;tasks&gt; &lt;rebalance start ms or -1&gt; &lt;join ms&gt; &lt;revoke ms&gt;
- *     &lt;assign ms&gt; &lt;tasks added&gt; &lt;tasks revoked&gt; &lt;tasks lost&gt;   (one line each)
+ *     &lt;assign ms&gt; &lt;tasks added&gt; &lt;tasks revoked&gt; &lt;tasks lost&gt;
+ *     &lt;standby copies&gt;   (one line each)
  * </pre>
  *
- * Task lists are comma-separated, "-" when empty. Public so that tools (the scale-out benchmark)
+ * Task lists are comma-separated, "-" when empty; standby copies are {@code task:lag} pairs
+ * (lag in changelog records, -1 not known yet), comma-separated, "-" when none, and absent in the
+ * records of processes older than them. Public so that tools (the scale-out benchmark)
  * read the same record {@code bin/millrace status} prints.
  *
  * @param label the process (instance id, or host-pid)
@@ -49,11 +52,19 @@ public record ProcessStatus(String label, String host, long pid, long startedMs,
    * @param added tasks it took
    * @param revoked tasks it gave up
    * @param lost tasks it lost without committing
+   * @param standbys the standby copies it keeps: task -> changelog records behind (-1 unknown)
    */
   public record Container(Set<Integer> tasks, long rebalanceStartMs, long joinMs, long revokeMs,
-      long assignMs, Set<Integer> added, Set<Integer> revoked, Set<Integer> lost) {
+      long assignMs, Set<Integer> added, Set<Integer> revoked, Set<Integer> lost,
+      Map<Integer, Long> standbys) {
     static Container idle() {
-      return new Container(Set.of(), -1, 0, 0, 0, Set.of(), Set.of(), Set.of());
+      return new Container(Set.of(), -1, 0, 0, 0, Set.of(), Set.of(), Set.of(), Map.of());
+    }
+
+    /** The same container with these standby copies. */
+    Container withStandbys(Map<Integer, Long> copies) {
+      return new Container(tasks, rebalanceStartMs, joinMs, revokeMs, assignMs, added, revoked,
+          lost, copies);
     }
   }
 
@@ -65,7 +76,8 @@ public record ProcessStatus(String label, String host, long pid, long startedMs,
         .append(list(c.tasks())).append('\t').append(c.rebalanceStartMs()).append('\t')
         .append(c.joinMs()).append('\t').append(c.revokeMs()).append('\t').append(c.assignMs())
         .append('\t').append(list(c.added())).append('\t').append(list(c.revoked()))
-        .append('\t').append(list(c.lost())).append('\n'));
+        .append('\t').append(list(c.lost())).append('\t').append(copies(c.standbys()))
+        .append('\n'));
     return b.toString().getBytes(StandardCharsets.UTF_8);
   }
 
@@ -87,7 +99,7 @@ public record ProcessStatus(String label, String host, long pid, long startedMs,
         String[] f = lines[i].split("\t");
         containers.put(Integer.parseInt(f[1]), new Container(set(f[2]), Long.parseLong(f[3]),
             Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), set(f[7]),
-            set(f[8]), set(f[9])));
+            set(f[8]), set(f[9]), f.length > 10 ? copies(f[10]) : Map.of()));
       }
       return new ProcessStatus(p[1], p[2], Long.parseLong(p[3]), Long.parseLong(p[4]),
           Long.parseLong(p[5]), containers);
@@ -105,6 +117,27 @@ public record ProcessStatus(String label, String host, long pid, long startedMs,
       parts.add(Integer.toString(t));
     }
     return String.join(",", parts);
+  }
+
+  private static String copies(Map<Integer, Long> standbys) {
+    if (standbys.isEmpty()) {
+      return "-";
+    }
+    List<String> parts = new ArrayList<>();
+    new TreeMap<>(standbys).forEach((t, lag) -> parts.add(t + ":" + lag));
+    return String.join(",", parts);
+  }
+
+  private static Map<Integer, Long> copies(String list) {
+    Map<Integer, Long> standbys = new TreeMap<>();
+    if (!list.equals("-")) {
+      for (String pair : list.split(",")) {
+        int colon = pair.indexOf(':');
+        standbys.put(Integer.parseInt(pair.substring(0, colon)),
+            Long.parseLong(pair.substring(colon + 1)));
+      }
+    }
+    return standbys;
   }
 
   private static Set<Integer> set(String list) {

@@ -21,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * by {@link TaskPlacement}. The group leader runs it; every member sends, in its subscription,
  * its process and what that process holds on local disk ({@link MemberInfo}).
  *
+ * <p>Each member's standby and warm-up copies travel in its assignment's user data: {@code short
+ * version (2), int count, int task... (standby copies), int count, int task... (warm-ups)}; a
+ * member that reads none keeps none, and one that reads version 1 (standbys only) keeps no
+ * warm-up.
+ *
  * <p>The consumer creates it from {@code partition.assignment.strategy} and hands it the
  * membership it serves through {@link #configure}, under {@link #MEMBERSHIP}.
  */
@@ -73,6 +78,7 @@ public final class TaskAssignor implements ConsumerPartitionAssignor, Configurab
     Map<String, Subscription> subscriptions = groupSubscription.groupSubscription();
     List<TaskPlacement.Member> members = new ArrayList<>();
     Map<String, MemberInfo> infos = new HashMap<>();
+    Map<String, String> racks = new HashMap<>();
     for (Map.Entry<String, Subscription> entry : subscriptions.entrySet()) {
       Subscription s = entry.getValue();
       MemberInfo info;
@@ -82,9 +88,10 @@ public final class TaskAssignor implements ConsumerPartitionAssignor, Configurab
         // An older or foreign member: placed as a process of its own with no local state, so
         // one odd member cannot stop the group's leader (and the next one) from assigning.
         LOG.warn("group {}: {}", membership.groupId(), e.getMessage());
-        info = new MemberInfo(entry.getKey(), "unknown", "", 0, 1, Map.of());
+        info = new MemberInfo(entry.getKey(), "unknown", "", 0, 1, Map.of(), "");
       }
       infos.put(entry.getKey(), info);
+      racks.put(info.processId(), info.rack());
       Set<Integer> owned = new TreeSet<>();
       for (TopicPartition tp : s.ownedPartitions()) {
         if (topics.contains(tp.topic())) {
@@ -95,7 +102,9 @@ public final class TaskAssignor implements ConsumerPartitionAssignor, Configurab
           owned, s.generationId().orElse(-1)));
     }
     TaskPlacement.RestoreCost cost = membership.restoreCost(tasks, infos.values());
-    Map<String, Set<Integer>> placed = TaskPlacement.place(tasks, members, cost);
+    TaskPlacement.Placement placement = TaskPlacement.place(tasks, members, cost,
+        membership.standbyReplicas(), racks, membership.warmups());
+    Map<String, Set<Integer>> placed = placement.active();
     Map<String, Assignment> assignments = new HashMap<>();
     for (Map.Entry<String, Set<Integer>> member : placed.entrySet()) {
       List<TopicPartition> partitions = new ArrayList<>();
@@ -107,12 +116,22 @@ public final class TaskAssignor implements ConsumerPartitionAssignor, Configurab
           }
         }
       }
-      assignments.put(member.getKey(), new Assignment(partitions));
+      assignments.put(member.getKey(), new Assignment(partitions, encodeCopies(
+          placement.standby().getOrDefault(member.getKey(), Set.of()),
+          placement.warmup().getOrDefault(member.getKey(), Set.of()))));
     }
     LOG.info("group {}: {} tasks over {} container(s) in {} process(es): {}",
         membership.groupId(), tasks, members.size(),
         infos.values().stream().map(MemberInfo::processId).distinct().count(),
         describe(placed, infos));
+    if (membership.standbyReplicas() > 0) {
+      LOG.info("group {}: standby copies: {}", membership.groupId(),
+          describe(placement.standby(), infos));
+    }
+    if (placement.warmup().values().stream().anyMatch(w -> !w.isEmpty())) {
+      LOG.info("group {}: tasks stay where they run while copies warm up where they will go: {}",
+          membership.groupId(), describe(placement.warmup(), infos));
+    }
     return new GroupAssignment(assignments);
   }
 
@@ -127,5 +146,57 @@ public final class TaskAssignor implements ConsumerPartitionAssignor, Configurab
   }
 
   @Override
-  public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {}
+  public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
+    // Called on the loop thread inside the member's poll, before the rebalance listener.
+    Copies copies = decodeCopies(assignment.userData());
+    membership.copiesAssigned(copies.standby(), copies.warmup());
+  }
+
+  /** A member's copies: standby ones, and warm-ups of tasks it is to take. */
+  record Copies(Set<Integer> standby, Set<Integer> warmup) {}
+
+  static ByteBuffer encodeCopies(Set<Integer> standby, Set<Integer> warmup) {
+    ByteBuffer b = ByteBuffer.allocate(2 + 8 + 4 * (standby.size() + warmup.size()));
+    b.putShort((short) 2);
+    for (Set<Integer> tasks : List.of(standby, warmup)) {
+      b.putInt(tasks.size());
+      for (int t : tasks) {
+        b.putInt(t);
+      }
+    }
+    return b.flip();
+  }
+
+  /** A member's copies; none if the leader sent none (or data this one cannot read). */
+  static Copies decodeCopies(ByteBuffer data) {
+    Copies none = new Copies(Set.of(), Set.of());
+    if (data == null || data.remaining() < 6) {
+      return none;
+    }
+    ByteBuffer b = data.duplicate();
+    short version = b.getShort();
+    if (version < 1) {
+      return none;
+    }
+    Set<Integer> standby = b.remaining() >= 4 ? tasks(b) : null;
+    Set<Integer> warmup = version < 2 ? Set.of() : b.remaining() >= 4 ? tasks(b) : null;
+    if (standby == null || warmup == null) {
+      LOG.warn("group assignment: damaged copy data ({} bytes): keeping no standby copy",
+          data.remaining());
+      return none;
+    }
+    return new Copies(standby, warmup);
+  }
+
+  private static Set<Integer> tasks(ByteBuffer b) {
+    int count = b.getInt();
+    if (count < 0 || count > b.remaining() / 4) {
+      return null;
+    }
+    Set<Integer> tasks = new TreeSet<>();
+    for (int i = 0; i < count; i++) {
+      tasks.add(b.getInt());
+    }
+    return tasks;
+  }
 }

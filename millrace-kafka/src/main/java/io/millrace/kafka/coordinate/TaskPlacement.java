@@ -29,6 +29,17 @@ import java.util.TreeSet;
  *   <li><b>Cooperative.</b> A task that changes owner is left out of this round: its owner
  *       revokes it (committing it) and the member rejoins; the next round gives it to its new
  *       owner. A task that does not move is never revoked.
+ *   <li><b>Warm-ups.</b> A stateful task that balance would move from its running owner to a
+ *       process with more than {@code job.acceptable.recovery.lag} changelog records to restore
+ *       stays where it runs, and that process gets a warm-up copy of it instead (at most {@code
+ *       job.max.warmup.replicas} in the group at once); its room there stays reserved. Once the
+ *       copy has caught up, its member asks for a rebalance, and the task moves with its state
+ *       already there. A task whose owner is gone is placed at once, warm or not.
+ *   <li><b>Standby replicas</b> ({@code job.standby.replicas}), once the actives are placed: each
+ *       task's copies go to as many other processes, never to the process of its active (nor,
+ *       while it moves, of its current owner), where possible in another rack than its active's,
+ *       each process taking about as many copies as the others; among those, to the processes
+ *       with the freshest local files (so copies stay where they are), then the fewest copies.
  * </ol>
  *
  * <p>Deterministic: the same members and costs give the same placement.
@@ -54,14 +65,49 @@ final class TaskPlacement {
   private TaskPlacement() {}
 
   /**
-   * Places {@code tasks} tasks on the members.
+   * One round's placement.
+   *
+   * @param active each member's tasks for this round (every member present, possibly empty)
+   * @param standby each member's standby copies (every member present, possibly empty)
+   * @param warmup each member's warm-up copies: tasks it will take once they caught up (every
+   *     member present, possibly empty)
+   */
+  record Placement(Map<String, Set<Integer>> active, Map<String, Set<Integer>> standby,
+      Map<String, Set<Integer>> warmup) {}
+
+  /**
+   * When a move waits for a warm-up.
+   *
+   * @param acceptableLag the most changelog records a task may have to restore where it goes,
+   *     and still move at once
+   * @param max the most warm-up copies in the group at once (0: none; tasks move cold)
+   */
+  record Warmups(long acceptableLag, int max) {
+    /** Every task moves at once, whatever it has to restore. */
+    static final Warmups NONE = new Warmups(Long.MAX_VALUE, 0);
+  }
+
+  /**
+   * Places {@code tasks} tasks on the members, without standby copies.
    *
    * @return each member's tasks for this round (every member present, possibly empty)
    */
   static Map<String, Set<Integer>> place(int tasks, List<Member> members, RestoreCost cost) {
+    return place(tasks, members, cost, 0, Map.of(), Warmups.NONE).active();
+  }
+
+  /**
+   * Places {@code tasks} tasks on the members, and {@code replicas} standby copies of each.
+   *
+   * @param rackOfProcess each process's rack ("" or absent: unknown)
+   * @param warmups when a move waits for a warm-up copy
+   */
+  static Placement place(int tasks, List<Member> members, RestoreCost cost, int replicas,
+      Map<String, String> rackOfProcess, Warmups warmups) {
     Map<String, Set<Integer>> result = new LinkedHashMap<>();
+    Map<String, Set<Integer>> warmup = new LinkedHashMap<>();
     if (members.isEmpty()) {
-      return result;
+      return new Placement(result, new LinkedHashMap<>(), warmup);
     }
     List<Member> sorted = new ArrayList<>(members);
     sorted.sort(Comparator.comparing(Member::processId).thenComparingInt(Member::containerId)
@@ -72,9 +118,12 @@ final class TaskPlacement {
 
     Map<String, Integer> capacity = capacities(tasks, sorted, ownedCount);
     Map<String, Set<Integer>> target = new LinkedHashMap<>();
+    Map<String, Integer> reserved = new HashMap<>(); // room kept for a task warming up there
     for (Member m : sorted) {
       target.put(m.memberId(), new TreeSet<>());
+      warmup.put(m.memberId(), new TreeSet<>());
     }
+    int warming = 0;
     // Sticky: a member keeps what it owns, up to its share (its lowest-numbered tasks).
     List<Integer> unplaced = new ArrayList<>();
     for (int t = 0; t < tasks; t++) {
@@ -101,7 +150,7 @@ final class TaskPlacement {
       long bestCost = Long.MAX_VALUE;
       for (Member m : sorted) {
         Set<Integer> mine = target.get(m.memberId());
-        if (mine.size() >= capacity.get(m.memberId())) {
+        if (mine.size() + reserved.getOrDefault(m.memberId(), 0) >= capacity.get(m.memberId())) {
           continue;
         }
         long c = cost.of(t, m.processId());
@@ -110,6 +159,18 @@ final class TaskPlacement {
           best = m;
           bestCost = c;
         }
+      }
+      Member current = owner.get(t);
+      if (current != null && warmups.max() > 0 && bestCost > warmups.acceptableLag()) {
+        // Moving it now would stop it for a long restore: it runs on where it is, over its
+        // owner's share for a while, and its new place is kept for it while a copy warms up.
+        target.get(current.memberId()).add(t);
+        reserved.merge(best.memberId(), 1, Integer::sum);
+        if (warming < warmups.max()) {
+          warmup.get(best.memberId()).add(t);
+          warming++;
+        }
+        continue;
       }
       target.get(best.memberId()).add(t);
     }
@@ -124,7 +185,100 @@ final class TaskPlacement {
       }
       result.put(m.memberId(), now);
     }
-    return result;
+    return new Placement(result,
+        standbys(tasks, replicas, sorted, owner, target, warmup, cost, rackOfProcess), warmup);
+  }
+
+  /** Places the standby copies, given where the actives are now and where they are going. */
+  private static Map<String, Set<Integer>> standbys(int tasks, int replicas, List<Member> sorted,
+      Map<Integer, Member> owner, Map<String, Set<Integer>> target,
+      Map<String, Set<Integer>> warmup, RestoreCost cost, Map<String, String> rackOfProcess) {
+    Map<String, Set<Integer>> standby = new LinkedHashMap<>();
+    Map<String, List<Member>> byProcess = new TreeMap<>();
+    for (Member m : sorted) {
+      standby.put(m.memberId(), new TreeSet<>());
+      byProcess.computeIfAbsent(m.processId(), p -> new ArrayList<>()).add(m);
+    }
+    int copies = Math.min(replicas, byProcess.size() - 1);
+    if (copies <= 0) {
+      return standby;
+    }
+    Map<Integer, String> targetProcess = new HashMap<>();
+    Map<Integer, String> warmingIn = new HashMap<>();
+    for (Member m : sorted) {
+      for (int t : target.get(m.memberId())) {
+        targetProcess.put(t, m.processId());
+      }
+      for (int t : warmup.get(m.memberId())) {
+        warmingIn.put(t, m.processId());
+      }
+    }
+    // Each process's fair share of the copies, rounded up: balance first, freshness within it.
+    int share = (tasks * copies + byProcess.size() - 1) / byProcess.size();
+    Map<String, Integer> held = new HashMap<>();
+    for (int t = 0; t < tasks; t++) {
+      Set<String> excluded = new TreeSet<>();
+      String active = targetProcess.get(t);
+      if (active != null) {
+        excluded.add(active);
+      }
+      Member current = owner.get(t);
+      if (current != null) {
+        excluded.add(current.processId()); // while it moves, its files are open there
+      }
+      if (warmingIn.containsKey(t)) {
+        excluded.add(warmingIn.get(t)); // a warm-up copy is there already
+      }
+      String activeRack = active == null ? "" : rackOfProcess.getOrDefault(active, "");
+      for (int r = 0; r < copies; r++) {
+        String best = null;
+        for (String p : byProcess.keySet()) {
+          if (!excluded.contains(p) && (best == null
+              || better(t, p, best, share, held, activeRack, rackOfProcess, cost))) {
+            best = p;
+          }
+        }
+        if (best == null) {
+          break; // fewer processes than copies wanted
+        }
+        excluded.add(best);
+        held.merge(best, 1, Integer::sum);
+        Member keeper = null; // the process's container with the fewest copies
+        for (Member m : byProcess.get(best)) {
+          if (keeper == null
+              || standby.get(m.memberId()).size() < standby.get(keeper.memberId()).size()) {
+            keeper = m;
+          }
+        }
+        standby.get(keeper.memberId()).add(t);
+      }
+    }
+    return standby;
+  }
+
+  /** Whether process {@code p} is a better keeper of a copy of task {@code t} than {@code q}. */
+  private static boolean better(int t, String p, String q, int share, Map<String, Integer> held,
+      String activeRack, Map<String, String> rackOfProcess, RestoreCost cost) {
+    boolean pFull = held.getOrDefault(p, 0) >= share;
+    boolean qFull = held.getOrDefault(q, 0) >= share;
+    if (pFull != qFull) {
+      return !pFull;
+    }
+    boolean pSameRack = sameRack(activeRack, rackOfProcess.getOrDefault(p, ""));
+    boolean qSameRack = sameRack(activeRack, rackOfProcess.getOrDefault(q, ""));
+    if (pSameRack != qSameRack) {
+      return !pSameRack;
+    }
+    long pCost = cost.of(t, p);
+    long qCost = cost.of(t, q);
+    if (pCost != qCost) {
+      return pCost < qCost;
+    }
+    return held.getOrDefault(p, 0) < held.getOrDefault(q, 0); // ties: the first in order
+  }
+
+  private static boolean sameRack(String a, String b) {
+    return !a.isEmpty() && a.equals(b);
   }
 
   /** Who owns each task: a claim of a task that exists; the newest generation wins a dispute. */

@@ -185,4 +185,196 @@ class TaskPlacementTest {
       }
     }
   }
+
+  /** The process of a member id made by {@link #member}. */
+  private static String processOf(String memberId) {
+    return memberId.substring(0, memberId.indexOf('-'));
+  }
+
+  /** Each task's standby processes, from a placement. */
+  private static Map<Integer, List<String>> standbyProcesses(TaskPlacement.Placement placed) {
+    Map<Integer, List<String>> byTask = new HashMap<>();
+    placed.standby().forEach((memberId, tasks) -> tasks.forEach(t ->
+        byTask.computeIfAbsent(t, k -> new ArrayList<>()).add(processOf(memberId))));
+    return byTask;
+  }
+
+  /** Each task's active process, from a placement. */
+  private static Map<Integer, String> activeProcesses(TaskPlacement.Placement placed) {
+    Map<Integer, String> byTask = new HashMap<>();
+    placed.active().forEach((memberId, tasks) -> tasks.forEach(t ->
+        byTask.put(t, processOf(memberId))));
+    return byTask;
+  }
+
+  @Test
+  void withTwoProcessesAndOneReplicaEveryTaskHasItsStandbyOnTheOtherProcess() {
+    List<TaskPlacement.Member> members = List.of(
+        member("p1", 0, 0, 1, 2), member("p1", 1, 3, 4, 5),
+        member("p2", 0, 6, 7, 8), member("p2", 1, 9, 10, 11));
+    TaskPlacement.Placement placed = TaskPlacement.place(12, members, FREE, 1, Map.of(), TaskPlacement.Warmups.NONE);
+    Map<Integer, String> active = activeProcesses(placed);
+    Map<Integer, List<String>> standby = standbyProcesses(placed);
+    for (int t = 0; t < 12; t++) {
+      assertThat(standby.get(t)).as("task %d's standby copies", t).hasSize(1)
+          .doesNotContain(active.get(t));
+    }
+    // Spread over each process's containers too.
+    for (TaskPlacement.Member m : members) {
+      assertThat(placed.standby().get(m.memberId())).as(m.memberId()).hasSize(3);
+    }
+  }
+
+  @Test
+  void standbysAreNeverWithTheirActiveNorTwiceInAProcessAndAreBalanced() {
+    Random random = new Random(7);
+    for (int trial = 0; trial < 1_000; trial++) {
+      int tasks = 1 + random.nextInt(40);
+      int processes = 1 + random.nextInt(5);
+      int replicas = random.nextInt(4);
+      List<TaskPlacement.Member> members = new ArrayList<>();
+      for (int p = 0; p < processes; p++) {
+        for (int c = 0; c < 1 + random.nextInt(3); c++) {
+          members.add(new TaskPlacement.Member("p" + p + "-" + c, "p" + p, c, new TreeSet<>(),
+              1));
+        }
+      }
+      for (int t = 0; t < tasks; t++) {
+        if (random.nextInt(3) > 0) {
+          members.get(random.nextInt(members.size())).owned().add(t);
+        }
+      }
+      Map<Integer, String> owner = new HashMap<>();
+      members.forEach(m -> m.owned().forEach(t -> owner.put(t, m.processId())));
+      long[][] costs = new long[tasks][processes];
+      for (long[] row : costs) {
+        for (int p = 0; p < processes; p++) {
+          row[p] = random.nextInt(4) * 1_000L;
+        }
+      }
+      TaskPlacement.Placement placed = TaskPlacement.place(tasks, members,
+          (t, process) -> costs[t][Integer.parseInt(process.substring(1))], replicas, Map.of(),
+          TaskPlacement.Warmups.NONE);
+      Map<Integer, String> active = activeProcesses(placed);
+      Map<Integer, List<String>> standby = standbyProcesses(placed);
+      Map<String, Integer> held = new HashMap<>();
+      for (int t = 0; t < tasks; t++) {
+        List<String> copies = standby.getOrDefault(t, List.of());
+        // Every other process, up to the replicas wanted; one fewer at most while the task
+        // moves (left out of this round: its old and new owners' processes are both excluded).
+        int most = Math.max(0, Math.min(replicas, processes - 1));
+        int least = active.containsKey(t) ? most : Math.max(0, Math.min(replicas, processes - 2));
+        assertThat(copies).as("trial %d: task %d's copies", trial, t)
+            .hasSizeBetween(least, most)
+            .doesNotHaveDuplicates()
+            .doesNotContain(active.get(t))
+            .doesNotContain(owner.get(t));
+        copies.forEach(p -> held.merge(p, 1, Integer::sum));
+      }
+      if (replicas > 0 && processes > 1 && owner.isEmpty()) {
+        int min = Integer.MAX_VALUE;
+        int max = 0;
+        for (int p = 0; p < processes; p++) {
+          min = Math.min(min, held.getOrDefault("p" + p, 0));
+          max = Math.max(max, held.getOrDefault("p" + p, 0));
+        }
+        assertThat(max - min).as("trial %d: copies per process %s", trial, held)
+            .isLessThanOrEqualTo(Math.max(2, replicas + 1));
+      }
+    }
+  }
+
+  @Test
+  void aStandbyGoesToAnotherRackThanItsActiveWhereThereIsOne() {
+    List<TaskPlacement.Member> members = List.of(
+        member("p1", 0, 0, 1, 2), member("p2", 0, 3, 4, 5),
+        member("p3", 0, 6, 7, 8), member("p4", 0, 9, 10, 11));
+    Map<String, String> racks = Map.of("p1", "east", "p2", "east", "p3", "west", "p4", "west");
+    TaskPlacement.Placement placed = TaskPlacement.place(12, members, FREE, 1, racks,
+        TaskPlacement.Warmups.NONE);
+    Map<Integer, String> active = activeProcesses(placed);
+    standbyProcesses(placed).forEach((t, copies) ->
+        assertThat(racks.get(copies.get(0))).as("rack of task %d's copy", t)
+            .isNotEqualTo(racks.get(active.get(t))));
+  }
+
+  @Test
+  void aStandbyStaysWhereItsLocalFilesAreFreshest() {
+    List<TaskPlacement.Member> members = List.of(
+        member("p1", 0, 0, 1), member("p2", 0, 2, 3), member("p3", 0, 4, 5));
+    // p3 followed task 0 and p2 task 4 until now: their files are the freshest.
+    TaskPlacement.RestoreCost cost = (task, process) ->
+        task == 0 && process.equals("p3") || task == 4 && process.equals("p2") ? 5 : 1_000;
+    Map<Integer, List<String>> standby = standbyProcesses(
+        TaskPlacement.place(6, members, cost, 1, Map.of(), TaskPlacement.Warmups.NONE));
+    assertThat(standby.get(0)).containsExactly("p3");
+    assertThat(standby.get(4)).containsExactly("p2");
+  }
+
+  @Test
+  void noReplicasOrOneProcessPlacesNoStandby() {
+    List<TaskPlacement.Member> one = List.of(member("p1", 0, 0, 1), member("p1", 1, 2, 3));
+    TaskPlacement.Placement placed = TaskPlacement.place(4, one, FREE, 2, Map.of(),
+        TaskPlacement.Warmups.NONE);
+    placed.standby().values().forEach(s -> assertThat(s).isEmpty());
+    List<TaskPlacement.Member> two = List.of(member("p1", 0, 0, 1), member("p2", 0, 2, 3));
+    TaskPlacement.place(4, two, FREE, 0, Map.of(), TaskPlacement.Warmups.NONE).standby().values()
+        .forEach(s -> assertThat(s).isEmpty());
+  }
+
+  /** A process with no local state for any task: everything there is a full restore. */
+  private static final TaskPlacement.RestoreCost COLD_NEWCOMER = (task, process) ->
+      process.equals("p4") ? 50_000 : 0;
+
+  @Test
+  void aJoinerWarmsUpWhatItWillTakeWhileTheOwnersKeepRunningIt() {
+    List<TaskPlacement.Member> members = List.of(
+        member("p1", 0, 0, 1, 2, 3), member("p2", 0, 4, 5, 6, 7), member("p3", 0, 8, 9, 10, 11),
+        member("p4", 0));
+    TaskPlacement.Placement placed = TaskPlacement.place(12, members, COLD_NEWCOMER, 0,
+        Map.of(), new TaskPlacement.Warmups(10_000, 2));
+    // Nothing moves yet: every owner keeps its four; the joiner warms up two (the most at once).
+    assertThat(placed.active().get("p1-0")).containsExactly(0, 1, 2, 3);
+    assertThat(placed.active().get("p2-0")).containsExactly(4, 5, 6, 7);
+    assertThat(placed.active().get("p3-0")).containsExactly(8, 9, 10, 11);
+    assertThat(placed.active().get("p4-0")).isEmpty();
+    assertThat(placed.warmup().get("p4-0")).hasSize(2);
+
+    // Once its copies caught up (its files now hold them), the next round moves them there.
+    Set<Integer> warm = placed.warmup().get("p4-0");
+    TaskPlacement.RestoreCost warmNow = (task, process) ->
+        process.equals("p4") && !warm.contains(task) ? 50_000 : 0;
+    TaskPlacement.Placement next = TaskPlacement.place(12, members, warmNow, 0, Map.of(),
+        new TaskPlacement.Warmups(10_000, 2));
+    assertThat(warm).containsExactly(3, 7);
+    assertThat(next.active().get("p1-0")).containsExactly(0, 1, 2); // 3 revoked: it moves
+    assertThat(next.active().get("p2-0")).containsExactly(4, 5, 6);
+    assertThat(next.active().get("p3-0")).containsExactly(8, 9, 10, 11); // 11 warms up next
+    assertThat(next.warmup().get("p4-0")).containsExactly(11);
+  }
+
+  @Test
+  void withoutWarmUpsOrWithLittleToRestoreTasksMoveAtOnce() {
+    List<TaskPlacement.Member> members = List.of(
+        member("p1", 0, 0, 1, 2, 3), member("p2", 0, 4, 5, 6, 7), member("p3", 0, 8, 9, 10, 11),
+        member("p4", 0));
+    TaskPlacement.Placement cold = TaskPlacement.place(12, members, COLD_NEWCOMER, 0, Map.of(),
+        new TaskPlacement.Warmups(10_000, 0));
+    assertThat(cold.warmup().get("p4-0")).isEmpty();
+    assertThat(cold.active().get("p1-0")).hasSize(3); // revoked now, taken by p4 next round
+    TaskPlacement.Placement cheap = TaskPlacement.place(12, members, COLD_NEWCOMER, 0, Map.of(),
+        new TaskPlacement.Warmups(100_000, 2));
+    assertThat(cheap.warmup().get("p4-0")).isEmpty();
+    assertThat(cheap.active().get("p1-0")).hasSize(3);
+  }
+
+  @Test
+  void aTaskWhoseOwnerIsGoneIsPlacedAtOnceEvenCold() {
+    List<TaskPlacement.Member> members = List.of(member("p1", 0, 0, 1), member("p4", 0));
+    TaskPlacement.Placement placed = TaskPlacement.place(4, members, COLD_NEWCOMER, 0, Map.of(),
+        new TaskPlacement.Warmups(10, 2));
+    Set<Integer> all = new TreeSet<>(placed.active().get("p1-0"));
+    all.addAll(placed.active().get("p4-0"));
+    assertThat(all).containsExactly(0, 1, 2, 3);
+  }
 }

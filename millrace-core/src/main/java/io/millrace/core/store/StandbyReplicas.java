@@ -1,0 +1,587 @@
+package io.millrace.core.store;
+
+import io.millrace.api.Envelope;
+import io.millrace.api.metrics.Gauge;
+import io.millrace.api.metrics.MetricsRegistry;
+import io.millrace.api.store.engine.CorruptStoreException;
+import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.api.system.BatchSink;
+import io.millrace.api.system.StartPosition;
+import io.millrace.api.system.SystemConsumer;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The standby copies of one process ({@code job.standby.replicas}): for each task the group asks
+ * this process to keep a copy of, every persistent store with a changelog is opened in its usual
+ * place ({@code <job.state.dir>/stores/<store>/task-<n>}) and follows its changelog as the task's
+ * active owner writes it. Every mark interval each copy is synced and its local files marked
+ * with the changelog offset they hold, exactly as an active store's are at a commit. So when the
+ * task comes to this process (its owner died, or the group moved it here), opening it is what a
+ * restart on the same machine does: local files plus the changelog's tail.
+ *
+ * <p><b>One thread, one writer.</b> The copies are opened, written, marked and closed by the
+ * process's standby thread only; containers talk to it through {@link #want}, {@link #activate}
+ * and {@link #deactivate}, which change shared sets under one lock. A task active in a container
+ * of this process is never opened as a standby here (its active stores hold the files' lock):
+ * {@link #activate} waits until the standby thread has closed the copy, synced and marked.
+ *
+ * <p><b>Only committed writes.</b> The copies read their changelogs through a consumer of the
+ * changelog's system built as the job's own: where the job's writes to that cluster are
+ * transactional (exactly-once, or {@code job.coordinator=kafka}), it reads {@code
+ * read_committed}, so a copy never holds a write its owner's transaction aborted.
+ *
+ * <p>A store whose engine keeps nothing on disk (the {@code memory} engine) has no standby copy:
+ * its task restores it in full wherever it goes.
+ */
+public final class StandbyReplicas implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StandbyReplicas.class);
+  /** How long a container taking a task waits for the task's standby copy to close. */
+  private static final long ACTIVATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
+  /** How long a poll of the changelogs waits when nothing is there (and a change waits). */
+  private static final long POLL_MILLIS = 20;
+  private final List<StoreSpec> specs;
+  private final Path storesDir;
+  private final StoreResources resources;
+  private final Function<String, SystemConsumer> consumerOf;
+  private final MetricsRegistry metrics;
+  private final long markIntervalNanos;
+  private final String threadName;
+
+  // Shared with the containers' threads, under lock.
+  private final Object lock = new Object();
+  private final Map<Integer, Set<Integer>> wantedByContainer = new TreeMap<>();
+  private final Set<Integer> activeHere = new HashSet<>();
+  /** The tasks with a copy open, as the standby thread last published them. */
+  private final Set<Integer> openTasks = new HashSet<>();
+  /** Each open copy's lag, per task: what {@link #lag} reports. */
+  private final Map<Integer, Long> lagByTask = new HashMap<>();
+  /** Each open copy's changelog offset per store, per task: what {@link #held} reports. */
+  private final Map<Integer, Map<String, Long>> heldByTask = new TreeMap<>();
+  private Thread thread;
+  private volatile boolean running = true;
+
+  // The standby thread's own.
+  private final Map<Integer, List<Copy>> open = new TreeMap<>();
+  private final Map<String, SystemConsumer> consumers = new LinkedHashMap<>();
+  private final Map<String, Boolean> started = new HashMap<>();
+  private Copy[] byIndex = new Copy[8];
+  private final ArrayDeque<Integer> freeIndices = new ArrayDeque<>();
+  private int nextIndex;
+  private final Map<Integer, Long> retryAfter = new HashMap<>();
+  private long nextMark;
+
+  /** One store of one task, kept as a standby copy. */
+  private static final class Copy {
+    final int task;
+    final StoreSpec spec;
+    final StorageEngine engine;
+    final Path dir;
+    final int index;
+    /** The changelog offset the engine holds up to (-1: none); gauges read it. */
+    volatile long applied;
+    /** The offset the files were last marked with. */
+    long marked;
+    /** The changelog's head (its next offset) as last seen, or -1. */
+    volatile long head = -1;
+    Gauge lagGauge;
+
+    Copy(int task, StoreSpec spec, StorageEngine engine, Path dir, int index, long applied) {
+      this.task = task;
+      this.spec = spec;
+      this.engine = engine;
+      this.dir = dir;
+      this.index = index;
+      this.applied = applied;
+      this.marked = applied;
+    }
+
+    long lag() {
+      long h = head;
+      return h < 0 ? -1 : Math.max(0, h - applied - 1);
+    }
+
+    String gaugeName() {
+      return "task-" + task + "/" + spec.name() + "-lag";
+    }
+  }
+
+  /**
+   * Standby copies for one process.
+   *
+   * @param specs the job's stores (those with a changelog and a persistent engine get copies)
+   * @param storesDir where the process's store files are ({@code <job.state.dir>/stores})
+   * @param jobConfig the job's configuration (engine-wide keys)
+   * @param expectedCopies how many store instances the copies may hold at once (engines size
+   *     their share of the memory budget by it)
+   * @param consumerOf a fresh consumer of a changelog system, made as the job's own
+   * @param metrics where the lag gauges go (group {@code standby})
+   * @param markInterval how often the copies are synced and marked, in nanoseconds: what a
+   *     takeover replays at most beyond what the active wrote since
+   * @param threadName the standby thread's name
+   */
+  public StandbyReplicas(List<StoreSpec> specs, Path storesDir, Map<String, String> jobConfig,
+      int expectedCopies, Function<String, SystemConsumer> consumerOf, MetricsRegistry metrics,
+      long markInterval, String threadName) {
+    this.specs = specs.stream().filter(StoreSpec::hasChangelog).toList();
+    this.storesDir = storesDir;
+    this.resources = new StoreResources(jobConfig, Math.max(1, expectedCopies));
+    this.consumerOf = consumerOf;
+    this.metrics = metrics;
+    this.markIntervalNanos = markInterval;
+    this.threadName = threadName;
+  }
+
+  /**
+   * Container {@code containerId} keeps standby copies of these tasks now (replacing what it
+   * kept): the standby thread opens what is new and closes what is gone. Any thread.
+   */
+  public void want(int containerId, Set<Integer> tasks) {
+    if (specs.isEmpty()) {
+      return;
+    }
+    synchronized (lock) {
+      if (tasks.isEmpty()) {
+        wantedByContainer.remove(containerId);
+      } else {
+        wantedByContainer.put(containerId, new TreeSet<>(tasks));
+      }
+      if (thread == null && !tasks.isEmpty() && running) {
+        thread = new Thread(this::run, threadName);
+        thread.setDaemon(true);
+        thread.start();
+      }
+      lock.notifyAll();
+    }
+  }
+
+  /**
+   * A container of this process takes task {@code task} as its active owner: returns once no
+   * standby copy of it is open here (the copy, if there was one, synced and marked with the
+   * changelog offset it holds, so the task replays only what follows). No copy of it is opened
+   * until {@link #deactivate}. Any thread.
+   *
+   * @throws IllegalStateException if the copy did not close within 60 s
+   */
+  public void activate(int task) {
+    synchronized (lock) {
+      activeHere.add(task);
+      lock.notifyAll();
+      long deadline = System.nanoTime() + ACTIVATE_WAIT_NANOS;
+      while (openTasks.contains(task) && running) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new IllegalStateException("the standby copy of task " + task + " did not close "
+              + "within 60 s: its stores cannot be opened as the task's own");
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(lock, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while closing the standby copy of task "
+              + task, e);
+        }
+      }
+    }
+  }
+
+  /** Task {@code task} left its container here: a standby copy of it may be kept again. */
+  public void deactivate(int task) {
+    synchronized (lock) {
+      activeHere.remove(task);
+      lock.notifyAll();
+    }
+  }
+
+  /**
+   * The lag of the copies container {@code containerId} keeps: task -> changelog records not
+   * applied yet, over all its stores (-1 while not known, or while the copy is not open).
+   */
+  public Map<Integer, Long> lag(int containerId) {
+    Map<Integer, Long> lag = new TreeMap<>();
+    synchronized (lock) {
+      for (int task : wantedByContainer.getOrDefault(containerId, Set.of())) {
+        lag.put(task, lagByTask.getOrDefault(task, -1L));
+      }
+    }
+    return lag;
+  }
+
+  /**
+   * What the open copies hold now: per task, each store's changelog offset (newer than their
+   * files' marks, which follow every mark interval; a copy closes marked with it). Any thread.
+   */
+  public Map<Integer, Map<String, Long>> held() {
+    synchronized (lock) {
+      Map<Integer, Map<String, Long>> held = new TreeMap<>();
+      heldByTask.forEach((task, stores) -> held.put(task, new TreeMap<>(stores)));
+      return held;
+    }
+  }
+
+  private void run() {
+    nextMark = System.nanoTime() + markIntervalNanos;
+    while (running) {
+      try {
+        cycle();
+      } catch (RuntimeException e) {
+        LOG.warn("standby copies: {}; closing them and starting over in 1 s", e.toString(), e);
+        closeAll();
+        pause(1_000);
+      }
+    }
+    closeAll();
+  }
+
+  private void cycle() {
+    Set<Integer> desired = new TreeSet<>();
+    synchronized (lock) {
+      wantedByContainer.values().forEach(desired::addAll);
+      desired.removeAll(activeHere);
+    }
+    for (int task : new ArrayList<>(open.keySet())) {
+      if (!desired.contains(task)) {
+        close(task);
+      }
+    }
+    long now = System.nanoTime();
+    for (int task : desired) {
+      Long retry = retryAfter.get(task);
+      if (!open.containsKey(task) && (retry == null || now - retry >= 0) && claim(task)) {
+        openCopies(task);
+      }
+    }
+    publish();
+    if (open.isEmpty()) {
+      synchronized (lock) {
+        if (running && desiredUnchanged(desired)) {
+          try {
+            lock.wait(1_000);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+          }
+        }
+      }
+      return;
+    }
+    follow();
+    if (System.nanoTime() - nextMark >= 0) {
+      markAll();
+      nextMark = System.nanoTime() + markIntervalNanos;
+    }
+  }
+
+  /**
+   * Claims a task's files for a copy, unless a container of this process has it now: from here
+   * on {@link #activate} waits for the copy to close. Without the claim a container could take
+   * the task between the check and the open, and both would open its files.
+   */
+  private boolean claim(int task) {
+    synchronized (lock) {
+      if (activeHere.contains(task) || !running) {
+        return false;
+      }
+      openTasks.add(task);
+      return true;
+    }
+  }
+
+  private void unclaim(int task) {
+    synchronized (lock) {
+      openTasks.remove(task);
+      lock.notifyAll();
+    }
+  }
+
+  private boolean desiredUnchanged(Set<Integer> desired) {
+    Set<Integer> now = new TreeSet<>();
+    wantedByContainer.values().forEach(now::addAll);
+    now.removeAll(activeHere);
+    return now.equals(desired);
+  }
+
+  /** Publishes which copies are open and their lag; wakes a container waiting to activate. */
+  private void publish() {
+    synchronized (lock) {
+      openTasks.clear();
+      openTasks.addAll(open.keySet());
+      lagByTask.clear();
+      heldByTask.clear();
+      open.forEach((task, copies) -> {
+        for (Copy c : copies) {
+          if (c.applied >= 0) {
+            heldByTask.computeIfAbsent(task, t -> new TreeMap<>()).put(c.spec.name(), c.applied);
+          }
+        }
+        long sum = 0;
+        for (Copy c : copies) {
+          long l = c.lag();
+          if (l < 0) {
+            sum = -1;
+            break;
+          }
+          sum += l;
+        }
+        lagByTask.put(task, sum);
+      });
+      lock.notifyAll();
+    }
+  }
+
+  /** Opens a task's copies and starts following their changelogs. */
+  private void openCopies(int task) {
+    List<Copy> copies = new ArrayList<>();
+    try {
+      for (StoreSpec spec : specs) {
+        Copy copy = openCopy(task, spec);
+        if (copy != null) {
+          copies.add(copy);
+        }
+      }
+    } catch (RuntimeException e) {
+      for (Copy c : copies) {
+        release(c, false);
+      }
+      LOG.warn("cannot open the standby copy of task {}: {}; trying again in 10 s", task,
+          e.toString());
+      retryAfter.put(task, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+      unclaim(task);
+      return;
+    }
+    retryAfter.remove(task);
+    open.put(task, copies);
+    for (Copy c : copies) {
+      SystemConsumer consumer = consumers.computeIfAbsent(c.spec.changelogSystem(), consumerOf);
+      consumer.register(c.index, c.spec.changelogSpec(), task,
+          c.applied >= 0 ? StartPosition.after(c.applied) : StartPosition.oldest());
+      if (!started.getOrDefault(c.spec.changelogSystem(), false)) {
+        consumer.start();
+        started.put(c.spec.changelogSystem(), true);
+      }
+      c.lagGauge = c::lag;
+      metrics.gauge("standby", c.gaugeName(), c.lagGauge);
+    }
+    if (!copies.isEmpty()) {
+      LOG.info("standby copy of task {} opened: {}", task, describe(copies));
+    }
+  }
+
+  private Copy openCopy(int task, StoreSpec spec) {
+    Path dir = storesDir.resolve(spec.name()).resolve("task-" + task);
+    long local = LocalOffsetFile.read(dir);
+    if (local < 0) {
+      ContainerStores.wipe(dir); // nothing says what the files hold: follow from the start
+    }
+    StorageEngine engine;
+    try {
+      engine = spec.factory().open(spec.engineSpec(), dir, resources);
+    } catch (CorruptStoreException e) {
+      LOG.warn("standby copy of store {} of task {}: local files in {} are damaged ({}): wiping "
+          + "them and following the changelog from the start", spec.name(), task, dir,
+          e.getMessage());
+      ContainerStores.wipe(dir);
+      local = -1;
+      engine = spec.factory().open(spec.engineSpec(), dir, resources);
+    }
+    if (!engine.persistent()) {
+      engine.close(); // kept in memory only: nothing a takeover could reuse
+      return null;
+    }
+    int index = freeIndices.isEmpty() ? nextIndex++ : freeIndices.poll();
+    if (index >= byIndex.length) {
+      byIndex = java.util.Arrays.copyOf(byIndex, Math.max(index + 1, byIndex.length * 2));
+    }
+    Copy copy = new Copy(task, spec, engine, dir, index, local);
+    byIndex[index] = copy;
+    return copy;
+  }
+
+  /** Reads what the changelogs have for the open copies and applies it, one write per batch. */
+  private void follow() {
+    boolean first = true;
+    for (Map.Entry<String, SystemConsumer> system : consumers.entrySet()) {
+      int[] indices = new int[nextIndex];
+      int count = 0;
+      for (List<Copy> copies : open.values()) {
+        for (Copy c : copies) {
+          if (c.spec.changelogSystem().equals(system.getKey())) {
+            indices[count++] = c.index;
+          }
+        }
+      }
+      if (count == 0) {
+        continue;
+      }
+      try {
+        system.getValue().poll(indices, count, 10_000, applier, first ? POLL_MILLIS : 0);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        running = false;
+        return;
+      }
+      first = false;
+    }
+  }
+
+  private final BatchSink applier = new BatchSink() {
+    private final List<byte[]> keys = new ArrayList<>();
+    private final List<byte[]> values = new ArrayList<>();
+
+    @Override
+    public void accept(int index, Envelope[] messages, int from, int count) {
+      Copy c = index < byIndex.length ? byIndex[index] : null;
+      if (c == null || count == 0) {
+        return;
+      }
+      keys.clear();
+      values.clear();
+      for (int i = from; i < from + count; i++) {
+        Envelope e = messages[i];
+        if (e.readError() != null || !(e.key() instanceof byte[])) {
+          throw new IllegalStateException("standby copy of store " + c.spec.name() + " of task "
+              + c.task + ": changelog record at " + e + " cannot be read: " + e.readError());
+        }
+        keys.add((byte[]) e.key());
+        values.add((byte[]) e.value());
+      }
+      c.engine.write(keys, values);
+      c.applied = Math.max(c.applied, messages[from + count - 1].offset());
+    }
+
+    @Override
+    public void endOfStream(int index) {}
+
+    @Override
+    public void head(int index, long upcomingOffset) {
+      Copy c = index < byIndex.length ? byIndex[index] : null;
+      if (c != null) {
+        c.head = upcomingOffset;
+      }
+    }
+
+    @Override
+    public void position(int index, long nextOffset) {
+      Copy c = index < byIndex.length ? byIndex[index] : null;
+      if (c != null && nextOffset - 1 > c.applied) {
+        // Everything before the position was handed over: what is left is markers, aborted
+        // records or compacted gaps, which the copy holds as much as the active does.
+        c.applied = nextOffset - 1;
+      }
+    }
+  };
+
+  /** Syncs every copy that moved and marks its files with the offset it holds. */
+  private void markAll() {
+    for (List<Copy> copies : open.values()) {
+      for (Copy c : copies) {
+        mark(c);
+      }
+    }
+  }
+
+  private static void mark(Copy c) {
+    if (c.applied >= 0 && c.applied != c.marked) {
+      c.engine.sync(); // the files hold what the mark will claim before it claims it
+      LocalOffsetFile.write(c.dir, c.applied);
+      c.marked = c.applied;
+    }
+  }
+
+  /** Closes a task's copies, synced and marked: a container of this process may take it now. */
+  private void close(int task) {
+    List<Copy> copies = open.remove(task);
+    if (copies == null) {
+      return;
+    }
+    for (Copy c : copies) {
+      release(c, true);
+    }
+    LOG.info("standby copy of task {} closed: {}", task, describe(copies));
+  }
+
+  private void release(Copy c, boolean markFirst) {
+    SystemConsumer consumer = consumers.get(c.spec.changelogSystem());
+    if (consumer != null && c.lagGauge != null) {
+      consumer.unregister(c.index);
+      metrics.removeGauge("standby", c.gaugeName(), c.lagGauge);
+    }
+    try {
+      if (markFirst) {
+        mark(c);
+      }
+    } finally {
+      c.engine.close();
+      byIndex[c.index] = null;
+      freeIndices.add(c.index);
+    }
+  }
+
+  private void closeAll() {
+    for (int task : new ArrayList<>(open.keySet())) {
+      try {
+        close(task);
+      } catch (RuntimeException e) {
+        LOG.warn("standby copy of task {} failed to close: {}", task, e.toString());
+      }
+    }
+    for (SystemConsumer consumer : consumers.values()) {
+      try {
+        consumer.stop();
+      } catch (RuntimeException e) {
+        LOG.warn("a standby changelog consumer failed to stop: {}", e.toString());
+      }
+    }
+    consumers.clear();
+    started.clear();
+    publish();
+  }
+
+  private static String describe(List<Copy> copies) {
+    List<String> parts = new ArrayList<>();
+    for (Copy c : copies) {
+      parts.add(c.spec.name() + " at changelog offset " + c.applied);
+    }
+    return parts.isEmpty() ? "no persistent store" : String.join(", ", parts);
+  }
+
+  private static void pause(long millis) {
+    try {
+      Thread.sleep(millis); // a back-off after a failure, on the standby thread only
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Stops the standby thread: every copy is synced, marked and closed. */
+  @Override
+  public void close() {
+    Thread t;
+    synchronized (lock) {
+      running = false;
+      lock.notifyAll();
+      t = thread;
+    }
+    if (t != null) {
+      try {
+        t.join(30_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    resources.close();
+  }
+}

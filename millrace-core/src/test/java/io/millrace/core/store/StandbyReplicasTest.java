@@ -1,0 +1,263 @@
+package io.millrace.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.store.engine.EngineResources;
+import io.millrace.api.store.engine.EngineSpec;
+import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.api.store.engine.StorageEngineFactory;
+import io.millrace.core.metrics.DefaultMetricsRegistry;
+import io.millrace.core.serde.LongSerde;
+import io.millrace.core.serde.StringSerde;
+import io.millrace.core.system.memory.MemoryStream;
+import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.core.system.memory.MemorySystemFactory;
+import io.millrace.core.testing.Await;
+import io.millrace.core.testing.TestSystemContext;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A process's standby copies, with a memory changelog and an engine whose "files" outlive its
+ * instances: a copy follows its changelog and marks its files; a task taken by a container of the
+ * process closes its copy first (synced and marked) and none is opened while it is active here.
+ */
+class StandbyReplicasTest {
+  private final String changelog = "standby-" + UUID.randomUUID();
+  private final MemoryStream log = MemoryStreams.create(changelog, 4);
+  private final DiskEngines disk = new DiskEngines();
+  private final StoreSpec spec = new StoreSpec("counts", disk, new StringSerde(),
+      new LongSerde(), "memory", changelog, 10, 10, Map.of());
+  private final DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
+  @TempDir Path dir;
+  private StandbyReplicas standbys;
+
+  @AfterEach
+  void close() {
+    if (standbys != null) {
+      standbys.close();
+    }
+    MemoryStreams.drop(changelog);
+  }
+
+  private StandbyReplicas standbys() {
+    standbys = new StandbyReplicas(List.of(spec), dir, Map.of(), 4,
+        system -> new MemorySystemFactory().consumer(new TestSystemContext("memory", "standby",
+            1, Map.of(), Map.of(), metrics)),
+        metrics, TimeUnit.MILLISECONDS.toNanos(5), "standby-test");
+    return standbys;
+  }
+
+  private Path storeDir(int task) {
+    return dir.resolve("counts").resolve("task-" + task);
+  }
+
+  private void write(int task, int from, int to) {
+    for (int i = from; i < to; i++) {
+      log.append(task, bytes("k" + i), new LongSerde().toBytes((long) i));
+    }
+  }
+
+  @Test
+  void aCopyFollowsItsChangelogAndMarksItsFilesWithWhatTheyHold() throws Exception {
+    write(1, 0, 5);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(1));
+
+    Await.until(Duration.ofSeconds(10), "task 1's copy marked at offset 4",
+        () -> LocalOffsetFile.read(storeDir(1)) == 4);
+    assertThat(disk.files(storeDir(1)).get(bytes("k4"))).isNotNull();
+    Await.until(Duration.ofSeconds(10), "its lag known", () -> s.lag(0).get(1) == 0L);
+    assertThat(metrics.snapshot().get("standby")).containsKey("task-1/counts-lag");
+
+    write(1, 5, 8);
+    Await.until(Duration.ofSeconds(10), "task 1's copy marked at offset 7",
+        () -> LocalOffsetFile.read(storeDir(1)) == 7);
+  }
+
+  @Test
+  void takingTheTaskClosesItsCopyMarkedAndNoneOpensUntilItLeaves() throws Exception {
+    write(2, 0, 3);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(2));
+    Await.until(Duration.ofSeconds(10), "task 2's copy following", () -> s.lag(0).get(2) == 0L);
+    write(2, 3, 6);
+    Await.until(Duration.ofSeconds(10), "the new records applied",
+        () -> disk.files(storeDir(2)).get(bytes("k5")) != null);
+
+    s.activate(2);
+    disk.active.add(storeDir(2)); // from here the engine refuses to open it for the standby
+    assertThat(disk.openNow(storeDir(2))).as("the copy is closed").isFalse();
+    assertThat(LocalOffsetFile.read(storeDir(2))).as("marked with all it held").isEqualTo(5);
+    write(2, 6, 9); // the active's writes, while it runs here
+
+    disk.active.remove(storeDir(2));
+    s.deactivate(2);
+    Await.until(Duration.ofSeconds(10), "the copy follows again, from its mark",
+        () -> LocalOffsetFile.read(storeDir(2)) == 8);
+    assertThat(disk.opened.get(storeDir(2))).as("opened twice in all").isEqualTo(2);
+    assertThat(disk.misuse.get()).isNull();
+  }
+
+  @Test
+  void aCopyWithoutAMarkStartsEmptyAndAnotherContainersWishesCountToo() throws Exception {
+    write(0, 0, 4);
+    write(3, 0, 2);
+    // Files left by a task lost without a commit: no mark, so nothing in them is trusted.
+    disk.files(storeDir(0)).write(List.of(bytes("stale")), List.of(bytes("x")));
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(0));
+    s.want(1, Set.of(3));
+
+    Await.until(Duration.ofSeconds(10), "both copies marked",
+        () -> LocalOffsetFile.read(storeDir(0)) == 3 && LocalOffsetFile.read(storeDir(3)) == 1);
+    assertThat(disk.files(storeDir(0)).get(bytes("stale"))).isNull();
+    assertThat(s.lag(1)).containsOnlyKeys(3);
+
+    s.want(1, Set.of());
+    Await.until(Duration.ofSeconds(10), "task 3's copy closed", () -> !disk.openNow(storeDir(3)));
+    assertThat(disk.openNow(storeDir(0))).isTrue();
+  }
+
+  /**
+   * Containers take and give back tasks on several threads while the wanted copies change and
+   * the changelogs grow: a task's files are never open for a copy while a container holds the
+   * task, and every copy ends marked with all its changelog.
+   */
+  @Test
+  void stressNoCopyIsEverOpenWhileItsTaskIsActiveHere() throws Exception {
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(0, 1, 2, 3));
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    Thread[] containers = new Thread[2];
+    for (int c = 0; c < containers.length; c++) {
+      int id = c;
+      containers[c] = new Thread(() -> {
+        SplittableRandom random = new SplittableRandom(id);
+        try {
+          while (System.nanoTime() < end) {
+            int task = id * 2 + random.nextInt(2); // each container its own two tasks
+            s.activate(task);
+            disk.active.add(storeDir(task));
+            write(task, 0, 1 + random.nextInt(3)); // as its active, it writes the changelog
+            disk.active.remove(storeDir(task));
+            s.deactivate(task);
+            if (random.nextInt(4) == 0) {
+              s.want(id + 1, random.nextBoolean() ? Set.of(task) : Set.of());
+            }
+          }
+        } catch (Throwable e) {
+          failed.compareAndSet(null, e);
+        }
+      }, "container-" + c);
+      containers[c].start();
+    }
+    for (Thread t : containers) {
+      t.join();
+    }
+    assertThat(failed.get()).isNull();
+    assertThat(disk.misuse.get()).as("a copy opened while its task was active").isNull();
+    for (int task = 0; task < 4; task++) {
+      long last = log.size(task) - 1;
+      Path d = storeDir(task);
+      Await.until(Duration.ofSeconds(10), "task " + task + "'s copy marked at " + last,
+          () -> LocalOffsetFile.read(d) == last);
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * An engine factory whose engines keep their data per directory after they close, as files
+   * would, and that records misuse: an engine opened for a directory that is open already, or
+   * that the test says a container holds.
+   */
+  private static final class DiskEngines implements StorageEngineFactory {
+    private final Map<Path, MemoryEngine> files = new ConcurrentHashMap<>();
+    private final Map<Path, Boolean> open = new ConcurrentHashMap<>();
+    final Map<Path, Integer> opened = new ConcurrentHashMap<>();
+    final Set<Path> active = ConcurrentHashMap.newKeySet();
+    final AtomicReference<String> misuse = new AtomicReference<>();
+
+    MemoryEngine files(Path dir) {
+      return files.computeIfAbsent(dir, d -> new MemoryEngine());
+    }
+
+    boolean openNow(Path dir) {
+      return open.getOrDefault(dir, false);
+    }
+
+    @Override
+    public String shortName() {
+      return "disk";
+    }
+
+    @Override
+    public Set<String> storeKeys() {
+      return Set.of();
+    }
+
+    @Override
+    public StorageEngine open(EngineSpec spec, Path dir, EngineResources resources) {
+      Boolean wasOpen = open.put(dir, true);
+      if (active.contains(dir) || Boolean.TRUE.equals(wasOpen)) {
+        misuse.compareAndSet(null, dir + " opened while " + (active.contains(dir)
+            ? "its task is active here" : "open"));
+      }
+      opened.merge(dir, 1, Integer::sum);
+      if (!java.nio.file.Files.exists(dir.resolve(LocalOffsetFile.NAME))) {
+        files.remove(dir); // wiped: ContainerStores.wipe deleted the directory
+      }
+      try {
+        java.nio.file.Files.createDirectories(dir);
+      } catch (java.io.IOException e) {
+        throw new IllegalStateException(e);
+      }
+      MemoryEngine data = files(dir);
+      return new StorageEngine() {
+        @Override
+        public byte[] get(byte[] key) {
+          return data.get(key);
+        }
+
+        @Override
+        public void write(List<byte[]> keys, List<byte[]> values) {
+          data.write(keys, values);
+        }
+
+        @Override
+        public StorageEngine.EngineIterator range(byte[] from, byte[] to) {
+          return data.range(from, to);
+        }
+
+        @Override
+        public void sync() {}
+
+        @Override
+        public boolean persistent() {
+          return true;
+        }
+
+        @Override
+        public void close() {
+          open.put(dir, false);
+        }
+      };
+    }
+  }
+}
