@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -16,9 +17,10 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Standby replicas ({@code job.standby.replicas}) with real processes (child JVMs, killed for real)
- * on the test broker: each stateful task's copy is kept by the other process, follows its
- * changelog, and takes over from its local files when the active's process dies.
+ * Standby replicas ({@code job.standby.replicas}) and warm-ups with real processes (child JVMs,
+ * killed for real) on the test broker: each stateful task's copy is kept by another process,
+ * follows its changelog, and takes over from its local files when the active's process dies; a
+ * process that joins warms up the tasks it will take before they move.
  */
 class KafkaStandbyTest {
   static final int TASKS = 4;
@@ -117,6 +119,87 @@ class KafkaStandbyTest {
       assertThat(counts.keySet()).isEqualTo(clean.keySet());
       clean.forEach((key, count) -> assertThat(counts.get(key)).as("count of %s", key)
           .isBetween(count, count + again.getOrDefault(key, 0L)));
+    }
+  }
+
+  /** When a line of a child's log was written (its HH:mm:ss.SSS prefix), in ms of the day. */
+  private static long timeOf(String line) {
+    return java.time.LocalTime.parse(line.substring(0, 12)).toNanoOfDay() / 1_000_000;
+  }
+
+  @Test
+  void aJoinerWarmsUpTheTasksItWillTakeWhileTheirOwnersKeepRunningThem() throws Exception {
+    int tasks = 6;
+    try (ScaleOutHarness h = new ScaleOutHarness(tmp, tasks)) {
+      java.util.function.Function<String, Map<String, String>> config = label -> {
+        Map<String, String> c = h.config(label);
+        c.put("job.acceptable.recovery.lag", "300"); // less than a task's changelog at the join
+        return c;
+      };
+      h.start("a", config.apply("a"));
+      h.start("b", config.apply("b"));
+      h.awaitCounts("3 tasks each", 3, 3);
+      h.feed();
+      KafkaTestSupport.await(Duration.ofSeconds(90), "every changelog past 1,000 records", () ->
+          java.util.Arrays.stream(h.changelogEnds()).allMatch(end -> end > 1_000));
+
+      h.start("c", config.apply("c"));
+      h.awaitCounts("2 tasks each", 2, 2, 2);
+      Set<Integer> taken = h.assignment().get("c");
+      long[] now = h.checkpointed();
+      KafkaTestSupport.await(Duration.ofSeconds(60), "every task making progress", () -> {
+        long[] done = h.checkpointed();
+        for (int p = 0; p < tasks; p++) {
+          if (done[p] < now[p] + 10) {
+            return false;
+          }
+        }
+        return true;
+      });
+      long[] sent = h.stopFeeding();
+      h.awaitProcessed(sent);
+      long[] ends = h.changelogEnds();
+      String joined = h.log("c"); // up to 2/2/2: the stops below move tasks again
+      for (String label : List.of("a", "b", "c")) {
+        h.stop(label);
+      }
+
+      // Each task c took was warmed up there first: its copy opened before the task came.
+      List<String> log = joined.lines().toList();
+      for (int t : taken) {
+        String opened = log.stream().filter(l -> l.contains("standby copy of task " + t
+            + " opened")).findFirst().orElseThrow(() -> new AssertionError("no warm-up of task "
+            + t + " on c:\n" + String.join("\n", log)));
+        String assigned = log.stream().filter(l -> l.contains("assigned task(s)")
+            && l.matches(".*assigned task\\(s\\) \\[([0-9, ]*, )?" + t + "(, [0-9, ]*)?\\].*"))
+            .findFirst().orElseThrow(() -> new AssertionError("task " + t + " never assigned on "
+                + "c:\n" + String.join("\n", log)));
+        assertThat(timeOf(opened)).as("task %d warmed up before it moved", t)
+            .isLessThan(timeOf(assigned));
+      }
+      assertThat(String.join("\n", log)).as("c's restores: tails only")
+          .doesNotContainPattern("\\([1-9]\\d* in full");
+      // What c restored when the tasks came was a tail of what their changelogs held.
+      long restored = 0;
+      Matcher m = Pattern.compile("restored \\d+ store partition\\(s\\) from system 'kafka': "
+          + "(\\d+) records").matcher(joined);
+      while (m.find()) {
+        restored += Long.parseLong(m.group(1));
+      }
+      long whole = 0;
+      for (int t : taken) {
+        whole += ends[t];
+      }
+      assertThat(restored).as("records c replayed of the %d its tasks' changelogs hold", whole)
+          .isLessThan(whole / 4);
+      // Clean moves: every input counted once.
+      Map<String, Long> clean = new TreeMap<>();
+      for (int p = 0; p < tasks; p++) {
+        for (long o = 0; o < sent[p]; o++) {
+          clean.merge(ScaleOutHarness.countOf(p, ScaleOutHarness.keyOf(p, o)), 1L, Long::sum);
+        }
+      }
+      assertThat(h.counts()).isEqualTo(clean);
     }
   }
 }
