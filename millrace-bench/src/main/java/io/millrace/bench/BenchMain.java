@@ -37,7 +37,7 @@ public final class BenchMain {
       "             modes under exactly-once vs Kafka Streams exactly_once_v2, and vs at-least-once",
       "  kafka-memory [--partitions 1000] [--records-per-partition 2000] [--seconds 20]",
       "             heap after GC of a job with 1,000 partitions behind a slow task",
-      "  scale-out  [--runs 3] [--scenarios failover,join,leave,cost] [--session-ms 10000]",
+      "  scale-out  [--runs 3] [--scenarios failover,join,leave,cost] [--session-ms 10000] [--standbys 0]",
       "             [--keys 1000000] [--rate 12000] [--cost-records 16000000]   one job on several",
       "             processes (job.coordinator=kafka) vs Kafka Streams (with the peers profile);",
       "             starts its own broker unless --bootstrap; --set k=v,.. adds Millrace job keys",

@@ -87,7 +87,9 @@ class KafkaStandbyTest {
       // The takeover restored from a's standby files: nothing in full, and only a tail (or
       // nothing at all, when the copies held every committed write: no restore line then).
       String takeover = h.log("a").substring(logAtKill);
-      assertThat(takeover).as("a took b's tasks").contains("assigned task(s)");
+      assertThat(takeover).as("a took b's tasks").contains("assigned task(s)")
+          // while its own two ran on: their stores restored on the restore thread
+          .contains("restore on the restore thread while its other 2 task(s) run");
       if (takeover.contains("restoring ")) {
         assertThat(takeover).contains("(0 in full, the rest from their local files)")
             .doesNotContainPattern("\\([1-9]\\d* in full");

@@ -9,6 +9,7 @@ package io.millrace.bench.scaleout;
  * @param out the output topic
  * @param count true: count per key in a changelogged store; false: stateless
  * @param sessionMs the session timeout both systems use
+ * @param standbys standby replicas of each stateful task, both systems
  */
 record JobSpec(String group, String bootstrap, String in, String out, boolean count,
-    long sessionMs) {}
+    long sessionMs, int standbys) {}

@@ -51,6 +51,9 @@ final class MillraceFleet extends Fleet {
     c.put("job.state.dir", home.resolve("state").toString());
     c.put("job.coordinator", "kafka");
     c.put("job.coordinator.session.timeout.ms", Long.toString(job.sessionMs()));
+    if (job.standbys() > 0) {
+      c.put("job.standby.replicas", Integer.toString(job.standbys()));
+    }
     c.put("task.class", (job.count() ? ScaleOutCountTask.class : ScaleOutPassTask.class)
         .getName());
     c.put("task.inputs", "in");

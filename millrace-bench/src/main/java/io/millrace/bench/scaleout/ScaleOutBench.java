@@ -53,6 +53,8 @@ public final class ScaleOutBench {
   private final long keys;
   private final long rate;
   private final long sessionMs;
+  /** Standby replicas of each stateful task ({@code --standbys}), on both systems. */
+  private final int standbys;
   private final String millraceCp;
   private final String streamsCp;
   private final List<String> jvm;
@@ -68,6 +70,7 @@ public final class ScaleOutBench {
     this.keys = args.getLong("keys", 1_000_000);
     this.rate = args.getLong("rate", 12_000);
     this.sessionMs = args.getLong("session-ms", 10_000);
+    this.standbys = (int) args.getLong("standbys", 0);
     this.jvm = List.of(args.get("jvm-opts", "-Xmx512m").trim().split("\\s+"));
     this.millraceCp = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .filter(e -> !e.contains("peers-lib")).collect(Collectors.joining(File.pathSeparator));
@@ -154,7 +157,7 @@ public final class ScaleOutBench {
         + UUID.randomUUID().toString().substring(0, 6);
     group.create(id + "-in", partitions);
     group.create(id + "-out", partitions);
-    return new JobSpec(id, bootstrap, id + "-in", id + "-out", count, sessionMs);
+    return new JobSpec(id, bootstrap, id + "-in", id + "-out", count, sessionMs, standbys);
   }
 
   private void failoverAndJoin(String system, int round, boolean join) throws Exception {
@@ -317,7 +320,7 @@ public final class ScaleOutBench {
       String id = "so-cost-" + processes + "-" + round + "-"
           + UUID.randomUUID().toString().substring(0, 6);
       group.create(id + "-out", partitions);
-      JobSpec job = new JobSpec(id, bootstrap, costInput, id + "-out", false, sessionMs);
+      JobSpec job = new JobSpec(id, bootstrap, costInput, id + "-out", false, sessionMs, 0);
       try (Fleet fleet = fleet("millrace", job, dir.resolve(id))) {
         for (int p = 0; p < processes; p++) {
           fleet.start("p" + p);
@@ -368,8 +371,8 @@ public final class ScaleOutBench {
             + "%,d records/s fed; medians of %d runs%n", Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.version"), sessionMs, partitions, rate, runs);
     if (figures.containsKey("millrace_failover_ms")) {
-      System.out.printf(Locale.ROOT, "RESULT scale-out scenario=failover standbys=0 "
-              + "millrace_ms=%.0f kafka_streams_ms=%.0f ratio=%.2f detect_ms=%.0f "
+      System.out.printf(Locale.ROOT, "RESULT scale-out scenario=failover standbys=" + standbys
+              + " millrace_ms=%.0f kafka_streams_ms=%.0f ratio=%.2f detect_ms=%.0f "
               + "rebalance_ms=%.0f restore_ms=%.0f first_output_ms=%.0f "
               + "kafka_streams_detect_ms=%.0f kafka_streams_rebalance_ms=%.0f "
               + "kafka_streams_restore_ms=%.0f kafka_streams_first_output_ms=%.0f keys=%d%n",

@@ -37,6 +37,7 @@ final class StreamsFleet extends Fleet {
     command.addAll(List.of("-cp", classpath, WORKER, "--bootstrap", job.bootstrap(), "--app-id",
         job.group(), "--in", job.in(), "--out", job.out(), "--mode",
         job.count() ? "count" : "pass", "--session-ms", Long.toString(job.sessionMs()),
+        "--standbys", Integer.toString(job.standbys()), // Kafka Streams' num.standby.replicas
         "--state-dir", home.resolve("state").toString()));
     return command;
   }

@@ -39,7 +39,7 @@ public final class StreamsScaleOutWorker {
 
   public static void main(String[] argv) throws Exception {
     BenchArgs args = new BenchArgs(argv, Set.of("bootstrap", "app-id", "in", "out", "mode",
-        "session-ms", "state-dir"));
+        "session-ms", "state-dir", "standbys"));
     boolean count = switch (args.string("mode", "count")) {
       case "count" -> true;
       case "pass" -> false;
@@ -49,7 +49,7 @@ public final class StreamsScaleOutWorker {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, args.string("app-id", "scale-out"));
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, args.string("bootstrap", "127.0.0.1:9092"));
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 0);
+    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, Integer.parseInt(args.string("standbys", "0")));
     p.put(StreamsConfig.STATE_DIR_CONFIG, Path.of(args.string("state-dir", "/tmp/ks")).toString());
     p.put(StreamsConfig.consumerPrefix("session.timeout.ms"),
         Long.toString(args.positiveLong("session-ms", 10_000)));

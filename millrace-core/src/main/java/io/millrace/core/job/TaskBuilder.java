@@ -67,9 +67,23 @@ final class TaskBuilder implements TaskSource {
 
   @Override
   public List<TaskSpec> take(Set<Integer> taskNumbers) {
+    Taking taking = prepare(taskNumbers);
+    try {
+      taking.restore(() -> false);
+    } catch (RuntimeException e) {
+      taking.abandon();
+      throw e;
+    }
+    taking.attach();
+    return taking.specs();
+  }
+
+  @Override
+  public Taking prepare(Set<Integer> taskNumbers) {
     Map<StreamPartition, Long> checkpoint = staticAssignment ? plan.checkpoint()
         : checkpoints.read(taskNumbers);
     List<TaskSpec> tasks = new ArrayList<>();
+    List<ContainerStores.Detached> detached = new ArrayList<>();
     try {
       if (standbys != null) {
         // A standby copy here closes first (synced, marked): the stores then open from its
@@ -81,23 +95,57 @@ final class TaskBuilder implements TaskSource {
       long started = System.nanoTime();
       Map<String, Map<Integer, StreamMetadata>> heads = inputHeads(taskNumbers);
       for (int number : taskNumbers) {
-        tasks.add(build(number, checkpoint, heads));
+        tasks.add(build(number, checkpoint, heads, detached));
       }
       if (stores != null) {
         plan.metrics().counter("container-" + containerId, "store-open-ms")
             .inc((System.nanoTime() - started) / 1_000_000);
-        stores.restore(taskNumbers); // before init: a task may read its stores there
       }
     } catch (RuntimeException e) {
-      for (TaskSpec built : tasks) {
-        release(built.task().number(), true);
-      }
-      if (standbys != null) {
-        taskNumbers.forEach(standbys::deactivate);
-      }
+      abandon(taskNumbers, detached);
       throw e;
     }
-    return tasks;
+    return new Taking() {
+      @Override
+      public List<TaskSpec> specs() {
+        return tasks;
+      }
+
+      @Override
+      public boolean needsRestore() {
+        return detached.stream().anyMatch(d -> d.instances().stream()
+            .anyMatch(instance -> instance.changelog() != null));
+      }
+
+      @Override
+      public void restore(java.util.function.BooleanSupplier cancelled) {
+        if (stores != null) {
+          stores.restoreDetached(detached, cancelled); // before init: a task may read them there
+        }
+      }
+
+      @Override
+      public void attach() {
+        if (stores != null) {
+          detached.forEach(stores::attach);
+        }
+      }
+
+      @Override
+      public void abandon() {
+        TaskBuilder.this.abandon(taskNumbers, detached);
+      }
+    };
+  }
+
+  /** Closes what a take opened and frees the tasks for standby copies again. */
+  private void abandon(Set<Integer> taskNumbers, List<ContainerStores.Detached> detached) {
+    if (stores != null) {
+      detached.forEach(stores::closeDetached);
+    }
+    if (standbys != null) {
+      taskNumbers.forEach(standbys::deactivate);
+    }
   }
 
   /**
@@ -118,7 +166,7 @@ final class TaskBuilder implements TaskSource {
   }
 
   private TaskSpec build(int number, Map<StreamPartition, Long> checkpoint,
-      Map<String, Map<Integer, StreamMetadata>> heads) {
+      Map<String, Map<Integer, StreamMetadata>> heads, List<ContainerStores.Detached> detached) {
     String name = "Partition " + number;
     List<StreamPartition> mine = new ArrayList<>();
     List<PartitionSpec> inputs = new ArrayList<>();
@@ -132,8 +180,12 @@ final class TaskBuilder implements TaskSource {
       }
     }
     Object user = newTask(); // before its stores open: a constructor that throws leaks nothing
-    Map<String, KeyValueStore<?, ?>> taskStores = stores == null ? Map.of()
-        : stores.open(number, name, checkpoint);
+    Map<String, KeyValueStore<?, ?>> taskStores = Map.of();
+    if (stores != null) {
+      ContainerStores.Detached opened = stores.openDetached(number, name, checkpoint);
+      detached.add(opened);
+      taskStores = opened.stores();
+    }
     TaskCollector collector = new TaskCollector(routes, name);
     List<Runnable> idleActions = new ArrayList<>();
     TaskScheduler scheduler = new TaskScheduler();

@@ -9,6 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +45,13 @@ import org.slf4j.LoggerFactory;
  * a transaction, stays open through a long restore); the tasks' stores open from local files and
  * restore the changelog's tail (or all of it); their inputs resume after their checkpoints,
  * registered with the consumers; the tasks init; the checkpoint layout follows.
+ *
+ * <p><b>Restores beside processing.</b> A container that runs other tasks restores the arriving
+ * ones' stores on its restore thread while the others go on: their stores are open but detached
+ * (no commit sees them), and the tasks start at the first membership poll after the restore
+ * ended. A task revoked or lost meanwhile has its restore cancelled and its stores closed; a
+ * restore that fails fails the container, as it did inline. A container with nothing else to
+ * run restores inline: there is nothing to keep going.
  */
 final class Reassigner implements MembershipListener {
   private static final Logger LOG = LoggerFactory.getLogger(Reassigner.class);
@@ -51,6 +63,24 @@ final class Reassigner implements MembershipListener {
   /** How long the last revocation and assignment took, in ms (gauges). */
   private volatile long lastRevokeMs;
   private volatile long lastAssignMs;
+  /** Tasks whose stores restore on the restore thread, in the order they came (loop thread). */
+  private final List<Restoring> restoring = new ArrayList<>();
+  private ExecutorService restoreThread;
+
+  /** Tasks taken whose stores restore beside the container's other tasks. */
+  private static final class Restoring {
+    final Set<Integer> numbers;
+    final TaskSource.Taking taking;
+    final long started;
+    final AtomicBoolean cancelled = new AtomicBoolean();
+    Future<?> done;
+
+    Restoring(Set<Integer> numbers, TaskSource.Taking taking, long started) {
+      this.numbers = numbers;
+      this.taking = taking;
+      this.started = started;
+    }
+  }
 
   Reassigner(RunLoop loop, TaskSource source) {
     this.loop = loop;
@@ -66,6 +96,7 @@ final class Reassigner implements MembershipListener {
 
   @Override
   public void revoked(Set<Integer> numbers) {
+    cancelRestores(numbers);
     List<TaskInstance> leaving = loop.tasksNumbered(numbers);
     if (leaving.isEmpty()) {
       return;
@@ -85,6 +116,7 @@ final class Reassigner implements MembershipListener {
 
   @Override
   public void lost(Set<Integer> numbers) {
+    cancelRestores(numbers);
     List<TaskInstance> leaving = loop.tasksNumbered(numbers);
     if (leaving.isEmpty()) {
       return;
@@ -129,8 +161,38 @@ final class Reassigner implements MembershipListener {
       return; // fenced: the container lost every task; the membership starts over
     }
     long committed = System.nanoTime();
-    List<TaskSpec> specs = source.take(fresh);
+    TaskSource.Taking taking = source.prepare(fresh);
+    if (!taking.needsRestore() || loop.tasks().isEmpty() && restoring.isEmpty()) {
+      // Nothing to restore, or nothing else to keep running: restore here, and start at once.
+      try {
+        taking.restore(() -> false);
+      } catch (RuntimeException e) {
+        taking.abandon();
+        throw e;
+      }
+      start(fresh, taking, started, committed);
+      return;
+    }
+    Restoring r = new Restoring(fresh, taking, started);
+    if (restoreThread == null) {
+      restoreThread = Executors.newSingleThreadExecutor(runnable -> {
+        Thread t = new Thread(runnable, "millrace-restore-" + loop.containerId());
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    r.done = restoreThread.submit(() -> taking.restore(r.cancelled::get));
+    restoring.add(r);
+    LOG.info("container {}: task(s) {} restore on the restore thread while its other {} task(s) "
+        + "run", loop.containerId(), fresh, loop.tasks().size());
+  }
+
+  /** Attaches restored stores, adds the tasks to the loop and inits them. */
+  private void start(Set<Integer> numbers, TaskSource.Taking taking, long started,
+      long committed) {
     long taken = System.nanoTime();
+    taking.attach();
+    List<TaskSpec> specs = taking.specs();
     loop.addTasks(specs);
     for (TaskSpec spec : specs) {
       try {
@@ -143,16 +205,93 @@ final class Reassigner implements MembershipListener {
     long ready = System.nanoTime();
     lastAssignMs = (ready - started) / 1_000_000;
     LOG.info("container {}: assigned task(s) {} (ready in {} ms: commit {} ms, checkpoints and "
-            + "stores {} ms, start {} ms)", loop.containerId(), fresh, lastAssignMs,
+            + "stores {} ms, start {} ms)", loop.containerId(), numbers, lastAssignMs,
         (committed - started) / 1_000_000, (taken - committed) / 1_000_000,
         (ready - taken) / 1_000_000);
   }
 
+  /**
+   * Starts the tasks whose restores ended (in the order they came); rethrows a restore's
+   * failure as the container's. Loop thread, at each membership poll: cheap when none is out.
+   */
+  void finishRestores() {
+    while (!restoring.isEmpty() && restoring.get(0).done.isDone()) {
+      Restoring r = restoring.remove(0);
+      try {
+        r.done.get();
+      } catch (ExecutionException e) {
+        r.taking.abandon();
+        Throwable cause = e.getCause();
+        throw cause instanceof RuntimeException re ? re
+            : new IllegalStateException("restoring task(s) " + r.numbers + " failed: " + cause,
+                cause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        r.taking.abandon();
+        return;
+      }
+      start(r.numbers, r.taking, r.started, r.started);
+    }
+  }
+
+  /**
+   * Tasks that leave while restoring: their restores are cancelled and waited for, and their
+   * stores closed. Other tasks restored with them in one batch are taken again, on their own.
+   */
+  private void cancelRestores(Set<Integer> numbers) {
+    List<Set<Integer>> again = new ArrayList<>();
+    for (java.util.Iterator<Restoring> i = restoring.iterator(); i.hasNext(); ) {
+      Restoring r = i.next();
+      if (java.util.Collections.disjoint(r.numbers, numbers)) {
+        continue;
+      }
+      i.remove();
+      abandon(r);
+      Set<Integer> rest = new TreeSet<>(r.numbers);
+      rest.removeAll(numbers);
+      if (!rest.isEmpty()) {
+        again.add(rest);
+      }
+    }
+    again.forEach(this::assigned);
+  }
+
+  private void abandon(Restoring r) {
+    r.cancelled.set(true);
+    try {
+      r.done.get();
+    } catch (ExecutionException e) {
+      LOG.warn("container {}: the cancelled restore of task(s) {} failed: {}",
+          loop.containerId(), r.numbers, e.getCause().toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    r.taking.abandon();
+    LOG.info("container {}: task(s) {} left while restoring: restore cancelled",
+        loop.containerId(), r.numbers);
+  }
+
+  /** The container stops: restores still out are cancelled, their stores closed. */
+  void abandonRestores() {
+    for (Restoring r : restoring) {
+      abandon(r);
+    }
+    restoring.clear();
+    if (restoreThread != null) {
+      restoreThread.shutdownNow();
+      restoreThread = null;
+    }
+  }
+
+  /** The container's tasks: those running and those whose stores are restoring. */
   @Override
   public Set<Integer> tasks() {
     Set<Integer> numbers = new LinkedHashSet<>();
     for (TaskInstance t : loop.tasks()) {
       numbers.add(t.number);
+    }
+    for (Restoring r : restoring) {
+      numbers.addAll(r.numbers);
     }
     return numbers;
   }

@@ -249,6 +249,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   }
 
   private void pollMembership(long now) {
+    reassigner.finishRestores(); // tasks whose stores were restored beside the others start
     membership.poll();
     long interval = membership.pollIntervalNanos();
     nextMembershipPollNanos = interval == Long.MAX_VALUE ? Long.MAX_VALUE : now + interval;
@@ -364,11 +365,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       // What follows is the membership's to decide (lostAll): a group rejoins, a local one stops.
       LOG.warn("container {}: {}; its tasks are lost", containerId,
           e.getMessage());
-      List<Integer> all = new ArrayList<>();
-      for (TaskInstance t : tasks) {
-        all.add(t.number);
-      }
-      reassigner.lost(new java.util.TreeSet<>(all));
+      reassigner.lost(reassigner.tasks());
       membership.lostAll();
       return false;
     }
@@ -829,6 +826,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   }
 
   private void closeTasks() {
+    reassigner.abandonRestores(); // stopping: tasks still restoring never start
     if (pool != null) {
       WorkerPool.shutdown(pool);
     }

@@ -18,6 +18,57 @@ public interface TaskSource {
   List<TaskSpec> take(Set<Integer> taskNumbers);
 
   /**
+   * Builds tasks the container takes, with their stores open but not restored: the container
+   * may restore them on another thread while its other tasks run. Default: {@link #take}, whose
+   * stores are restored already.
+   */
+  default Taking prepare(Set<Integer> taskNumbers) {
+    List<TaskSpec> specs = take(taskNumbers);
+    return new Taking() {
+      @Override
+      public List<TaskSpec> specs() {
+        return specs;
+      }
+
+      @Override
+      public void restore(java.util.function.BooleanSupplier cancelled) {}
+
+      @Override
+      public void attach() {}
+
+      @Override
+      public void abandon() {
+        for (TaskSpec spec : specs) {
+          release(spec.task().number(), true);
+        }
+      }
+    };
+  }
+
+  /** Tasks being taken, between {@link #prepare} and their start. */
+  interface Taking {
+    /** The tasks, ready to run once their stores are restored and attached. */
+    List<TaskSpec> specs();
+
+    /** Whether {@link #restore} has changelogs to read; if not, the tasks may start at once. */
+    default boolean needsRestore() {
+      return false;
+    }
+
+    /**
+     * Restores their stores (local files plus the changelog's tail, or all of it); stops early
+     * once {@code cancelled} says so. Any one thread.
+     */
+    void restore(java.util.function.BooleanSupplier cancelled);
+
+    /** Hands their restored stores to the container's commits. Loop thread, after restore. */
+    void attach();
+
+    /** Gives them up instead of attaching (they left while restoring). Loop thread. */
+    void abandon();
+  }
+
+  /**
    * A task left the container: closes its stores. {@code committed}: it was revoked after a
    * commit; otherwise it was lost, and its stores' local files are not to be trusted as they are.
    */

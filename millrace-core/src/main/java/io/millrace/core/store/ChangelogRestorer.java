@@ -78,6 +78,15 @@ public final class ChangelogRestorer {
    * @return the records applied
    */
   long restore(List<StoreInstance> instances, long[] checkpointedOffsets) {
+    return restore(instances, checkpointedOffsets, () -> false);
+  }
+
+  /**
+   * Restores store instances, and stops early (what was applied stays: the files' mark still
+   * says where a later restore starts) once {@code cancelled} says so.
+   */
+  long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
+      java.util.function.BooleanSupplier cancelled) {
     int n = instances.size();
     StoreInstance[] instance = new StoreInstance[n];
     long[] target = new long[n];
@@ -85,6 +94,7 @@ public final class ChangelogRestorer {
     int remaining = 0;
     long full = 0;
     Map<String, Map<Integer, StreamMetadata>> heads = heads(instances, checkpointedOffsets);
+    StringBuilder plan = new StringBuilder();
     for (int i = 0; i < n; i++) {
       instance[i] = instances.get(i);
       StoreInstance s = instance[i];
@@ -103,6 +113,11 @@ public final class ChangelogRestorer {
         full++;
       }
       consumer.register(i, s.spec().changelogSpec(), s.taskNumber(), start);
+      plan.append(' ').append(s.spec().name()).append('/').append(s.taskNumber()).append(": ")
+          .append(start.kind() == StartPosition.Kind.AFTER ? "after " + start.offset()
+              : "from the start").append(" to ").append(target[i])
+          .append(" (local ").append(s.localOffset()).append(", checkpoint ")
+          .append(checkpointed).append(')');
       if (!done[i]) {
         remaining++;
       }
@@ -112,7 +127,8 @@ public final class ChangelogRestorer {
     }
     int laneCount = Math.min(threads, remaining);
     LOG.info("restoring {} store partition(s) from changelogs on system '{}' ({} in full, the "
-        + "rest from their local files) on {} thread(s)", remaining, system, full, laneCount);
+        + "rest from their local files) on {} thread(s):{}", remaining, system, full, laneCount,
+        plan);
     long started = System.nanoTime();
     RestoreLanes lanes = laneCount > 1 ? new RestoreLanes(laneCount, "millrace-restore-" + system)
         : null;
@@ -128,6 +144,11 @@ public final class ChangelogRestorer {
       int[] pending = new int[n];
       long nextReport = started + PROGRESS_NANOS;
       while (applier.remaining() > 0) {
+        if (cancelled.getAsBoolean()) {
+          LOG.info("restore from system '{}' cancelled after {} records: its task left",
+              system, applier.applied);
+          break;
+        }
         int count = 0;
         for (int i = 0; i < n; i++) {
           if (!done[i]) {

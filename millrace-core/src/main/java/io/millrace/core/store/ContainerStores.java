@@ -35,7 +35,10 @@ import org.slf4j.LoggerFactory;
  *       they hold, which the checkpoint now holds too.
  * </ol>
  *
- * <p>Loop thread only (restores run on it, before the restored tasks start).
+ * <p>Loop thread only, but for one thing: a task's instances may be opened detached ({@link
+ * #openDetached}), restored on another thread ({@link #restoreDetached}) while the container's
+ * other tasks run and commit, and only then {@link #attach attached}: until then no commit sees
+ * them.
  */
 public final class ContainerStores implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerStores.class);
@@ -130,6 +133,25 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
+   * A task's instances, opened but not attached: no commit sees them yet.
+   *
+   * @param taskNumber the task's number
+   * @param instances its instance of every store
+   * @param checkpointed per instance, its changelog offset in the checkpoint (or NONE, or no
+   *     changelog)
+   */
+  public record Detached(int taskNumber, List<StoreInstance> instances, long[] checkpointed) {
+    /** The task's stores by name. */
+    public Map<String, KeyValueStore<?, ?>> stores() {
+      Map<String, KeyValueStore<?, ?>> stores = new HashMap<>();
+      for (StoreInstance instance : instances) {
+        stores.put(instance.spec().name(), instance.store());
+      }
+      return stores;
+    }
+  }
+
+  /**
    * Opens a task's instance of every store (not restored yet: see {@link #restore}).
    *
    * @param taskNumber the task's number (its changelog partition)
@@ -138,6 +160,17 @@ public final class ContainerStores implements AutoCloseable {
    * @return the task's stores by name
    */
   public Map<String, KeyValueStore<?, ?>> open(int taskNumber, String taskName,
+      Map<StreamPartition, Long> checkpoint) {
+    Detached detached = openDetached(taskNumber, taskName, checkpoint);
+    attach(detached);
+    return detached.stores();
+  }
+
+  /**
+   * Opens a task's instance of every store, detached: restore it with {@link #restoreDetached}
+   * (any one thread), then {@link #attach} it, or {@link #closeDetached} it. Loop thread.
+   */
+  public Detached openDetached(int taskNumber, String taskName,
       Map<StreamPartition, Long> checkpoint) {
     if (byTask.containsKey(taskNumber)) {
       throw new IllegalStateException("the stores of task " + taskName + " are open already");
@@ -154,18 +187,70 @@ public final class ContainerStores implements AutoCloseable {
       }
       throw e;
     }
-    Map<String, KeyValueStore<?, ?>> stores = new HashMap<>();
-    for (StoreInstance instance : opened) {
-      stores.put(instance.spec().name(), instance.store());
+    long[] checkpointed = new long[opened.size()];
+    for (int i = 0; i < opened.size(); i++) {
+      StoreInstance instance = opened.get(i);
+      Long saved = instance.changelog() == null ? null
+          : checkpoint.get(instance.changelogPartition());
+      checkpointed[i] = saved == null ? CheckpointStore.NONE : saved;
+    }
+    return new Detached(taskNumber, opened, checkpointed);
+  }
+
+  /** Attaches a task's instances: from now on commits flush and checkpoint them. Loop thread. */
+  public void attach(Detached detached) {
+    if (byTask.containsKey(detached.taskNumber())) {
+      throw new IllegalStateException("the stores of task " + detached.taskNumber()
+          + " are open already");
+    }
+    for (int i = 0; i < detached.instances().size(); i++) {
+      StoreInstance instance = detached.instances().get(i);
       if (instance.changelog() != null) {
-        Long saved = checkpoint.get(instance.changelogPartition());
-        logged.add(new Logged(instance, saved == null ? CheckpointStore.NONE : saved));
+        logged.add(new Logged(instance, detached.checkpointed()[i]));
       }
     }
-    byTask.put(taskNumber, opened);
-    storesByTask.put(taskNumber, stores);
+    byTask.put(detached.taskNumber(), detached.instances());
+    storesByTask.put(detached.taskNumber(), detached.stores());
     sync.update(engines());
-    return stores;
+  }
+
+  /**
+   * Closes instances that were never attached (their task left while they restored): nothing
+   * wrote to them but the restore, whose records the changelog holds, so their files keep their
+   * mark.
+   */
+  public void closeDetached(Detached detached) {
+    for (StoreInstance instance : detached.instances()) {
+      try {
+        instance.store().close();
+      } catch (RuntimeException e) {
+        LOG.warn("store {} of task {} failed to close", instance.spec().name(),
+            detached.taskNumber(), e);
+      }
+    }
+  }
+
+  /**
+   * Restores detached instances from their changelogs: each system's with a restorer of its own.
+   * Any one thread (the instances are no other thread's until attached); stops early once {@code
+   * cancelled} says so.
+   *
+   * @return changelog records applied
+   */
+  public long restoreDetached(List<Detached> tasks, java.util.function.BooleanSupplier cancelled) {
+    Map<String, List<StoreInstance>> bySystem = new LinkedHashMap<>();
+    Map<String, List<Long>> checkpointed = new HashMap<>();
+    for (Detached d : tasks) {
+      for (int i = 0; i < d.instances().size(); i++) {
+        StoreInstance instance = d.instances().get(i);
+        if (instance.changelog() != null) {
+          String system = instance.spec().changelogSystem();
+          bySystem.computeIfAbsent(system, s -> new ArrayList<>()).add(instance);
+          checkpointed.computeIfAbsent(system, s -> new ArrayList<>()).add(d.checkpointed()[i]);
+        }
+      }
+    }
+    return restoreBySystem(bySystem, checkpointed, cancelled);
   }
 
   private StoreInstance openOne(StoreSpec spec, int taskNumber, String taskName, Path dir) {
@@ -245,11 +330,19 @@ public final class ContainerStores implements AutoCloseable {
         checkpointed.computeIfAbsent(system, s -> new ArrayList<>()).add(l.offset);
       }
     }
+    return restoreBySystem(bySystem, checkpointed, () -> false);
+  }
+
+  private long restoreBySystem(Map<String, List<StoreInstance>> bySystem,
+      Map<String, List<Long>> checkpointed, java.util.function.BooleanSupplier cancelled) {
     long applied = 0;
     for (Map.Entry<String, List<StoreInstance>> system : bySystem.entrySet()) {
       long[] offsets = checkpointed.get(system.getKey()).stream().mapToLong(Long::longValue)
           .toArray();
-      applied += restorers.apply(system.getKey()).restore(system.getValue(), offsets);
+      applied += restorers.apply(system.getKey()).restore(system.getValue(), offsets, cancelled);
+      if (cancelled.getAsBoolean()) {
+        break;
+      }
     }
     return applied;
   }

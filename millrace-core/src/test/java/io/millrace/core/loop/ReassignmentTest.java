@@ -253,6 +253,14 @@ class ReassignmentTest {
   }
 
   private boolean poolTask;
+  /** The task whose restore is slow: it waits for {@link #restoreGate} or its cancellation. */
+  private static final int SLOW = 9;
+  private final java.util.concurrent.CountDownLatch restoreGate =
+      new java.util.concurrent.CountDownLatch(1);
+  private final AtomicBoolean restoreEnded = new AtomicBoolean();
+  private final List<String> restoreThreads = new CopyOnWriteArrayList<>();
+  private final List<Integer> attached = new CopyOnWriteArrayList<>();
+  private final List<Integer> abandoned = new CopyOnWriteArrayList<>();
 
   private RunLoop container(boolean async, int concurrency, long settleNanos) {
     TaskSource source = new TaskSource() {
@@ -273,6 +281,49 @@ class ReassignmentTest {
               saved == null ? CheckpointStore.NONE : saved, 0, 0, false, -1, 0, -1))));
         }
         return specs;
+      }
+
+      @Override
+      public Taking prepare(Set<Integer> numbers) {
+        if (!numbers.contains(SLOW)) {
+          return TaskSource.super.prepare(numbers);
+        }
+        List<TaskSpec> specs = take(numbers);
+        return new Taking() {
+          @Override
+          public List<TaskSpec> specs() {
+            return specs;
+          }
+
+          @Override
+          public boolean needsRestore() {
+            return true;
+          }
+
+          @Override
+          public void restore(java.util.function.BooleanSupplier cancelled) {
+            restoreThreads.add(Thread.currentThread().getName());
+            try {
+              while (!cancelled.getAsBoolean()
+                  && !restoreGate.await(1, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                // a long restore: it ends when the test opens the gate, or is cancelled
+              }
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            restoreEnded.set(true);
+          }
+
+          @Override
+          public void attach() {
+            attached.addAll(numbers);
+          }
+
+          @Override
+          public void abandon() {
+            abandoned.addAll(numbers);
+          }
+        };
       }
 
       @Override
@@ -431,6 +482,62 @@ class ReassignmentTest {
     completer.join();
     assertThat(waited).as("completed while the revoke waited for it").isTrue();
     assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 0), 3L);
+  }
+
+  @Test
+  void aTaskRestoringBesideTheOthersStartsOnlyOnceRestoredWhileTheOthersKeepRunning()
+      throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 10);
+    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW)));
+    nextMembershipPoll(loop);
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "the restore running on the restore thread", () -> !restoreThreads.isEmpty());
+    assertThat(restoreThreads).containsExactly("millrace-restore-0");
+    assertThat(coordinator.listener.tasks()).as("a restoring task is the container's")
+        .containsExactlyInAnyOrder(0, SLOW);
+
+    RecordingTask zero = task(0, 0);
+    int before = zero.offsets.size();
+    for (int i = 0; i < 5; i++) {
+      nextMembershipPoll(loop); // polls come and go: the restore is not done
+      cycles(loop, 10);
+    }
+    assertThat(zero.offsets.size()).as("the other task runs on").isGreaterThan(before);
+    assertThat(task(SLOW, 0).offsets).as("nothing delivered while restoring").isEmpty();
+    assertThat(attached).isEmpty();
+
+    restoreGate.countDown();
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10), "the restore ended",
+        restoreEnded::get);
+    nextMembershipPoll(loop); // the next poll starts it
+    cycles(loop, 10);
+    assertThat(attached).containsExactly(SLOW);
+    assertThat(task(SLOW, 0).offsets).isNotEmpty().startsWith(0L);
+  }
+
+  @Test
+  void aTaskRevokedWhileRestoringHasItsRestoreCancelledAndNeverStarts() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 10);
+    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW)));
+    nextMembershipPoll(loop);
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "the restore running", () -> !restoreThreads.isEmpty());
+
+    coordinator.script.add(l -> l.revoked(Set.of(SLOW)));
+    nextMembershipPoll(loop);
+    assertThat(restoreEnded).as("cancelled, and waited for").isTrue();
+    assertThat(abandoned).containsExactly(SLOW);
+    assertThat(attached).isEmpty();
+    assertThat(coordinator.listener.tasks()).containsExactly(0);
+    cycles(loop, 10);
+    assertThat(task(SLOW, 0).offsets).isEmpty();
+    assertThat(consumer.calls).noneMatch(call -> call.endsWith("=p" + SLOW));
   }
 
   @Test
