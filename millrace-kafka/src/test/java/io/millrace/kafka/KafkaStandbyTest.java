@@ -32,6 +32,20 @@ class KafkaStandbyTest {
     return config;
   }
 
+  /** Waits until every task's checkpoint has moved 10 records past where it is now. */
+  private static void awaitEveryTaskProgressing(ScaleOutHarness h) throws InterruptedException {
+    long[] now = h.checkpointed();
+    KafkaTestSupport.await(Duration.ofSeconds(60), "every task making progress", () -> {
+      long[] done = h.checkpointed();
+      for (int p = 0; p < now.length; p++) {
+        if (done[p] < now[p] + 10) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
   /** The changelog offset a process's copy of a store says its files hold, or -1. */
   private static long marked(ScaleOutHarness h, String label, int task) {
     Path file = h.storeDir(label, "counts", task).resolve("CHANGELOG_OFFSET");
@@ -70,16 +84,7 @@ class KafkaStandbyTest {
       int logAtKill = h.log("a").length();
       h.kill("b"); // SIGKILL: no commit, no leave
       h.awaitCounts("b's tasks on a", 4);
-      long[] now = h.checkpointed();
-      KafkaTestSupport.await(Duration.ofSeconds(60), "every task making progress on a", () -> {
-        long[] done = h.checkpointed();
-        for (int p = 0; p < TASKS; p++) {
-          if (done[p] < now[p] + 10) {
-            return false;
-          }
-        }
-        return true;
-      });
+      awaitEveryTaskProgressing(h);
       long[] sent = h.stopFeeding();
       h.awaitProcessed(sent);
       h.stop("a");
@@ -148,16 +153,7 @@ class KafkaStandbyTest {
       h.start("c", config.apply("c"));
       h.awaitCounts("2 tasks each", 2, 2, 2);
       Set<Integer> taken = h.assignment().get("c");
-      long[] now = h.checkpointed();
-      KafkaTestSupport.await(Duration.ofSeconds(60), "every task making progress", () -> {
-        long[] done = h.checkpointed();
-        for (int p = 0; p < tasks; p++) {
-          if (done[p] < now[p] + 10) {
-            return false;
-          }
-        }
-        return true;
-      });
+      awaitEveryTaskProgressing(h);
       long[] sent = h.stopFeeding();
       h.awaitProcessed(sent);
       long[] ends = h.changelogEnds();

@@ -257,7 +257,7 @@ class ReassignmentTest {
   private static final int SLOW = 9;
   private final java.util.concurrent.CountDownLatch restoreGate =
       new java.util.concurrent.CountDownLatch(1);
-  private final AtomicBoolean restoreEnded = new AtomicBoolean();
+  private final AtomicBoolean restoreEnded = new AtomicBoolean();  // set as restore() returns
   private final List<String> restoreThreads = new CopyOnWriteArrayList<>();
   private final List<Integer> attached = new CopyOnWriteArrayList<>();
   private final List<Integer> abandoned = new CopyOnWriteArrayList<>();
@@ -484,9 +484,8 @@ class ReassignmentTest {
     assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 0), 3L);
   }
 
-  @Test
-  void aTaskRestoringBesideTheOthersStartsOnlyOnceRestoredWhileTheOthersKeepRunning()
-      throws Exception {
+  /** A container running task 0 takes {@link #SLOW}, whose restore then runs until released. */
+  private RunLoop restoringBesideTaskZero() throws Exception {
     RunLoop loop = container(false, 1, 0);
     coordinator.script.add(l -> l.assigned(Set.of(0)));
     loop.start();
@@ -495,6 +494,13 @@ class ReassignmentTest {
     nextMembershipPoll(loop);
     io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
         "the restore running on the restore thread", () -> !restoreThreads.isEmpty());
+    return loop;
+  }
+
+  @Test
+  void aTaskRestoringBesideTheOthersStartsOnlyOnceRestoredWhileTheOthersKeepRunning()
+      throws Exception {
+    RunLoop loop = restoringBesideTaskZero();
     assertThat(restoreThreads).containsExactly("millrace-restore-0");
     assertThat(coordinator.listener.tasks()).as("a restoring task is the container's")
         .containsExactlyInAnyOrder(0, SLOW);
@@ -510,9 +516,13 @@ class ReassignmentTest {
     assertThat(attached).isEmpty();
 
     restoreGate.countDown();
-    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10), "the restore ended",
-        restoreEnded::get);
-    nextMembershipPoll(loop); // the next poll starts it
+    // A membership poll after the restore's end starts the task (the restore thread completes
+    // the restore's future a moment after restore() returns): polls come until one has.
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "the restored task started at a membership poll", () -> {
+          nextMembershipPoll(loop);
+          return !attached.isEmpty();
+        });
     cycles(loop, 10);
     assertThat(attached).containsExactly(SLOW);
     assertThat(task(SLOW, 0).offsets).isNotEmpty().startsWith(0L);
@@ -520,14 +530,7 @@ class ReassignmentTest {
 
   @Test
   void aTaskRevokedWhileRestoringHasItsRestoreCancelledAndNeverStarts() throws Exception {
-    RunLoop loop = container(false, 1, 0);
-    coordinator.script.add(l -> l.assigned(Set.of(0)));
-    loop.start();
-    cycles(loop, 10);
-    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW)));
-    nextMembershipPoll(loop);
-    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
-        "the restore running", () -> !restoreThreads.isEmpty());
+    RunLoop loop = restoringBesideTaskZero();
 
     coordinator.script.add(l -> l.revoked(Set.of(SLOW)));
     nextMembershipPoll(loop);
