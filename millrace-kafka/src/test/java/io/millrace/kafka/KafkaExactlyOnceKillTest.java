@@ -10,7 +10,6 @@ import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.kafka.dev.DevBroker;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +22,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.LongDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -140,17 +138,7 @@ class KafkaExactlyOnceKillTest {
     assertThat(readAll(broker.bootstrapServers(), out, false).size()).isGreaterThan((int) total);
   }
 
-  /**
-   * Known to fail in about a third to a half of its runs on this 2-core machine, at the commit
-   * before this test was quarantined too (629c6ef): a key's count drops to a value of several
-   * runs before, mid-run, after a restore that was right (the first read of each key after it is
-   * correct). Issue 13 stays open on it; run it with {@code -Dmillrace.known.failures=true}.
-   */
   @Test
-  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "millrace.known.failures",
-      matches = "true", disabledReason = "issue 13: under exactly-once a changelogged count loses "
-          + "updates in some runs (a read returns a value of several runs before); quarantined "
-          + "until fixed, run with -Dmillrace.known.failures=true")
   void aChangelogedCountKilledTwentyTimesEndsEqualToACleanRunAndRestoresOnlyTheTail()
       throws Throwable {
     DevBroker broker = TestBroker.shared();
@@ -191,10 +179,9 @@ class KafkaExactlyOnceKillTest {
     // Where a key's count went down in the changelog (it must only go up, by one): the offsets
     // of a state restored short of what it held, to set beside each run's restore line.
     StringBuilder drops = new StringBuilder();
-    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), changelog, true)) {
+    for (ConsumerRecord<String, Long> r : readLongs(broker.bootstrapServers(), changelog, true)) {
       String key = r.partition() + "/" + r.key();
-      long value = new LongDeserializer().deserialize(changelog,
-          r.value().getBytes(StandardCharsets.ISO_8859_1));
+      long value = r.value();
       Long before = counts.put(key, value);
       if (before != null && value <= before && drops.length() < 2_000) {
         drops.append(key).append(" at offset ").append(r.offset()).append(": ").append(before)

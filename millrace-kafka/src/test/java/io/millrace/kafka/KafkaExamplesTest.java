@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.serialization.LongDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,10 +54,8 @@ class KafkaExamplesTest {
     stop(count);
 
     Map<String, Long> last = new HashMap<>();
-    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), counts)) {
-      // Values are longs (streams.counts.value.serde=long): decode the raw bytes.
-      last.put(r.key(), new LongDeserializer().deserialize(counts,
-          r.value().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)));
+    for (ConsumerRecord<String, Long> r : readLongs(broker.bootstrapServers(), counts, false)) {
+      last.put(r.key(), r.value()); // values are longs (streams.counts.value.serde=long)
     }
     assertThat(last.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(wordCount);
     assertThat(last).containsKey("whale");
@@ -126,9 +123,8 @@ class KafkaExamplesTest {
     stop(count);
 
     Map<String, Long> last = new HashMap<>();
-    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), counts)) {
-      last.put(r.key(), new LongDeserializer().deserialize(counts,
-          r.value().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)));
+    for (ConsumerRecord<String, Long> r : readLongs(broker.bootstrapServers(), counts, false)) {
+      last.put(r.key(), r.value());
     }
     assertThat(last).isEqualTo(expected);
     assertThat(readAll(broker.bootstrapServers(), changelog)).as("the changelog holds every user")

@@ -13,7 +13,6 @@ import io.millrace.api.TaskContext;
 import io.millrace.api.store.KeyValueStore;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.kafka.dev.DevBroker;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.serialization.LongDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -122,9 +120,9 @@ class KafkaStoreKillTest {
     stop(restarted);
 
     Map<String, Long> counts = new HashMap<>();
-    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), changelog)) {
-      counts.put(r.key(), r.value() == null ? null : new LongDeserializer().deserialize(changelog,
-          r.value().getBytes(StandardCharsets.ISO_8859_1)));
+    for (ConsumerRecord<String, Long> r : readLongs(broker.bootstrapServers(), changelog,
+        false)) {
+      counts.put(r.key(), r.value());
     }
     // Messages of each key processed again: those after the checkpoint at the kill.
     Map<String, Long> again = new HashMap<>();

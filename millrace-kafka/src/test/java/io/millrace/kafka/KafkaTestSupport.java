@@ -112,12 +112,28 @@ final class KafkaTestSupport {
    */
   static List<ConsumerRecord<String, String>> readAll(String bootstrap, String topic,
       boolean committed) {
+    return readAll(bootstrap, topic, committed, new StringDeserializer());
+  }
+
+  /**
+   * Reads every record of a topic now on the broker, keys as strings and values as the long they
+   * hold (a changelog of counts): read as bytes, never through a string, whose UTF-8 decoding
+   * turns a byte of 0x80 or more into '?' (a count of 128 read back as 63).
+   */
+  static List<ConsumerRecord<String, Long>> readLongs(String bootstrap, String topic,
+      boolean committed) {
+    return readAll(bootstrap, topic, committed,
+        new org.apache.kafka.common.serialization.LongDeserializer());
+  }
+
+  private static <V> List<ConsumerRecord<String, V>> readAll(String bootstrap, String topic,
+      boolean committed, org.apache.kafka.common.serialization.Deserializer<V> values) {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
     p.put("isolation.level", committed ? "read_committed" : "read_uncommitted");
-    List<ConsumerRecord<String, String>> out = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-        new StringDeserializer())) {
+    List<ConsumerRecord<String, V>> out = new ArrayList<>();
+    try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+        values)) {
       List<TopicPartition> partitions = new ArrayList<>();
       consumer.partitionsFor(topic, Duration.ofSeconds(20)).forEach(info ->
           partitions.add(new TopicPartition(topic, info.partition())));

@@ -1,7 +1,6 @@
 package io.millrace.kafka;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +21,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.LongDeserializer;
 
 /**
  * A job run by several real processes (child JVMs) against the test broker: starting and killing
@@ -323,10 +321,9 @@ final class ScaleOutHarness implements AutoCloseable {
   Map<String, Long> counts() {
     awaitNoOpenTransactions(changelog);
     Map<String, Long> counts = new TreeMap<>();
-    for (ConsumerRecord<String, String> r : KafkaTestSupport.readAll(bootstrap, changelog,
+    for (ConsumerRecord<String, Long> r : KafkaTestSupport.readLongs(bootstrap, changelog,
         true)) {
-      counts.put(r.partition() + "/" + r.key(), new LongDeserializer().deserialize(changelog,
-          r.value().getBytes(StandardCharsets.ISO_8859_1)));
+      counts.put(r.partition() + "/" + r.key(), r.value());
     }
     return counts;
   }
