@@ -230,6 +230,28 @@ public final class ChangelogRestorer {
   }
 
   /**
+   * Adds a batch of changelog records, up to (not including) offset {@code before}, to {@code
+   * keys} and {@code values}: what a restore or a standby copy writes to its engine as one write.
+   *
+   * @throws IllegalStateException naming the store and the record, if a record cannot be read
+   */
+  static void collect(String store, Envelope[] messages, int from, int count, long before,
+      List<byte[]> keys, List<byte[]> values) {
+    for (int i = from; i < from + count; i++) {
+      Envelope e = messages[i];
+      if (e.offset() >= before) {
+        break;
+      }
+      if (e.readError() != null || !(e.key() instanceof byte[])) {
+        throw new IllegalStateException("store " + store + ": changelog record at " + e
+            + " cannot be read: " + e.readError());
+      }
+      keys.add((byte[]) e.key());
+      values.add((byte[]) e.value());
+    }
+  }
+
+  /**
    * Applies what the consumer hands over, one engine write per batch: here, or queued on the
    * instance's lane. {@code applied} counts records handed to an engine (a lane's are applied by
    * the time the restore returns).
@@ -274,18 +296,7 @@ public final class ChangelogRestorer {
         keys.clear();
         values.clear();
       }
-      for (int i = from; i < from + count; i++) {
-        Envelope e = messages[i];
-        if (e.offset() >= target[index]) {
-          break;
-        }
-        if (e.readError() != null || !(e.key() instanceof byte[])) {
-          throw new IllegalStateException("store " + instance[index].spec().name()
-              + ": changelog record at " + e + " cannot be read: " + e.readError());
-        }
-        keys.add((byte[]) e.key());
-        values.add((byte[]) e.value());
-      }
+      collect(instance[index].spec().name(), messages, from, count, target[index], keys, values);
       if (!keys.isEmpty()) {
         StorageEngine engine = instance[index].engine();
         if (lanes == null) {

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -152,7 +151,8 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
-   * Opens a task's instance of every store (not restored yet: see {@link #restore}).
+   * Opens and attaches a task's instance of every store, not restored (the test driver's way;
+   * a container opens them detached and restores them first: {@link #openDetached}).
    *
    * @param taskNumber the task's number (its changelog partition)
    * @param taskName its name, for messages
@@ -312,25 +312,6 @@ public final class ContainerStores implements AutoCloseable {
       partitions.add(l.instance.changelogPartition());
     }
     return partitions;
-  }
-
-  /**
-   * Restores the stores of these tasks that have changelogs, before the tasks start: each
-   * system's changelogs with a restorer of their own.
-   *
-   * @return changelog records applied
-   */
-  public long restore(Collection<Integer> taskNumbers) {
-    Map<String, List<StoreInstance>> bySystem = new LinkedHashMap<>();
-    Map<String, List<Long>> checkpointed = new HashMap<>();
-    for (Logged l : logged) {
-      if (taskNumbers.contains(l.instance.taskNumber())) {
-        String system = l.instance.spec().changelogSystem();
-        bySystem.computeIfAbsent(system, s -> new ArrayList<>()).add(l.instance);
-        checkpointed.computeIfAbsent(system, s -> new ArrayList<>()).add(l.offset);
-      }
-    }
-    return restoreBySystem(bySystem, checkpointed, () -> false);
   }
 
   private long restoreBySystem(Map<String, List<StoreInstance>> bySystem,

@@ -449,15 +449,8 @@ public final class StandbyReplicas implements AutoCloseable {
       }
       keys.clear();
       values.clear();
-      for (int i = from; i < from + count; i++) {
-        Envelope e = messages[i];
-        if (e.readError() != null || !(e.key() instanceof byte[])) {
-          throw new IllegalStateException("standby copy of store " + c.spec.name() + " of task "
-              + c.task + ": changelog record at " + e + " cannot be read: " + e.readError());
-        }
-        keys.add((byte[]) e.key());
-        values.add((byte[]) e.value());
-      }
+      ChangelogRestorer.collect(c.spec.name() + " (standby copy of task " + c.task + ")",
+          messages, from, count, Long.MAX_VALUE, keys, values);
       c.engine.write(keys, values);
       c.applied = Math.max(c.applied, messages[from + count - 1].offset());
     }
