@@ -23,11 +23,22 @@ final class Feeder implements AutoCloseable {
   private volatile boolean running;
 
   Feeder(String bootstrap, String topic, int partitions, long keys) {
+    this(bootstrap, topic, partitions, keys, 5, 262_144);
+  }
+
+  /** A feeder for {@link #fill} only: larger batches, for a backlog of many records. */
+  static Feeder bulk(String bootstrap, String topic, int partitions, long keys) {
+    return new Feeder(bootstrap, topic, partitions, keys, 20, 1 << 20);
+  }
+
+  private Feeder(String bootstrap, String topic, int partitions, long keys, int lingerMs,
+      int batchBytes) {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
     p.put("acks", "1");
-    p.put("linger.ms", "5");
-    p.put("batch.size", "262144");
+    p.put("linger.ms", Integer.toString(lingerMs));
+    p.put("batch.size", Integer.toString(batchBytes));
+    p.put("buffer.memory", Long.toString(128L << 20));
     this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     this.topic = topic;
     this.partitions = partitions;
@@ -46,6 +57,20 @@ final class Feeder implements AutoCloseable {
   void fill(long records) {
     for (long i = 0; i < records; i++) {
       send(i % keys);
+    }
+    producer.flush();
+  }
+
+  /**
+   * Writes {@code records} records to the partitions {@code which} accepts, keys cycling over
+   * theirs, and flushes.
+   */
+  void fill(long records, java.util.function.IntPredicate which) {
+    for (long i = 0, k = 0; i < records; k++) {
+      if (which.test((int) ((k % keys) % partitions))) {
+        send(k % keys);
+        i++;
+      }
     }
     producer.flush();
   }

@@ -60,11 +60,25 @@ final class Group implements AutoCloseable {
     throw new IllegalStateException("topic " + topic + " has partitions without a leader");
   }
 
+  /** Creates a compacted topic, as a store's changelog is, before the job would. */
+  void createCompacted(String topic, int partitions) throws Exception {
+    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)
+        .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
+  }
+
   /** The sum of the topic's end offsets: records written (and transaction markers). */
   long written(String topic, int partitions) throws Exception {
+    return written(topic, partitions, p -> true);
+  }
+
+  /** The sum of the end offsets of the topic's partitions that {@code which} accepts. */
+  long written(String topic, int partitions, java.util.function.IntPredicate which)
+      throws Exception {
     Map<TopicPartition, OffsetSpec> wanted = new java.util.HashMap<>();
     for (int p = 0; p < partitions; p++) {
-      wanted.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      if (which.test(p)) {
+        wanted.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      }
     }
     long sum = 0;
     for (ListOffsetsResult.ListOffsetsResultInfo info : admin.listOffsets(wanted).all()

@@ -38,6 +38,14 @@ import java.util.stream.Collectors;
  *       group is stable with every task emitting; beside it, the longest gap over 5 s of steady
  *       running before the join (the commit's pause). The same on the stateless job, before its
  *       leave.
+ *   <li><b>scale-up</b> (not run by default): the count job holding {@code --state-mb} of state
+ *       (1 GiB; written to its changelog before the start, restored by the 3 processes); a 4th
+ *       joins: the longest gap between two emissions of any task, moved ones included, until the
+ *       new process holds its share or {@code --scale-up-window-ms} passed.
+ *   <li><b>restore-beside</b> (not run by default; Millrace only): 8 tasks on 2 processes; one
+ *       task's changelog holds {@code --state-mb}, the others have a backlog; the process holding
+ *       the big task stops and the other restores it beside its running tasks: their output rate
+ *       during the restore over their rate after it.
  *   <li><b>leave</b>: 4 processes of a stateless job; SIGTERM one; time until every task it held
  *       has emitted elsewhere, split like the failover (detection is then the stopping process's
  *       final commit and leave, plus the survivors' next heartbeat).
@@ -128,6 +136,17 @@ public final class ScaleOutBench {
             bench.leave(system, round, scenarios.contains("join"));
           }
         }
+        if (scenarios.contains("scale-up")) {
+          for (String system : systems) {
+            bench.scaleUp(system, round, args.getLong("state-mb", 1024) << 20,
+                args.getLong("scale-up-window-ms", 60_000));
+          }
+        }
+        if (scenarios.contains("restore-beside")) {
+          bench.restoreBeside(round, (int) args.getLong("beside-partitions", 8),
+              args.getLong("state-mb", 1024) << 20,
+              args.getLong("beside-records", 40_000_000));
+        }
         if (scenarios.contains("cost")) {
           bench.cost(round, args.getLong("cost-records", 16_000_000),
               args.getLong("cost-warmup-ms", 10_000), args.getLong("cost-window-ms", 10_000));
@@ -153,6 +172,11 @@ public final class ScaleOutBench {
   }
 
   private JobSpec job(String scenario, String system, int round, boolean count) throws Exception {
+    return job(scenario, system, round, count, partitions);
+  }
+
+  private JobSpec job(String scenario, String system, int round, boolean count, int partitions)
+      throws Exception {
     String id = "so-" + scenario + "-" + system.replace('_', '-') + "-" + round + "-"
         + UUID.randomUUID().toString().substring(0, 6);
     group.create(id + "-in", partitions);
@@ -299,6 +323,155 @@ public final class ScaleOutBench {
     }
   }
 
+  /**
+   * A 4th process joins 3 that hold {@code stateBytes} of state (written to the changelog before
+   * the start, restored by the 3): the longest gap between two emissions of any task, moved ones
+   * included, from the join until the new process holds its share of the tasks (Millrace moves
+   * them once warmed up) or {@code windowMs} passed (Kafka Streams' HighAvailabilityTaskAssignor
+   * moves them at a probing rebalance, 10 min by default), plus 5 s.
+   */
+  private void scaleUp(String system, int round, long stateBytes, long windowMs)
+      throws Exception {
+    JobSpec job = job("scale-up", system, round, true);
+    String changelog = job.group() + "-counts-changelog"; // both systems' name for it
+    group.createCompacted(changelog, partitions);
+    long t0 = System.nanoTime();
+    long records = StateFill.fill(bootstrap, changelog, partitions, p -> true, stateBytes);
+    System.out.printf(Locale.ROOT, "round %d %s scale-up: %,d state records (%,d MB) in %s "
+            + "(%.1f s)%n", round, system, records, stateBytes >> 20, changelog,
+        (System.nanoTime() - t0) / 1e9);
+    try (Feeder feeder = new Feeder(bootstrap, job.in(), partitions, keys);
+        OutputWatch watch = new OutputWatch(bootstrap, job.out(), partitions);
+        Fleet fleet = fleet(system, job, dir.resolve(job.group()))) {
+      feeder.start(rate);
+      long started = System.currentTimeMillis();
+      for (String label : List.of("a", "b", "c")) {
+        fleet.start(label);
+      }
+      await(fleet, "3 processes restored the state and hold every task", 900,
+          () -> group.stable(job.group(), 3, job.in(), partitions)
+              && watch.allEmittedWithin(1_000) && owners(watch) == 3);
+      System.out.printf(Locale.ROOT, "round %d %s scale-up: 3 processes running after %,d ms%n",
+          round, system, System.currentTimeMillis() - started);
+      long baselineMs = System.currentTimeMillis();
+      watch.startGaps(baselineMs);
+      Thread.sleep(5_000); // a benchmark's steady window, not a test's synchronisation
+      long baselineGap = gaps(watch, baselineMs + 5_000, null);
+
+      int[] ownersBefore = watch.owners();
+      long joinMs = System.currentTimeMillis();
+      watch.startGaps(joinMs);
+      fleet.start("d");
+      long joiner = fleet.pid("d");
+      int share = partitions / 4;
+      await(fleet, "the new process holds " + share + " tasks, or " + windowMs + " ms passed",
+          windowMs / 1000 + 300, () -> watch.tasksOf(joiner).size() >= share
+              && watch.allEmittedWithin(1_000)
+              || System.currentTimeMillis() > joinMs + windowMs);
+      long balancedMs = watch.tasksOf(joiner).size() >= share
+          ? System.currentTimeMillis() - joinMs : -1;
+      Thread.sleep(5_000);
+      long gap = gaps(watch, System.currentTimeMillis(), null);
+      int[] ownersAfter = watch.owners();
+      int moved = 0;
+      for (int t = 0; t < partitions; t++) {
+        moved += ownersBefore[t] == ownersAfter[t] ? 0 : 1;
+      }
+      System.out.printf(Locale.ROOT, "round %d %s scale-up: longest gap of any task %d ms "
+              + "(steady running before: %d ms); %d tasks moved to the new process%s%n", round,
+          system, gap, baselineGap, moved,
+          balancedMs < 0 ? " (its share not reached within " + windowMs + " ms)"
+              : ", its share reached " + balancedMs + " ms after it started");
+      add(system + "_scale_up_gap_ms", gap);
+      add(system + "_scale_up_steady_gap_ms", baselineGap);
+      add(system + "_scale_up_moved", moved);
+      if (balancedMs >= 0) {
+        add(system + "_scale_up_balanced_ms", balancedMs);
+      }
+    }
+  }
+
+  /**
+   * Millrace only: 2 processes share the tasks; one task's changelog holds {@code stateBytes}
+   * (written before the start, after the processes restored what little they had), every other
+   * task has a backlog of input. The process that holds the big task is stopped: the other one
+   * takes its tasks, restoring the big one's store beside its running tasks. The figure is the
+   * other tasks' output rate while the restore runs over their rate in the 10 s after it ended
+   * (the same process and tasks, nothing restoring).
+   */
+  /** The restore-beside scenario's input, filled once and read from the start by every round. */
+  private String besideInput;
+
+  private void restoreBeside(int round, int partitions, long stateBytes, long backlog)
+      throws Exception {
+    int big = 0; // task 0's store is the big one; it gets only a trickle of input
+    if (besideInput == null) {
+      besideInput = "so-beside-in-" + UUID.randomUUID().toString().substring(0, 6);
+      group.create(besideInput, partitions);
+      long t0 = System.nanoTime();
+      // Few keys: a commit writes each key's count once to the changelog, so the other tasks
+      // that move with the big one have next to nothing to restore, and the big one is the
+      // restore.
+      try (Feeder feeder = Feeder.bulk(bootstrap, besideInput, partitions, 1_000)) {
+        feeder.fill(backlog, p -> p != big);
+      }
+      System.out.printf(Locale.ROOT, "restore-beside input: %,d records for tasks other than %d "
+          + "in %s (%.1f s)%n", backlog, big, besideInput, (System.nanoTime() - t0) / 1e9);
+    }
+    String id = "so-restore-beside-" + round + "-" + UUID.randomUUID().toString().substring(0, 6);
+    group.create(id + "-out", partitions);
+    JobSpec job = new JobSpec(id, bootstrap, besideInput, id + "-out", true, sessionMs, 0);
+    String changelog = job.group() + "-counts-changelog";
+    group.createCompacted(changelog, partitions);
+    try (Feeder feeder = new Feeder(bootstrap, job.in(), partitions, 1_000);
+        OutputWatch watch = new OutputWatch(bootstrap, job.out(), partitions);
+        Fleet fleet = fleet("millrace", job, dir.resolve(job.group()))) {
+      feeder.start(partitions * 10L); // a trickle, so the big task emits now and then
+      fleet.start("a");
+      fleet.start("b");
+      await(fleet, "2 processes hold every task", 300,
+          () -> group.stable(job.group(), 2, job.in(), partitions)
+              && watch.allEmittedWithin(1_000) && owners(watch) == 2);
+      int[] owners = watch.owners();
+      String holder = owners[big] == fleet.pid("a") ? "a" : "b";
+      String stays = holder.equals("a") ? "b" : "a";
+      long t0 = System.nanoTime();
+      long records = StateFill.fill(bootstrap, changelog, partitions, p -> p == big, stateBytes);
+      System.out.printf(Locale.ROOT, "round %d restore-beside: %,d state records (%,d MB) for "
+              + "task %d (%.1f s)%n", round, records, stateBytes >> 20, big,
+          (System.nanoTime() - t0) / 1e9);
+      Thread.sleep(5_000); // both processes busy on the backlog: past their JIT warm-up
+
+      long stopMs = System.currentTimeMillis();
+      watch.watchTakeover(stopMs, fleet.pid(holder));
+      long survivor = fleet.pid(stays);
+      fleet.stop(holder); // its last commit and leave: the other process takes its tasks at once
+      long w0 = group.written(job.out(), partitions, p -> p != big);
+      long s0 = System.nanoTime();
+      // Task 0 emits again once its store is restored on the survivor.
+      await(fleet, "task " + big + " emits again after its restore", 900,
+          () -> watch.firstAfter(big) > 0);
+      long w1 = group.written(job.out(), partitions, p -> p != big);
+      long s1 = System.nanoTime();
+      Thread.sleep(10_000); // nothing restores: the same tasks on the same process
+      long w2 = group.written(job.out(), partitions, p -> p != big);
+      long s2 = System.nanoTime();
+      double during = (w1 - w0) / ((s1 - s0) / 1e9);
+      double after = (w2 - w1) / ((s2 - s1) / 1e9);
+      if (group.written(job.in(), partitions, p -> p != big) - w2 < backlog / 20) {
+        System.out.println("warning: the backlog nearly ran out: raise --beside-records");
+      }
+      System.out.printf(Locale.ROOT, "round %d restore-beside: the other %d tasks %,.0f "
+              + "records/s while task %d restored (%,d ms), %,.0f records/s after: %.3f "
+              + "(survivor pid %d)%n", round, partitions - 1, during, big,
+          (s1 - s0) / 1_000_000, after, during / after, survivor);
+      add("restore_beside_fraction", during / after);
+      add("restore_beside_restore_ms", (s1 - s0) / 1e6);
+      add("restore_beside_during_per_sec", during);
+      add("restore_beside_after_per_sec", after);
+    }
+  }
+
   private String costInput;
 
   private void cost(int round, long records, long warmupMs, long windowMs) throws Exception {
@@ -407,6 +580,25 @@ public final class ScaleOutBench {
           median("millrace_leave_detect_ms"), median("millrace_leave_rebalance_ms"),
           median("millrace_leave_restore_ms"), median("millrace_leave_first_output_ms"),
           median("kafka_streams_leave_detect_ms"));
+    }
+    if (figures.containsKey("millrace_scale_up_gap_ms")) {
+      System.out.printf(Locale.ROOT, "RESULT scale-out scenario=scale-up "
+              + "millrace_max_gap_ms=%.0f kafka_streams_max_gap_ms=%.0f "
+              + "millrace_steady_gap_ms=%.0f kafka_streams_steady_gap_ms=%.0f "
+              + "millrace_moved=%.0f kafka_streams_moved=%.0f millrace_balanced_ms=%.0f "
+              + "kafka_streams_balanced_ms=%.0f%n",
+          median("millrace_scale_up_gap_ms"), median("kafka_streams_scale_up_gap_ms"),
+          median("millrace_scale_up_steady_gap_ms"),
+          median("kafka_streams_scale_up_steady_gap_ms"), median("millrace_scale_up_moved"),
+          median("kafka_streams_scale_up_moved"), median("millrace_scale_up_balanced_ms"),
+          median("kafka_streams_scale_up_balanced_ms"));
+    }
+    if (figures.containsKey("restore_beside_fraction")) {
+      System.out.printf(Locale.ROOT, "RESULT scale-out scenario=restore-beside "
+              + "fraction_of_undisturbed=%.3f restore_ms=%.0f during_per_sec=%.0f "
+              + "after_per_sec=%.0f%n", median("restore_beside_fraction"),
+          median("restore_beside_restore_ms"), median("restore_beside_during_per_sec"),
+          median("restore_beside_after_per_sec"));
     }
     for (int processes = 2; processes <= 3; processes++) {
       if (figures.containsKey("cost_" + processes + "_fraction")) {

@@ -69,12 +69,12 @@ final class TaskBuilder implements TaskSource {
   public List<TaskSpec> take(Set<Integer> taskNumbers) {
     Taking taking = prepare(taskNumbers);
     try {
-      taking.restore(() -> false);
+      taking.restore(() -> false, n -> { });
     } catch (RuntimeException e) {
       taking.abandon();
       throw e;
     }
-    taking.attach();
+    taking.attach(taskNumbers);
     return taking.specs();
   }
 
@@ -117,23 +117,35 @@ final class TaskBuilder implements TaskSource {
             .anyMatch(instance -> instance.changelog() != null));
       }
 
+      /** Tasks attached so far (loop thread). */
+      private final Set<Integer> attached = new java.util.HashSet<>();
+
       @Override
-      public void restore(java.util.function.BooleanSupplier cancelled) {
+      public void restore(java.util.function.BooleanSupplier cancelled,
+          java.util.function.IntConsumer restored) {
         if (stores != null) {
-          stores.restoreDetached(detached, cancelled); // before init: a task may read them there
+          // Before init: a task may read its stores there.
+          stores.restoreDetached(detached, cancelled, restored);
+        } else {
+          taskNumbers.forEach(restored::accept);
         }
       }
 
       @Override
-      public void attach() {
+      public void attach(Set<Integer> numbers) {
         if (stores != null) {
-          detached.forEach(stores::attach);
+          detached.stream().filter(d -> numbers.contains(d.taskNumber()))
+              .forEach(stores::attach);
         }
+        attached.addAll(numbers);
       }
 
       @Override
       public void abandon() {
-        TaskBuilder.this.abandon(taskNumbers, detached);
+        Set<Integer> rest = new java.util.TreeSet<>(taskNumbers);
+        rest.removeAll(attached);
+        TaskBuilder.this.abandon(rest, detached.stream()
+            .filter(d -> !attached.contains(d.taskNumber())).toList());
       }
     };
   }

@@ -48,9 +48,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Restores beside processing.</b> A container that runs other tasks restores the arriving
  * ones' stores on its restore thread while the others go on: their stores are open but detached
- * (no commit sees them), and the tasks start at the first membership poll after the restore
- * ended. A task revoked or lost meanwhile has its restore cancelled and its stores closed; a
- * restore that fails fails the container, as it did inline. A container with nothing else to
+ * (no commit sees them), and each task starts at the first membership poll after its own
+ * stores are restored, not waiting for the others that arrived with it. A task revoked or lost
+ * meanwhile has its restore cancelled and its stores closed; a restore that fails fails the
+ * container, as it did inline. A container with nothing else to
  * run restores inline: there is nothing to keep going.
  */
 final class Reassigner implements MembershipListener {
@@ -69,14 +70,17 @@ final class Reassigner implements MembershipListener {
 
   /** Tasks taken whose stores restore beside the container's other tasks. */
   private static final class Restoring {
-    final Set<Integer> numbers;
     final TaskSource.Taking taking;
     final long started;
+    /** Those not started yet (loop thread). */
+    final Set<Integer> pending;
+    /** Those whose stores are restored, as the restore says so (restore threads to loop). */
+    final java.util.Queue<Integer> ready = new java.util.concurrent.ConcurrentLinkedQueue<>();
     final AtomicBoolean cancelled = new AtomicBoolean();
     Future<?> done;
 
     Restoring(Set<Integer> numbers, TaskSource.Taking taking, long started) {
-      this.numbers = numbers;
+      this.pending = new TreeSet<>(numbers);
       this.taking = taking;
       this.started = started;
     }
@@ -165,7 +169,7 @@ final class Reassigner implements MembershipListener {
     if (!taking.needsRestore() || loop.tasks().isEmpty() && restoring.isEmpty()) {
       // Nothing to restore, or nothing else to keep running: restore here, and start at once.
       try {
-        taking.restore(() -> false);
+        taking.restore(() -> false, n -> { });
       } catch (RuntimeException e) {
         taking.abandon();
         throw e;
@@ -181,7 +185,7 @@ final class Reassigner implements MembershipListener {
         return t;
       });
     }
-    r.done = restoreThread.submit(() -> taking.restore(r.cancelled::get));
+    r.done = restoreThread.submit(() -> taking.restore(r.cancelled::get, r.ready::add));
     restoring.add(r);
     LOG.info("container {}: task(s) {} restore on the restore thread while its other {} task(s) "
         + "run", loop.containerId(), fresh, loop.tasks().size());
@@ -191,8 +195,9 @@ final class Reassigner implements MembershipListener {
   private void start(Set<Integer> numbers, TaskSource.Taking taking, long started,
       long committed) {
     long taken = System.nanoTime();
-    taking.attach();
-    List<TaskSpec> specs = taking.specs();
+    taking.attach(numbers);
+    List<TaskSpec> specs = taking.specs().stream()
+        .filter(spec -> numbers.contains(spec.task().number)).toList();
     loop.addTasks(specs);
     for (TaskSpec spec : specs) {
       try {
@@ -211,26 +216,40 @@ final class Reassigner implements MembershipListener {
   }
 
   /**
-   * Starts the tasks whose restores ended (in the order they came); rethrows a restore's
-   * failure as the container's. Loop thread, at each membership poll: cheap when none is out.
+   * Starts each task whose stores are restored, without waiting for the others restored with
+   * it; rethrows a restore's failure as the container's. Loop thread, at each membership poll:
+   * cheap when none is out.
    */
   void finishRestores() {
-    while (!restoring.isEmpty() && restoring.get(0).done.isDone()) {
-      Restoring r = restoring.remove(0);
-      try {
-        r.done.get();
-      } catch (ExecutionException e) {
-        r.taking.abandon();
-        Throwable cause = e.getCause();
-        throw cause instanceof RuntimeException re ? re
-            : new IllegalStateException("restoring task(s) " + r.numbers + " failed: " + cause,
-                cause);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        r.taking.abandon();
-        return;
+    for (java.util.Iterator<Restoring> i = restoring.iterator(); i.hasNext(); ) {
+      Restoring r = i.next();
+      if (r.done.isDone()) {
+        try {
+          r.done.get();
+        } catch (ExecutionException e) {
+          i.remove();
+          r.taking.abandon();
+          Throwable cause = e.getCause();
+          throw cause instanceof RuntimeException re ? re
+              : new IllegalStateException("restoring task(s) " + r.pending + " failed: " + cause,
+                  cause);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
       }
-      start(r.numbers, r.taking, r.started, r.started);
+      Set<Integer> now = new TreeSet<>();
+      for (Integer n = r.ready.poll(); n != null; n = r.ready.poll()) {
+        if (r.pending.remove(n)) {
+          now.add(n);
+        }
+      }
+      if (!now.isEmpty()) {
+        start(now, r.taking, r.started, r.started);
+      }
+      if (r.pending.isEmpty() && r.done.isDone()) {
+        i.remove();
+      }
     }
   }
 
@@ -242,12 +261,12 @@ final class Reassigner implements MembershipListener {
     List<Set<Integer>> again = new ArrayList<>();
     for (java.util.Iterator<Restoring> i = restoring.iterator(); i.hasNext(); ) {
       Restoring r = i.next();
-      if (java.util.Collections.disjoint(r.numbers, numbers)) {
+      if (java.util.Collections.disjoint(r.pending, numbers)) {
         continue;
       }
       i.remove();
       abandon(r);
-      Set<Integer> rest = new TreeSet<>(r.numbers);
+      Set<Integer> rest = new TreeSet<>(r.pending);
       rest.removeAll(numbers);
       if (!rest.isEmpty()) {
         again.add(rest);
@@ -262,13 +281,13 @@ final class Reassigner implements MembershipListener {
       r.done.get();
     } catch (ExecutionException e) {
       LOG.warn("container {}: the cancelled restore of task(s) {} failed: {}",
-          loop.containerId(), r.numbers, e.getCause().toString());
+          loop.containerId(), r.pending, e.getCause().toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     r.taking.abandon();
     LOG.info("container {}: task(s) {} left while restoring: restore cancelled",
-        loop.containerId(), r.numbers);
+        loop.containerId(), r.pending);
   }
 
   /** The container stops: restores still out are cancelled, their stores closed. */
@@ -291,7 +310,7 @@ final class Reassigner implements MembershipListener {
       numbers.add(t.number);
     }
     for (Restoring r : restoring) {
-      numbers.addAll(r.numbers);
+      numbers.addAll(r.pending);
     }
     return numbers;
   }

@@ -31,10 +31,13 @@ public interface TaskSource {
       }
 
       @Override
-      public void restore(java.util.function.BooleanSupplier cancelled) {}
+      public void restore(java.util.function.BooleanSupplier cancelled,
+          java.util.function.IntConsumer restored) {
+        specs.forEach(spec -> restored.accept(spec.task().number()));
+      }
 
       @Override
-      public void attach() {}
+      public void attach(Set<Integer> taskNumbers) {}
 
       @Override
       public void abandon() {
@@ -57,14 +60,22 @@ public interface TaskSource {
 
     /**
      * Restores their stores (local files plus the changelog's tail, or all of it); stops early
-     * once {@code cancelled} says so. Any one thread.
+     * once {@code cancelled} says so. Any one thread. {@code restored} hears of each task as soon
+     * as its own stores are restored (from any thread): it may start before the others.
      */
-    void restore(java.util.function.BooleanSupplier cancelled);
+    void restore(java.util.function.BooleanSupplier cancelled,
+        java.util.function.IntConsumer restored);
 
-    /** Hands their restored stores to the container's commits. Loop thread, after restore. */
-    void attach();
+    /**
+     * Hands the restored stores of some of the tasks to the container's commits. Loop thread,
+     * once {@link #restore} said they are restored.
+     */
+    void attach(Set<Integer> taskNumbers);
 
-    /** Gives them up instead of attaching (they left while restoring). Loop thread. */
+    /**
+     * Gives up the tasks not attached yet (they left while restoring, or the restore failed).
+     * Loop thread.
+     */
     void abandon();
   }
 

@@ -38,7 +38,7 @@ public final class ChangelogRestorer {
   private final String system;
   private final SystemConsumer consumer;
   private final SystemAdmin admin;
-  private final Counter restored;
+  private final Counter restoredRecords;
   private final Counter restoreMillis;
   private final int threads;
   private final long headWaitMillis;
@@ -64,7 +64,7 @@ public final class ChangelogRestorer {
     this.system = system;
     this.consumer = consumer;
     this.admin = admin;
-    this.restored = restored;
+    this.restoredRecords = restored;
     this.restoreMillis = restoreMillis;
     this.threads = threads;
   }
@@ -78,15 +78,18 @@ public final class ChangelogRestorer {
    * @return the records applied
    */
   long restore(List<StoreInstance> instances, long[] checkpointedOffsets) {
-    return restore(instances, checkpointedOffsets, () -> false);
+    return restore(instances, checkpointedOffsets, () -> false, instance -> { });
   }
 
   /**
    * Restores store instances, and stops early (what was applied stays: the files' mark still
-   * says where a later restore starts) once {@code cancelled} says so.
+   * says where a later restore starts) once {@code cancelled} says so. {@code restored} hears of
+   * each instance as soon as all of its records are applied (on the restoring thread or a
+   * lane's), so its task can start before the others are done.
    */
   long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
-      java.util.function.BooleanSupplier cancelled) {
+      java.util.function.BooleanSupplier cancelled,
+      java.util.function.Consumer<StoreInstance> restored) {
     int n = instances.size();
     StoreInstance[] instance = new StoreInstance[n];
     long[] target = new long[n];
@@ -122,6 +125,11 @@ public final class ChangelogRestorer {
         remaining++;
       }
     }
+    for (int i = 0; i < n; i++) {
+      if (done[i]) {
+        restored.accept(instance[i]); // nothing to replay
+      }
+    }
     if (remaining == 0) {
       return 0;
     }
@@ -138,7 +146,7 @@ public final class ChangelogRestorer {
         lane[i] = next++ % laneCount;
       }
     }
-    Applier applier = new Applier(instance, target, done, lanes, lane);
+    Applier applier = new Applier(instance, target, done, lanes, lane, restored);
     consumer.start();
     try {
       int[] pending = new int[n];
@@ -176,7 +184,9 @@ public final class ChangelogRestorer {
       consumer.stop();
     }
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-    restoreMillis.inc(millis);
+    synchronized (restoreMillis) {
+      restoreMillis.inc(millis);
+    }
     LOG.info("restored {} store partition(s) from system '{}': {} records in {} ms", n, system,
         applier.applied, millis);
     return applier.applied;
@@ -262,13 +272,15 @@ public final class ChangelogRestorer {
     private final boolean[] done;
     private final RestoreLanes lanes;
     private final int[] lane;
+    private final java.util.function.Consumer<StoreInstance> restored;
     // Reused when applying here; a lane gets fresh lists, as it applies them later.
     private List<byte[]> keys = new ArrayList<>();
     private List<byte[]> values = new ArrayList<>();
     long applied;
 
     Applier(StoreInstance[] instance, long[] target, boolean[] done, RestoreLanes lanes,
-        int[] lane) {
+        int[] lane, java.util.function.Consumer<StoreInstance> restored) {
+      this.restored = restored;
       this.instance = instance;
       this.target = target;
       this.done = done;
@@ -310,16 +322,37 @@ public final class ChangelogRestorer {
           }
         }
         applied += keys.size();
-        restored.inc(keys.size());
+        // Restores on different systems run at once and share the container's counter.
+        synchronized (restoredRecords) {
+          restoredRecords.inc(keys.size());
+        }
       }
       if (count > 0 && messages[from + count - 1].offset() + 1 >= target[index]) {
-        done[index] = true; // handed the head as of the restore's start, or past it
+        finished(index); // handed the head as of the restore's start, or past it
+      }
+    }
+
+    /** The instance has every record it is to get: it is restored once they are applied. */
+    private void finished(int index) {
+      if (done[index]) {
+        return;
+      }
+      done[index] = true;
+      if (lanes == null) {
+        restored.accept(instance[index]);
+      } else {
+        try {
+          lanes.then(lane[index], () -> restored.accept(instance[index]));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while restoring stores", e);
+        }
       }
     }
 
     @Override
     public void endOfStream(int index) {
-      done[index] = true;
+      finished(index);
     }
 
     @Override
@@ -328,7 +361,7 @@ public final class ChangelogRestorer {
     @Override
     public void position(int index, long nextOffset) {
       if (nextOffset >= target[index]) {
-        done[index] = true; // the last offsets held no record (compaction)
+        finished(index); // the last offsets held no record (compaction)
       }
     }
   }

@@ -231,26 +231,44 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
-   * Restores detached instances from their changelogs: each system's with a restorer of its own.
-   * Any one thread (the instances are no other thread's until attached); stops early once {@code
-   * cancelled} says so.
+   * Restores detached instances from their changelogs: each system's with a restorer of its own,
+   * the systems at once. Any one thread (the instances are no other thread's until attached);
+   * stops early once {@code cancelled} says so. {@code taskRestored} hears of each task as soon
+   * as all of its stores are restored (from a restoring thread), so it can start before the
+   * others; a task without changelogs, at once.
    *
    * @return changelog records applied
    */
-  public long restoreDetached(List<Detached> tasks, java.util.function.BooleanSupplier cancelled) {
+  public long restoreDetached(List<Detached> tasks, java.util.function.BooleanSupplier cancelled,
+      java.util.function.IntConsumer taskRestored) {
     Map<String, List<StoreInstance>> bySystem = new LinkedHashMap<>();
     Map<String, List<Long>> checkpointed = new HashMap<>();
+    Map<Integer, java.util.concurrent.atomic.AtomicInteger> toGo = new HashMap<>();
+    List<Integer> ready = new ArrayList<>();
     for (Detached d : tasks) {
+      int logged = 0;
       for (int i = 0; i < d.instances().size(); i++) {
         StoreInstance instance = d.instances().get(i);
         if (instance.changelog() != null) {
           String system = instance.spec().changelogSystem();
           bySystem.computeIfAbsent(system, s -> new ArrayList<>()).add(instance);
           checkpointed.computeIfAbsent(system, s -> new ArrayList<>()).add(d.checkpointed()[i]);
+          logged++;
         }
       }
+      if (logged == 0) {
+        ready.add(d.taskNumber());
+      } else {
+        toGo.put(d.taskNumber(), new java.util.concurrent.atomic.AtomicInteger(logged));
+      }
     }
-    return restoreBySystem(bySystem, checkpointed, cancelled);
+    ready.forEach(taskRestored::accept);
+    java.util.function.Consumer<StoreInstance> restored = instance -> {
+      if (toGo.get(instance.taskNumber()).decrementAndGet() == 0) {
+        taskRestored.accept(instance.taskNumber());
+      }
+    };
+    return restoreBySystem(bySystem, checkpointed, cancelled, restored);
   }
 
   private StoreInstance openOne(StoreSpec spec, int taskNumber, String taskName, Path dir) {
@@ -314,19 +332,66 @@ public final class ContainerStores implements AutoCloseable {
     return partitions;
   }
 
+  /**
+   * One restorer per system, each with its own consumer: with one system on the calling thread;
+   * with several, each on a thread of its own, so a store on a slow system does not hold up the
+   * others (the first failure is rethrown once all have ended, and stops the others early).
+   */
   private long restoreBySystem(Map<String, List<StoreInstance>> bySystem,
-      Map<String, List<Long>> checkpointed, java.util.function.BooleanSupplier cancelled) {
-    long applied = 0;
-    for (Map.Entry<String, List<StoreInstance>> system : bySystem.entrySet()) {
-      long[] offsets = checkpointed.get(system.getKey()).stream().mapToLong(Long::longValue)
-          .toArray();
-      applied += restorers.apply(system.getKey()).restore(system.getValue(), offsets, cancelled);
-      if (cancelled.getAsBoolean()) {
-        break;
+      Map<String, List<Long>> checkpointed, java.util.function.BooleanSupplier cancelled,
+      java.util.function.Consumer<StoreInstance> restored) {
+    if (bySystem.size() <= 1) {
+      long applied = 0;
+      for (Map.Entry<String, List<StoreInstance>> system : bySystem.entrySet()) {
+        applied += restorers.apply(system.getKey()).restore(system.getValue(),
+            offsets(checkpointed.get(system.getKey())), cancelled, restored);
       }
+      return applied;
+    }
+    java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.function.BooleanSupplier stop = () -> failed.get() || cancelled.getAsBoolean();
+    List<java.util.concurrent.CompletableFuture<Long>> restores = new ArrayList<>();
+    for (Map.Entry<String, List<StoreInstance>> system : bySystem.entrySet()) {
+      java.util.concurrent.CompletableFuture<Long> f = new java.util.concurrent.CompletableFuture<>();
+      Thread t = new Thread(() -> {
+        try {
+          f.complete(restorers.apply(system.getKey()).restore(system.getValue(),
+              offsets(checkpointed.get(system.getKey())), stop, restored));
+        } catch (Throwable e) {
+          failed.set(true);
+          f.completeExceptionally(e);
+        }
+      }, "millrace-restore-" + system.getKey());
+      t.setDaemon(true);
+      t.start();
+      restores.add(f);
+    }
+    long applied = 0;
+    RuntimeException failure = null;
+    for (java.util.concurrent.CompletableFuture<Long> f : restores) {
+      try {
+        applied += f.get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (failure == null) {
+          failure = e.getCause() instanceof RuntimeException r ? r
+              : new IllegalStateException("restoring stores failed: " + e.getCause(), e.getCause());
+        }
+      } catch (InterruptedException e) {
+        failed.set(true); // the others stop at their next batch
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while restoring stores", e);
+      }
+    }
+    if (failure != null) {
+      throw failure;
     }
     return applied;
   }
+
+  private static long[] offsets(List<Long> checkpointed) {
+    return checkpointed.stream().mapToLong(Long::longValue).toArray();
+  }
+
 
   /**
    * Commit, step 1: every store's dirty entries to its engine and changelog; returns once every

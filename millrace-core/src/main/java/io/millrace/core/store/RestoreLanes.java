@@ -23,7 +23,13 @@ final class RestoreLanes implements AutoCloseable {
   private final List<BlockingQueue<Batch>> queues = new ArrayList<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-  private record Batch(StorageEngine engine, List<byte[]> keys, List<byte[]> values) {}
+  /** Engine writes, or (engine null) an action to run once the lane's earlier batches are in. */
+  private record Batch(StorageEngine engine, List<byte[]> keys, List<byte[]> values,
+      Runnable then) {
+    Batch(StorageEngine engine, List<byte[]> keys, List<byte[]> values) {
+      this(engine, keys, values, null);
+    }
+  }
 
   RestoreLanes(int lanes, String name) {
     threads = new Thread[lanes];
@@ -44,7 +50,11 @@ final class RestoreLanes implements AutoCloseable {
     try {
       for (Batch b = queue.take(); b != STOP; b = queue.take()) {
         if (failure.get() == null) {
-          b.engine.write(b.keys, b.values);
+          if (b.then != null) {
+            b.then.run();
+          } else {
+            b.engine.write(b.keys, b.values);
+          }
         }
       }
     } catch (InterruptedException e) {
@@ -70,6 +80,12 @@ final class RestoreLanes implements AutoCloseable {
       throws InterruptedException {
     rethrow();
     queues.get(lane).put(new Batch(engine, keys, values));
+  }
+
+  /** Runs {@code action} on {@code lane} once the batches queued on it before are applied. */
+  void then(int lane, Runnable action) throws InterruptedException {
+    rethrow();
+    queues.get(lane).put(new Batch(null, null, null, action));
   }
 
   /** Waits until every queued batch is applied; throws the first lane's failure. */

@@ -301,8 +301,11 @@ class ReassignmentTest {
           }
 
           @Override
-          public void restore(java.util.function.BooleanSupplier cancelled) {
+          public void restore(java.util.function.BooleanSupplier cancelled,
+              java.util.function.IntConsumer restored) {
             restoreThreads.add(Thread.currentThread().getName());
+            // The others taken with SLOW have little to restore: they are ready at once.
+            numbers.stream().filter(n -> n != SLOW).forEach(restored::accept);
             try {
               while (!cancelled.getAsBoolean()
                   && !restoreGate.await(1, java.util.concurrent.TimeUnit.MILLISECONDS)) {
@@ -312,16 +315,19 @@ class ReassignmentTest {
               Thread.currentThread().interrupt();
             }
             restoreEnded.set(true);
+            if (!cancelled.getAsBoolean()) {
+              restored.accept(SLOW);
+            }
           }
 
           @Override
-          public void attach() {
+          public void attach(Set<Integer> numbers) {
             attached.addAll(numbers);
           }
 
           @Override
           public void abandon() {
-            abandoned.addAll(numbers);
+            numbers.stream().filter(n -> !attached.contains(n)).forEach(abandoned::add);
           }
         };
       }
@@ -526,6 +532,34 @@ class ReassignmentTest {
     cycles(loop, 10);
     assertThat(attached).containsExactly(SLOW);
     assertThat(task(SLOW, 0).offsets).isNotEmpty().startsWith(0L);
+  }
+
+  @Test
+  void aTaskTakenWithASlowOneStartsAsSoonAsItsOwnStoresAreRestored() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 10);
+    coordinator.script.add(l -> l.assigned(Set.of(0, 2, SLOW)));
+    nextMembershipPoll(loop);
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "task 2 started while SLOW still restores", () -> {
+          nextMembershipPoll(loop);
+          return attached.contains(2);
+        });
+    cycles(loop, 10);
+    assertThat(task(2, 0).offsets).as("task 2 runs").isNotEmpty();
+    assertThat(task(SLOW, 0).offsets).as("SLOW still restoring").isEmpty();
+    assertThat(coordinator.listener.tasks()).containsExactlyInAnyOrder(0, 2, SLOW);
+
+    // Revoking SLOW now cancels only its restore: task 2 is attached and stays.
+    coordinator.script.add(l -> l.revoked(Set.of(SLOW)));
+    nextMembershipPoll(loop);
+    assertThat(abandoned).containsExactly(SLOW);
+    assertThat(coordinator.listener.tasks()).containsExactlyInAnyOrder(0, 2);
+    int before = task(2, 0).offsets.size();
+    cycles(loop, 10);
+    assertThat(task(2, 0).offsets.size()).isGreaterThan(before);
   }
 
   @Test

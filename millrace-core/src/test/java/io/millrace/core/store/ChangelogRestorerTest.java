@@ -74,6 +74,70 @@ class ChangelogRestorerTest {
     assertThat(engine.get(bytes("k2"))).as("past the head").isNull();
   }
 
+  @Test
+  void eachInstanceIsReportedRestoredOnceItsOwnRecordsAreAppliedBeforeTheOthersEnd() {
+    String twoPartitions = "restorer-two-" + UUID.randomUUID();
+    MemoryStream two = MemoryStreams.create(twoPartitions, 2);
+    try {
+      StoreSpec spec2 = new StoreSpec("counts", new MemoryEngine.Factory(), new StringSerde(),
+          new LongSerde(), "memory", twoPartitions, 10, 10, Map.of());
+      for (int i = 0; i < 3; i++) {
+        two.append(0, bytes("small" + i), new LongSerde().toBytes((long) i));
+      }
+      int big = 50_000; // several polls' worth
+      for (int i = 0; i < big; i++) {
+        two.append(1, bytes("big" + i), new LongSerde().toBytes((long) i));
+      }
+      MemoryEngine small = new MemoryEngine();
+      MemoryEngine large = new MemoryEngine();
+      List<StoreInstance> instances = List.of(
+          new StoreInstance(spec2, 0, new CachedStore<>("counts of Partition 0", spec2, small,
+              null), null, null, -1),
+          new StoreInstance(spec2, 1, new CachedStore<>("counts of Partition 1", spec2, large,
+              null), null, null, -1));
+      List<String> heard = new java.util.ArrayList<>();
+      ChangelogRestorer restorer = new ChangelogRestorer("memory",
+          new MemorySystemFactory().consumer(context()), new MemoryStreamsAdmin(two),
+          new SingleWriterCounter(), new SingleWriterCounter(), 1, 1_000);
+
+      long applied = restorer.restore(instances, new long[] {CheckpointStore.NONE,
+          CheckpointStore.NONE}, () -> false, instance -> heard.add(instance.taskNumber()
+          + (instance.taskNumber() == 0 ? " small=" + (small.get(bytes("small2")) != null)
+          + " bigDone=" + (large.get(bytes("big" + (big - 1))) != null)
+          : " bigDone=" + (large.get(bytes("big" + (big - 1))) != null))));
+
+      assertThat(applied).isEqualTo(big + 3);
+      assertThat(heard).containsExactly("0 small=true bigDone=false", "1 bigDone=true");
+    } finally {
+      MemoryStreams.drop(twoPartitions);
+    }
+  }
+
+  /** The memory streams' real heads. */
+  private static final class MemoryStreamsAdmin implements SystemAdmin {
+    private final MemoryStream stream;
+
+    MemoryStreamsAdmin(MemoryStream stream) {
+      this.stream = stream;
+    }
+
+    @Override
+    public int partitionCount(StreamSpec spec) {
+      return 2;
+    }
+
+    @Override
+    public StreamMetadata metadata(StreamSpec spec, int partition) {
+      long upcoming = stream.size(partition);
+      return new StreamMetadata(0, upcoming - 1, upcoming, upcoming == 0);
+    }
+
+    @Override
+    public int ensureOutput(StreamSpec spec, int partitions) {
+      return 2;
+    }
+  }
+
   private void write(int records) {
     for (int i = 0; i < records; i++) {
       log.append(0, bytes("k" + i), new LongSerde().toBytes((long) i));
