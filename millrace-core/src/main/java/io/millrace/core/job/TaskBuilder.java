@@ -19,9 +19,13 @@ import io.millrace.core.store.StandbyReplicas;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 
 /**
  * Builds the tasks one container takes, from the job's plan: for each, its input partitions
@@ -106,6 +110,9 @@ final class TaskBuilder implements TaskSource {
       throw e;
     }
     return new Taking() {
+      /** Tasks attached so far (loop thread). */
+      private final Set<Integer> attached = new HashSet<>();
+
       @Override
       public List<TaskSpec> specs() {
         return tasks;
@@ -117,12 +124,8 @@ final class TaskBuilder implements TaskSource {
             .anyMatch(instance -> instance.changelog() != null));
       }
 
-      /** Tasks attached so far (loop thread). */
-      private final Set<Integer> attached = new java.util.HashSet<>();
-
       @Override
-      public void restore(java.util.function.BooleanSupplier cancelled,
-          java.util.function.IntConsumer restored) {
+      public void restore(BooleanSupplier cancelled, IntConsumer restored) {
         if (stores != null) {
           // Before init: a task may read its stores there.
           stores.restoreDetached(detached, cancelled, restored);
@@ -142,7 +145,7 @@ final class TaskBuilder implements TaskSource {
 
       @Override
       public void abandon() {
-        Set<Integer> rest = new java.util.TreeSet<>(taskNumbers);
+        Set<Integer> rest = new TreeSet<>(taskNumbers);
         rest.removeAll(attached);
         TaskBuilder.this.abandon(rest, detached.stream()
             .filter(d -> !attached.contains(d.taskNumber())).toList());

@@ -4,11 +4,15 @@ import io.millrace.api.coordinator.MembershipListener;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,8 +55,8 @@ import org.slf4j.LoggerFactory;
  * (no commit sees them), and each task starts at the first membership poll after its own
  * stores are restored, not waiting for the others that arrived with it. A task revoked or lost
  * meanwhile has its restore cancelled and its stores closed; a restore that fails fails the
- * container, as it did inline. A container with nothing else to
- * run restores inline: there is nothing to keep going.
+ * container, as it did inline. A container with nothing else to run restores inline: there is
+ * nothing to keep going.
  */
 final class Reassigner implements MembershipListener {
   private static final Logger LOG = LoggerFactory.getLogger(Reassigner.class);
@@ -75,7 +79,7 @@ final class Reassigner implements MembershipListener {
     /** Those not started yet (loop thread). */
     final Set<Integer> pending;
     /** Those whose stores are restored, as the restore says so (restore threads to loop). */
-    final java.util.Queue<Integer> ready = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    final Queue<Integer> ready = new ConcurrentLinkedQueue<>();
     final AtomicBoolean cancelled = new AtomicBoolean();
     Future<?> done;
 
@@ -221,7 +225,10 @@ final class Reassigner implements MembershipListener {
    * cheap when none is out.
    */
   void finishRestores() {
-    for (java.util.Iterator<Restoring> i = restoring.iterator(); i.hasNext(); ) {
+    if (restoring.isEmpty()) {
+      return; // the common case, every 10 ms: no iterator
+    }
+    for (Iterator<Restoring> i = restoring.iterator(); i.hasNext(); ) {
       Restoring r = i.next();
       if (r.done.isDone()) {
         try {
@@ -259,9 +266,9 @@ final class Reassigner implements MembershipListener {
    */
   private void cancelRestores(Set<Integer> numbers) {
     List<Set<Integer>> again = new ArrayList<>();
-    for (java.util.Iterator<Restoring> i = restoring.iterator(); i.hasNext(); ) {
+    for (Iterator<Restoring> i = restoring.iterator(); i.hasNext(); ) {
       Restoring r = i.next();
-      if (java.util.Collections.disjoint(r.pending, numbers)) {
+      if (Collections.disjoint(r.pending, numbers)) {
         continue;
       }
       i.remove();

@@ -3,6 +3,8 @@ package io.millrace.core.loop;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 
 /**
  * Where a container's tasks come from when it takes them, and where their resources go when it
@@ -31,8 +33,7 @@ public interface TaskSource {
       }
 
       @Override
-      public void restore(java.util.function.BooleanSupplier cancelled,
-          java.util.function.IntConsumer restored) {
+      public void restore(BooleanSupplier cancelled, IntConsumer restored) {
         specs.forEach(spec -> restored.accept(spec.task().number()));
       }
 
@@ -63,8 +64,7 @@ public interface TaskSource {
      * once {@code cancelled} says so. Any one thread. {@code restored} hears of each task as soon
      * as its own stores are restored (from any thread): it may start before the others.
      */
-    void restore(java.util.function.BooleanSupplier cancelled,
-        java.util.function.IntConsumer restored);
+    void restore(BooleanSupplier cancelled, IntConsumer restored);
 
     /**
      * Hands the restored stores of some of the tasks to the container's commits. Loop thread,

@@ -15,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,8 +90,7 @@ public final class ChangelogRestorer {
    * lane's), so its task can start before the others are done.
    */
   long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
-      java.util.function.BooleanSupplier cancelled,
-      java.util.function.Consumer<StoreInstance> restored) {
+      BooleanSupplier cancelled, Consumer<StoreInstance> restored) {
     int n = instances.size();
     StoreInstance[] instance = new StoreInstance[n];
     long[] target = new long[n];
@@ -272,14 +273,14 @@ public final class ChangelogRestorer {
     private final boolean[] done;
     private final RestoreLanes lanes;
     private final int[] lane;
-    private final java.util.function.Consumer<StoreInstance> restored;
+    private final Consumer<StoreInstance> restored;
     // Reused when applying here; a lane gets fresh lists, as it applies them later.
     private List<byte[]> keys = new ArrayList<>();
     private List<byte[]> values = new ArrayList<>();
     long applied;
 
     Applier(StoreInstance[] instance, long[] target, boolean[] done, RestoreLanes lanes,
-        int[] lane, java.util.function.Consumer<StoreInstance> restored) {
+        int[] lane, Consumer<StoreInstance> restored) {
       this.restored = restored;
       this.instance = instance;
       this.target = target;

@@ -14,7 +14,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -239,11 +247,11 @@ public final class ContainerStores implements AutoCloseable {
    *
    * @return changelog records applied
    */
-  public long restoreDetached(List<Detached> tasks, java.util.function.BooleanSupplier cancelled,
-      java.util.function.IntConsumer taskRestored) {
+  public long restoreDetached(List<Detached> tasks, BooleanSupplier cancelled,
+      IntConsumer taskRestored) {
     Map<String, List<StoreInstance>> bySystem = new LinkedHashMap<>();
     Map<String, List<Long>> checkpointed = new HashMap<>();
-    Map<Integer, java.util.concurrent.atomic.AtomicInteger> toGo = new HashMap<>();
+    Map<Integer, AtomicInteger> toGo = new HashMap<>();
     List<Integer> ready = new ArrayList<>();
     for (Detached d : tasks) {
       int logged = 0;
@@ -259,11 +267,11 @@ public final class ContainerStores implements AutoCloseable {
       if (logged == 0) {
         ready.add(d.taskNumber());
       } else {
-        toGo.put(d.taskNumber(), new java.util.concurrent.atomic.AtomicInteger(logged));
+        toGo.put(d.taskNumber(), new AtomicInteger(logged));
       }
     }
     ready.forEach(taskRestored::accept);
-    java.util.function.Consumer<StoreInstance> restored = instance -> {
+    Consumer<StoreInstance> restored = instance -> {
       if (toGo.get(instance.taskNumber()).decrementAndGet() == 0) {
         taskRestored.accept(instance.taskNumber());
       }
@@ -333,51 +341,54 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
-   * One restorer per system, each with its own consumer: with one system on the calling thread;
-   * with several, each on a thread of its own, so a store on a slow system does not hold up the
-   * others (the first failure is rethrown once all have ended, and stops the others early).
+   * One restorer per system, each with its own consumer, the systems at once: the first on the
+   * calling thread, any other on a thread of its own, so a store on a slow system does not hold
+   * up the others. The first failure stops the others at their next batch and is rethrown once
+   * all have ended.
    */
   private long restoreBySystem(Map<String, List<StoreInstance>> bySystem,
-      Map<String, List<Long>> checkpointed, java.util.function.BooleanSupplier cancelled,
-      java.util.function.Consumer<StoreInstance> restored) {
-    if (bySystem.size() <= 1) {
-      long applied = 0;
-      for (Map.Entry<String, List<StoreInstance>> system : bySystem.entrySet()) {
-        applied += restorers.apply(system.getKey()).restore(system.getValue(),
-            offsets(checkpointed.get(system.getKey())), cancelled, restored);
-      }
-      return applied;
-    }
-    java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-    java.util.function.BooleanSupplier stop = () -> failed.get() || cancelled.getAsBoolean();
-    List<java.util.concurrent.CompletableFuture<Long>> restores = new ArrayList<>();
-    for (Map.Entry<String, List<StoreInstance>> system : bySystem.entrySet()) {
-      java.util.concurrent.CompletableFuture<Long> f = new java.util.concurrent.CompletableFuture<>();
-      Thread t = new Thread(() -> {
-        try {
-          f.complete(restorers.apply(system.getKey()).restore(system.getValue(),
-              offsets(checkpointed.get(system.getKey())), stop, restored));
-        } catch (Throwable e) {
-          failed.set(true);
-          f.completeExceptionally(e);
-        }
-      }, "millrace-restore-" + system.getKey());
-      t.setDaemon(true);
-      t.start();
-      restores.add(f);
+      Map<String, List<Long>> checkpointed, BooleanSupplier cancelled,
+      Consumer<StoreInstance> restored) {
+    AtomicBoolean failed = new AtomicBoolean();
+    BooleanSupplier stop = () -> failed.get() || cancelled.getAsBoolean();
+    List<String> systems = new ArrayList<>(bySystem.keySet());
+    List<CompletableFuture<Long>> others = new ArrayList<>();
+    for (String system : systems.subList(Math.min(1, systems.size()), systems.size())) {
+      Executor ownThread = runnable -> {
+        Thread t = new Thread(runnable, "millrace-restore-" + system);
+        t.setDaemon(true);
+        t.start();
+      };
+      others.add(CompletableFuture.supplyAsync(() -> restorers.apply(system).restore(
+          bySystem.get(system), offsets(checkpointed.get(system)), stop, restored), ownThread)
+          .whenComplete((applied, e) -> {
+            if (e != null) {
+              failed.set(true);
+            }
+          }));
     }
     long applied = 0;
     RuntimeException failure = null;
-    for (java.util.concurrent.CompletableFuture<Long> f : restores) {
+    if (!systems.isEmpty()) {
+      String first = systems.get(0);
+      try {
+        applied += restorers.apply(first).restore(bySystem.get(first),
+            offsets(checkpointed.get(first)), stop, restored);
+      } catch (RuntimeException e) {
+        failed.set(true);
+        failure = e;
+      }
+    }
+    for (CompletableFuture<Long> f : others) {
       try {
         applied += f.get();
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         if (failure == null) {
           failure = e.getCause() instanceof RuntimeException r ? r
               : new IllegalStateException("restoring stores failed: " + e.getCause(), e.getCause());
         }
       } catch (InterruptedException e) {
-        failed.set(true); // the others stop at their next batch
+        failed.set(true);
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while restoring stores", e);
       }

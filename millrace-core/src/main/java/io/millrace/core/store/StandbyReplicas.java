@@ -91,6 +91,8 @@ public final class StandbyReplicas implements AutoCloseable {
     final StorageEngine engine;
     final Path dir;
     final int index;
+    /** The copy in an unreadable record's error, made once instead of at every batch. */
+    final String label;
     /** The changelog offset the engine holds up to (-1: none); gauges read it. */
     volatile long applied;
     /** The offset the files were last marked with. */
@@ -105,6 +107,7 @@ public final class StandbyReplicas implements AutoCloseable {
       this.engine = engine;
       this.dir = dir;
       this.index = index;
+      this.label = spec.name() + " (standby copy of task " + task + ")";
       this.applied = applied;
       this.marked = applied;
     }
@@ -449,8 +452,7 @@ public final class StandbyReplicas implements AutoCloseable {
       }
       keys.clear();
       values.clear();
-      ChangelogRestorer.collect(c.spec.name() + " (standby copy of task " + c.task + ")",
-          messages, from, count, Long.MAX_VALUE, keys, values);
+      ChangelogRestorer.collect(c.label, messages, from, count, Long.MAX_VALUE, keys, values);
       c.engine.write(keys, values);
       c.applied = Math.max(c.applied, messages[from + count - 1].offset());
     }

@@ -97,7 +97,7 @@ class ChangelogRestorerTest {
               null), null, null, -1));
       List<String> heard = new java.util.ArrayList<>();
       ChangelogRestorer restorer = new ChangelogRestorer("memory",
-          new MemorySystemFactory().consumer(context()), new MemoryStreamsAdmin(two),
+          new MemorySystemFactory().consumer(context()), new MemorySystemFactory().admin(context()),
           new SingleWriterCounter(), new SingleWriterCounter(), 1, 1_000);
 
       long applied = restorer.restore(instances, new long[] {CheckpointStore.NONE,
@@ -110,31 +110,6 @@ class ChangelogRestorerTest {
       assertThat(heard).containsExactly("0 small=true bigDone=false", "1 bigDone=true");
     } finally {
       MemoryStreams.drop(twoPartitions);
-    }
-  }
-
-  /** The memory streams' real heads. */
-  private static final class MemoryStreamsAdmin implements SystemAdmin {
-    private final MemoryStream stream;
-
-    MemoryStreamsAdmin(MemoryStream stream) {
-      this.stream = stream;
-    }
-
-    @Override
-    public int partitionCount(StreamSpec spec) {
-      return 2;
-    }
-
-    @Override
-    public StreamMetadata metadata(StreamSpec spec, int partition) {
-      long upcoming = stream.size(partition);
-      return new StreamMetadata(0, upcoming - 1, upcoming, upcoming == 0);
-    }
-
-    @Override
-    public int ensureOutput(StreamSpec spec, int partitions) {
-      return 2;
     }
   }
 
