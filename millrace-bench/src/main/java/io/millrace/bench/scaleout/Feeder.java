@@ -26,6 +26,17 @@ final class Feeder implements AutoCloseable {
     this(bootstrap, topic, partitions, keys, 5, 262_144);
   }
 
+  /** Producer settings for writing a lot fast: acks from the leader only, batched. */
+  static Properties producerConfig(String bootstrap, int lingerMs, int batchBytes) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("acks", "1");
+    p.put("linger.ms", Integer.toString(lingerMs));
+    p.put("batch.size", Integer.toString(batchBytes));
+    p.put("buffer.memory", Long.toString(128L << 20));
+    return p;
+  }
+
   /** A feeder for {@link #fill} only: larger batches, for a backlog of many records. */
   static Feeder bulk(String bootstrap, String topic, int partitions, long keys) {
     return new Feeder(bootstrap, topic, partitions, keys, 20, 1 << 20);
@@ -33,12 +44,7 @@ final class Feeder implements AutoCloseable {
 
   private Feeder(String bootstrap, String topic, int partitions, long keys, int lingerMs,
       int batchBytes) {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
-    p.put("acks", "1");
-    p.put("linger.ms", Integer.toString(lingerMs));
-    p.put("batch.size", Integer.toString(batchBytes));
-    p.put("buffer.memory", Long.toString(128L << 20));
+    Properties p = producerConfig(bootstrap, lingerMs, batchBytes);
     this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     this.topic = topic;
     this.partitions = partitions;

@@ -255,10 +255,7 @@ public final class ScaleOutBench {
    */
   private void join(String system, int round, String kind, JobSpec job, Fleet fleet,
       OutputWatch watch, String label) throws Exception {
-    long baselineMs = System.currentTimeMillis();
-    watch.startGaps(baselineMs);
-    Thread.sleep(5_000); // a benchmark's steady window, not a test's synchronisation
-    long baselineGap = gaps(watch, baselineMs + 5_000, null);
+    long baselineGap = steadyGap(watch);
 
     int[] ownersBefore = watch.owners();
     long joinMs = System.currentTimeMillis();
@@ -280,11 +277,19 @@ public final class ScaleOutBench {
     }
     long gap = gaps(watch, System.currentTimeMillis(), stayed);
     System.out.printf(Locale.ROOT, "round %d %s join (%s job): longest gap of the %d tasks that "
-            + "stayed %d ms (steady running before: %d ms); %d tasks moved to the new process%n",
+            + "stayed %d ms (steady running before: %d ms); %d tasks changed owner%n",
         round, system, kind, stayed.size(), gap, baselineGap, partitions - stayed.size());
     add(system + "_join_" + kind + "_gap_ms", gap);
     add(system + "_steady_" + kind + "_gap_ms", baselineGap);
     add(system + "_join_" + kind + "_moved", partitions - stayed.size());
+  }
+
+  /** The longest gap of any task over the next 5 s of steady running (the commit's pause). */
+  private static long steadyGap(OutputWatch watch) throws Exception {
+    long fromMs = System.currentTimeMillis();
+    watch.startGaps(fromMs);
+    Thread.sleep(5_000); // a benchmark's steady window, not a test's synchronisation
+    return gaps(watch, fromMs + 5_000, null);
   }
 
   /** Ends the gap window at {@code toMs}, lets the reader catch up, returns the longest gap. */
@@ -353,10 +358,7 @@ public final class ScaleOutBench {
               && watch.allEmittedWithin(1_000) && owners(watch) == 3);
       System.out.printf(Locale.ROOT, "round %d %s scale-up: 3 processes running after %,d ms%n",
           round, system, System.currentTimeMillis() - started);
-      long baselineMs = System.currentTimeMillis();
-      watch.startGaps(baselineMs);
-      Thread.sleep(5_000); // a benchmark's steady window, not a test's synchronisation
-      long baselineGap = gaps(watch, baselineMs + 5_000, null);
+      long baselineGap = steadyGap(watch);
 
       int[] ownersBefore = watch.owners();
       long joinMs = System.currentTimeMillis();
@@ -378,7 +380,7 @@ public final class ScaleOutBench {
         moved += ownersBefore[t] == ownersAfter[t] ? 0 : 1;
       }
       System.out.printf(Locale.ROOT, "round %d %s scale-up: longest gap of any task %d ms "
-              + "(steady running before: %d ms); %d tasks moved to the new process%s%n", round,
+              + "(steady running before: %d ms); %d tasks changed owner%s%n", round,
           system, gap, baselineGap, moved,
           balancedMs < 0 ? " (its share not reached within " + windowMs + " ms)"
               : ", its share reached " + balancedMs + " ms after it started");

@@ -1,7 +1,6 @@
 package io.millrace.bench.scaleout;
 
 import java.nio.ByteBuffer;
-import java.util.Properties;
 import java.util.Random;
 import java.util.function.IntPredicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -35,13 +34,8 @@ final class StateFill {
     }
     int[] chosen = java.util.stream.IntStream.range(0, partitions).filter(where).toArray();
     long records = bytes / (VALUE_BYTES + 8);
-    Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
-    p.put("acks", "1");
-    p.put("linger.ms", "20");
-    p.put("batch.size", "1048576");
-    p.put("buffer.memory", "134217728");
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p,
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+        Feeder.producerConfig(bootstrap, 20, 1 << 20),
         new ByteArraySerializer(), new ByteArraySerializer())) {
       for (long i = 0; i < records; i++) {
         byte[] key = ByteBuffer.allocate(9).put((byte) 'S').putLong(i).array();
