@@ -84,11 +84,13 @@ final class TaskBuilder implements TaskSource {
 
   @Override
   public Taking prepare(Set<Integer> taskNumbers) {
+    long began = System.nanoTime();
     Map<StreamPartition, Long> checkpoint = staticAssignment ? plan.checkpoint()
         : checkpoints.read(taskNumbers);
     List<TaskSpec> tasks = new ArrayList<>();
     List<ContainerStores.Detached> detached = new ArrayList<>();
     try {
+      long read = System.nanoTime();
       if (standbys != null) {
         // A standby copy here closes first (synced, marked): the stores then open from its
         // files and replay only the changelog's tail.
@@ -96,14 +98,24 @@ final class TaskBuilder implements TaskSource {
           standbys.activate(number);
         }
       }
-      long started = System.nanoTime();
+      long handedOver = System.nanoTime();
       Map<String, Map<Integer, StreamMetadata>> heads = inputHeads(taskNumbers);
+      long headsKnown = System.nanoTime();
       for (int number : taskNumbers) {
         tasks.add(build(number, checkpoint, heads, detached));
       }
+      long built = System.nanoTime();
       if (stores != null) {
         plan.metrics().counter("container-" + containerId, "store-open-ms")
-            .inc((System.nanoTime() - started) / 1_000_000);
+            .inc((built - handedOver) / 1_000_000);
+      }
+      if (!staticAssignment) {
+        // Where a takeover's time goes before any restore: each step is a different fix.
+        LOG.info("container {}: task(s) {} prepared in {} ms: checkpoints {} ms, standby copies "
+                + "closed {} ms, input heads {} ms, tasks built and stores opened {} ms",
+            containerId, taskNumbers, (built - began) / 1_000_000, (read - began) / 1_000_000,
+            (handedOver - read) / 1_000_000, (headsKnown - handedOver) / 1_000_000,
+            (built - headsKnown) / 1_000_000);
       }
     } catch (RuntimeException e) {
       abandon(taskNumbers, detached);

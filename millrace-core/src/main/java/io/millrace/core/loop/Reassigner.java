@@ -45,10 +45,10 @@ import org.slf4j.LoggerFactory;
  * task, its producers drop what they sent since the last commit (a transactional producer
  * aborts). A commit that is fenced loses every task this way.
  *
- * <p><b>Assign</b>: the container first commits what its other tasks did (so that no commit, nor
- * a transaction, stays open through a long restore); the tasks' stores open from local files and
- * restore the changelog's tail (or all of it); their inputs resume after their checkpoints,
- * registered with the consumers; the tasks init; the checkpoint layout follows.
+ * <p><b>Assign</b>: the tasks' stores open from local files and restore the changelog's tail (or
+ * all of it); their inputs resume after their checkpoints, registered with the consumers; the
+ * tasks init; the checkpoint layout follows. The container's other tasks are not committed
+ * first: a long restore runs beside them (below), and they go on committing through it.
  *
  * <p><b>Restores beside processing.</b> A container that runs other tasks restores the arriving
  * ones' stores on its restore thread while the others go on: their stores are open but detached
@@ -76,6 +76,8 @@ final class Reassigner implements MembershipListener {
   private static final class Restoring {
     final TaskSource.Taking taking;
     final long started;
+    /** When their checkpoints were read and their stores opened (the restore began). */
+    final long prepared;
     /** Those not started yet (loop thread). */
     final Set<Integer> pending;
     /** Those whose stores are restored, as the restore says so (restore threads to loop). */
@@ -83,10 +85,11 @@ final class Reassigner implements MembershipListener {
     final AtomicBoolean cancelled = new AtomicBoolean();
     Future<?> done;
 
-    Restoring(Set<Integer> numbers, TaskSource.Taking taking, long started) {
+    Restoring(Set<Integer> numbers, TaskSource.Taking taking, long started, long prepared) {
       this.pending = new TreeSet<>(numbers);
       this.taking = taking;
       this.started = started;
+      this.prepared = prepared;
     }
   }
 
@@ -165,11 +168,11 @@ final class Reassigner implements MembershipListener {
       return;
     }
     long started = System.nanoTime();
-    if (!loop.tasks().isEmpty() && !loop.commit()) {
-      return; // fenced: the container lost every task; the membership starts over
-    }
-    long committed = System.nanoTime();
+    // No commit first: a long restore runs beside the other tasks, which go on committing, and
+    // one runs inline only when there is nothing else to commit. (A commit here cost a takeover
+    // a whole transaction, up to a second on a busy broker, before its stores even opened.)
     TaskSource.Taking taking = source.prepare(fresh);
+    long prepared = System.nanoTime();
     if (!taking.needsRestore() || loop.tasks().isEmpty() && restoring.isEmpty()) {
       // Nothing to restore, or nothing else to keep running: restore here, and start at once.
       try {
@@ -178,10 +181,10 @@ final class Reassigner implements MembershipListener {
         taking.abandon();
         throw e;
       }
-      start(fresh, taking, started, committed);
+      start(fresh, taking, started, prepared);
       return;
     }
-    Restoring r = new Restoring(fresh, taking, started);
+    Restoring r = new Restoring(fresh, taking, started, prepared);
     if (restoreThread == null) {
       restoreThread = Executors.newSingleThreadExecutor(runnable -> {
         Thread t = new Thread(runnable, "millrace-restore-" + loop.containerId());
@@ -197,8 +200,8 @@ final class Reassigner implements MembershipListener {
 
   /** Attaches restored stores, adds the tasks to the loop and inits them. */
   private void start(Set<Integer> numbers, TaskSource.Taking taking, long started,
-      long committed) {
-    long taken = System.nanoTime();
+      long prepared) {
+    long restored = System.nanoTime();
     taking.attach(numbers);
     List<TaskSpec> specs = taking.specs().stream()
         .filter(spec -> numbers.contains(spec.task().number)).toList();
@@ -213,10 +216,10 @@ final class Reassigner implements MembershipListener {
     assignedCount.inc(specs.size());
     long ready = System.nanoTime();
     lastAssignMs = (ready - started) / 1_000_000;
-    LOG.info("container {}: assigned task(s) {} (ready in {} ms: commit {} ms, checkpoints and "
-            + "stores {} ms, start {} ms)", loop.containerId(), numbers, lastAssignMs,
-        (committed - started) / 1_000_000, (taken - committed) / 1_000_000,
-        (ready - taken) / 1_000_000);
+    LOG.info("container {}: assigned task(s) {} (ready in {} ms: checkpoints and stores "
+            + "opened {} ms, restored {} ms, start {} ms)", loop.containerId(), numbers,
+        lastAssignMs, (prepared - started) / 1_000_000, (restored - prepared) / 1_000_000,
+        (ready - restored) / 1_000_000);
   }
 
   /**
@@ -252,7 +255,7 @@ final class Reassigner implements MembershipListener {
         }
       }
       if (!now.isEmpty()) {
-        start(now, r.taking, r.started, r.started);
+        start(now, r.taking, r.started, r.prepared);
       }
       if (r.pending.isEmpty() && r.done.isDone()) {
         i.remove();

@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * instance's in order; with one, on the calling thread.
  *
  * <p>Where each partition starts: a persistent store whose local files say which changelog offset
- * they hold (and were not wiped) replays only what follows the smaller of that offset and the
- * checkpointed one, so a restart after a clean stop replays the tail written since the last
- * commit, not the whole changelog; any other store starts empty and replays it all.
+ * they hold (and were not wiped) replays only what follows it ({@link #replayAfter}), so a
+ * restart after a clean stop replays the tail written since the last commit, and a standby
+ * copy's takeover only what its copy had not read yet, not the whole changelog; any other store
+ * starts empty and replays it all.
  */
 public final class ChangelogRestorer {
   private static final Logger LOG = LoggerFactory.getLogger(ChangelogRestorer.class);
@@ -107,8 +108,7 @@ public final class ChangelogRestorer {
       long checkpointed = checkpointedOffsets[i];
       StartPosition start;
       if (s.localOffset() >= 0) {
-        long from = checkpointed == CheckpointStore.NONE ? s.localOffset()
-            : Math.min(s.localOffset(), checkpointed);
+        long from = replayAfter(s.localOffset(), checkpointed, target[i]);
         start = StartPosition.after(from);
         done[i] = from + 1 >= target[i];
       } else {
@@ -191,6 +191,22 @@ public final class ChangelogRestorer {
     LOG.info("restored {} store partition(s) from system '{}': {} records in {} ms", n, system,
         applier.applied, millis);
     return applier.applied;
+  }
+
+  /**
+   * The changelog offset a store with local files replays after. Its files hold the changelog
+   * up to their mark, committed records only, so their mark is where to start; the checkpoint's
+   * offset is the start only when it is the smaller (the files are older than the last owner's
+   * commits) or when the files claim records the changelog's head does not reach (they cannot be
+   * this changelog's: the checkpoint, which the head was checked against, is trusted). A standby
+   * copy follows the changelog past the last checkpoint it saw, often to its head: starting at
+   * the checkpoint would make its takeover read the changelog for records its files hold.
+   */
+  static long replayAfter(long local, long checkpointed, long head) {
+    if (checkpointed == CheckpointStore.NONE || local <= checkpointed || local < head) {
+      return local;
+    }
+    return checkpointed;
   }
 
   /**

@@ -255,10 +255,17 @@ public final class StandbyReplicas implements AutoCloseable {
       wantedByContainer.values().forEach(desired::addAll);
       desired.removeAll(activeHere);
     }
+    boolean closed = false;
     for (int task : new ArrayList<>(open.keySet())) {
       if (!desired.contains(task)) {
         close(task);
+        closed = true;
       }
+    }
+    if (closed) {
+      // At once, not after the opens below: a container taking a closed copy's task waits in
+      // activate for this, and opening a handful of new copies takes half a second.
+      publish();
     }
     long now = System.nanoTime();
     for (int task : desired) {

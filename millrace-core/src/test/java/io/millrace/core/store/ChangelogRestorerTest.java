@@ -113,6 +113,51 @@ class ChangelogRestorerTest {
     }
   }
 
+  @Test
+  void aCopyHoldingTheChangelogToItsHeadPastTheCheckpointReplaysNothing() {
+    write(3);
+    // A standby copy's takeover: its files hold offsets 0-2, the last checkpoint only 0-1.
+    List<Integer> heard = new java.util.ArrayList<>();
+
+    long applied = restorer(realAdmin(), 50).restore(List.of(instance(2)), new long[] {1},
+        () -> false, instance -> heard.add(instance.taskNumber()));
+
+    assertThat(applied).isZero();
+    assertThat(engine.get(bytes("k2"))).as("read again from the changelog").isNull();
+    assertThat(heard).as("reported restored").containsExactly(0);
+  }
+
+  @Test
+  void filesAheadOfTheCheckpointReplayOnlyWhatFollowsTheirMark() {
+    write(5);
+
+    long applied = restorer(realAdmin(), 50).restore(List.of(instance(2)), new long[] {1});
+
+    assertThat(applied).isEqualTo(2);
+    assertThat(engine.get(bytes("k2"))).isNull();
+    assertThat(engine.get(bytes("k4"))).isNotNull();
+  }
+
+  @Test
+  void filesOlderThanTheCheckpointReplayFromTheirMark() {
+    write(3);
+
+    long applied = restorer(realAdmin(), 50).restore(List.of(instance(0)), new long[] {2});
+
+    assertThat(applied).isEqualTo(2);
+    assertThat(engine.get(bytes("k1"))).isNotNull();
+  }
+
+  @Test
+  void filesClaimingMoreThanTheChangelogHoldsReplayFromTheCheckpoint() {
+    write(3);
+
+    long applied = restorer(realAdmin(), 50).restore(List.of(instance(10)), new long[] {0});
+
+    assertThat(applied).isEqualTo(2);
+    assertThat(engine.get(bytes("k1"))).isNotNull();
+  }
+
   private void write(int records) {
     for (int i = 0; i < records; i++) {
       log.append(0, bytes("k" + i), new LongSerde().toBytes((long) i));
@@ -120,8 +165,17 @@ class ChangelogRestorerTest {
   }
 
   private StoreInstance instance() {
+    return instance(-1);
+  }
+
+  /** The instance, its local files marked with {@code localOffset} (-1: none). */
+  private StoreInstance instance(long localOffset) {
     return new StoreInstance(spec, 0, new CachedStore<>("counts of Partition 0", spec, engine,
-        null), null, null, -1);
+        null), null, null, localOffset);
+  }
+
+  private static SystemAdmin realAdmin() {
+    return new MemorySystemFactory().admin(context());
   }
 
   private ChangelogRestorer restorer(SystemAdmin admin, long headWaitMillis) {

@@ -22,7 +22,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -112,6 +114,30 @@ class StandbyReplicasTest {
   }
 
   @Test
+  void takingATaskWaitsForItsOwnCopyToCloseNotForNewCopiesToOpen() throws Exception {
+    write(1, 0, 3);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(1));
+    Await.until(Duration.ofSeconds(10), "task 1's copy following", () -> s.lag(0).get(1) == 0L);
+    CountDownLatch slowOpen = new CountDownLatch(1);
+    disk.gates.put(storeDir(2), slowOpen); // opening task 2's copy takes until released
+    try {
+      // A rebalance: this process now keeps a copy of task 2 and takes task 1 as its own.
+      s.want(0, Set.of(2));
+      CompletableFuture<Void> taken = CompletableFuture.runAsync(() -> s.activate(1));
+
+      Await.until(Duration.ofSeconds(10), "task 1 taken while task 2's copy still opens",
+          taken::isDone);
+      assertThat(slowOpen.getCount()).isEqualTo(1);
+      assertThat(disk.openNow(storeDir(1))).isFalse();
+      assertThat(LocalOffsetFile.read(storeDir(1))).isEqualTo(2);
+    } finally {
+      slowOpen.countDown();
+    }
+    Await.until(Duration.ofSeconds(10), "task 2's copy open", () -> disk.openNow(storeDir(2)));
+  }
+
+  @Test
   void aCopyWithoutAMarkStartsEmptyAndAnotherContainersWishesCountToo() throws Exception {
     write(0, 0, 4);
     write(3, 0, 2);
@@ -192,6 +218,8 @@ class StandbyReplicasTest {
     private final Map<Path, Boolean> open = new ConcurrentHashMap<>();
     final Map<Path, Integer> opened = new ConcurrentHashMap<>();
     final Set<Path> active = ConcurrentHashMap.newKeySet();
+    /** Directories whose open waits until their latch is released. */
+    final Map<Path, CountDownLatch> gates = new ConcurrentHashMap<>();
     final AtomicReference<String> misuse = new AtomicReference<>();
 
     MemoryEngine files(Path dir) {
@@ -214,6 +242,14 @@ class StandbyReplicasTest {
 
     @Override
     public StorageEngine open(EngineSpec spec, Path dir, EngineResources resources) {
+      CountDownLatch gate = gates.get(dir);
+      if (gate != null) {
+        try {
+          gate.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       Boolean wasOpen = open.put(dir, true);
       if (active.contains(dir) || Boolean.TRUE.equals(wasOpen)) {
         misuse.compareAndSet(null, dir + " opened while " + (active.contains(dir)
