@@ -9,6 +9,9 @@ import io.millrace.core.loop.PartitionState;
 import io.millrace.core.store.ContainerStores;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What happens on commit: DESIGN.md's commit protocol for one container (at-least-once).
@@ -35,6 +38,9 @@ import java.util.List;
  * <p>Loop thread only.
  */
 public final class Committer {
+  private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
+  /** A commit longer than this is logged with the time of each step. */
+  private static final long SLOW_COMMIT_NANOS = TimeUnit.SECONDS.toNanos(1);
   private volatile long lastCommitEpochMillis;
   private final int containerId;
   private final List<SystemProducer> producers;
@@ -88,24 +94,42 @@ public final class Committer {
     if (writer == null) {
       return; // the container never held a partition: there is nothing to commit
     }
+    long started = System.nanoTime();
     if (stores != null) {
       stores.flush();
     }
+    long flushed = System.nanoTime();
     for (SystemProducer producer : producers) {
       producer.flush();
     }
+    long acknowledged = System.nanoTime();
     for (int i = 0; i < inputs.length; i++) {
       offsets[i] = inputs[i].lastOffset();
     }
     if (stores != null) {
       stores.beforeCheckpoint(offsets, inputs.length);
     }
+    long synced = System.nanoTime();
     writer.write(offsets);
+    long written = System.nanoTime();
     if (stores != null) {
       stores.afterCheckpoint();
     }
+    long ended = System.nanoTime();
     commits.inc();
     lastCommitEpochMillis = System.currentTimeMillis();
+    if (ended - started > SLOW_COMMIT_NANOS) {
+      // The loop stands still through a commit: say which step held it.
+      LOG.warn("container {}: a commit took {} ms: stores flushed {} ms, outputs and changelogs "
+              + "acknowledged {} ms, engines synced {} ms, checkpoint written {} ms, files "
+              + "marked {} ms", containerId, ms(ended - started), ms(flushed - started),
+          ms(acknowledged - flushed), ms(synced - acknowledged), ms(written - synced),
+          ms(ended - written));
+    }
+  }
+
+  private static long ms(long nanos) {
+    return nanos / 1_000_000;
   }
 
   /** When the last commit completed, in ms since the epoch; 0 before the first. Any thread. */

@@ -118,7 +118,7 @@ public final class ContainerFactory {
     return ContainerStores.create(plan.stores(), plan.storesDir(), plan.config().asMap(),
         expectedTasks, changelogs,
         system -> new ChangelogRestorer(system,
-            plan.factories().get(system).consumer(context(plan, system, id)),
+            () -> plan.factories().get(system).consumer(context(plan, system, id)),
             plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
             plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads),

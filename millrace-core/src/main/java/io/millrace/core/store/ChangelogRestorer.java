@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,14 @@ public final class ChangelogRestorer {
   /** How long a changelog's head may lag its checkpoint (a commit's markers being written). */
   private static final long HEAD_WAIT_MILLIS = 30_000;
   private final String system;
-  private final SystemConsumer consumer;
+  private final Supplier<SystemConsumer> consumers;
+  /**
+   * The consumer, started, kept between restores with no partition registered: a restore then
+   * starts fetching at once instead of after a fresh Kafka client found its broker and metadata
+   * (half a second of a takeover's replay of a few thousand records). Null until the first
+   * restore, and after a failure or a consumer that cannot unregister.
+   */
+  private SystemConsumer consumer;
   private final SystemAdmin admin;
   private final Counter restoredRecords;
   private final Counter restoreMillis;
@@ -50,22 +58,29 @@ public final class ChangelogRestorer {
    * A restorer.
    *
    * @param system the changelogs' system, for messages
-   * @param consumer a fresh consumer of that system, used only for the restore
+   * @param consumers makes a fresh consumer of that system, used only for restores: one, kept
+   *     from restore to restore until {@link #close}, another only after a failure
    * @param admin the system's admin, for the heads
    * @param restored counts the records applied (a metric)
    * @param restoreMillis counts the milliseconds spent restoring (a metric)
    * @param threads the most threads that apply restored records at once (1: the calling thread)
    */
-  public ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin,
+  public ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
       Counter restored, Counter restoreMillis, int threads) {
-    this(system, consumer, admin, restored, restoreMillis, threads, HEAD_WAIT_MILLIS);
+    this(system, consumers, admin, restored, restoreMillis, threads, HEAD_WAIT_MILLIS);
   }
 
+  /** A restorer with one given consumer (tests). */
   ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin, Counter restored,
       Counter restoreMillis, int threads, long headWaitMillis) {
+    this(system, () -> consumer, admin, restored, restoreMillis, threads, headWaitMillis);
+  }
+
+  ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
+      Counter restored, Counter restoreMillis, int threads, long headWaitMillis) {
     this.headWaitMillis = headWaitMillis;
     this.system = system;
-    this.consumer = consumer;
+    this.consumers = consumers;
     this.admin = admin;
     this.restoredRecords = restored;
     this.restoreMillis = restoreMillis;
@@ -90,12 +105,13 @@ public final class ChangelogRestorer {
    * each instance as soon as all of its records are applied (on the restoring thread or a
    * lane's), so its task can start before the others are done.
    */
-  long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
+  synchronized long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
       BooleanSupplier cancelled, Consumer<StoreInstance> restored) {
     int n = instances.size();
     StoreInstance[] instance = new StoreInstance[n];
     long[] target = new long[n];
     boolean[] done = new boolean[n];
+    StartPosition[] starts = new StartPosition[n];
     int remaining = 0;
     long full = 0;
     Map<String, Map<Integer, StreamMetadata>> heads = heads(instances, checkpointedOffsets);
@@ -116,7 +132,7 @@ public final class ChangelogRestorer {
         done[i] = head.isEmpty();
         full++;
       }
-      consumer.register(i, s.spec().changelogSpec(), s.taskNumber(), start);
+      starts[i] = start;
       plan.append(' ').append(s.spec().name()).append('/').append(s.taskNumber()).append(": ")
           .append(start.kind() == StartPosition.Kind.AFTER ? "after " + start.offset()
               : "from the start").append(" to ").append(target[i])
@@ -148,8 +164,23 @@ public final class ChangelogRestorer {
       }
     }
     Applier applier = new Applier(instance, target, done, lanes, lane, restored);
-    consumer.start();
+    boolean fresh = consumer == null;
+    if (fresh) {
+      consumer = consumers.get();
+    }
+    boolean failed = true;
+    boolean[] registered = new boolean[n];
     try {
+      for (int i = 0; i < n; i++) {
+        if (!done[i]) { // one with nothing to replay is not read at all
+          consumer.register(i, instance[i].spec().changelogSpec(), instance[i].taskNumber(),
+              starts[i]);
+          registered[i] = true;
+        }
+      }
+      if (fresh) {
+        consumer.start();
+      }
       int[] pending = new int[n];
       long nextReport = started + PROGRESS_NANOS;
       while (applier.remaining() > 0) {
@@ -175,6 +206,7 @@ public final class ChangelogRestorer {
       if (lanes != null) {
         lanes.finish();
       }
+      failed = false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while restoring stores", e);
@@ -182,7 +214,7 @@ public final class ChangelogRestorer {
       if (lanes != null) {
         lanes.close();
       }
-      consumer.stop();
+      release(registered, failed);
     }
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     synchronized (restoreMillis) {
@@ -191,6 +223,40 @@ public final class ChangelogRestorer {
     LOG.info("restored {} store partition(s) from system '{}': {} records in {} ms", n, system,
         applier.applied, millis);
     return applier.applied;
+  }
+
+  /**
+   * Gives the consumer's partitions up, keeping it for the next restore; after a failure, or if
+   * it cannot give partitions up, stops it (the next restore makes a fresh one).
+   */
+  private void release(boolean[] registered, boolean failed) {
+    if (!failed) {
+      try {
+        for (int i = 0; i < registered.length; i++) {
+          if (registered[i]) {
+            consumer.unregister(i);
+          }
+        }
+        return;
+      } catch (UnsupportedOperationException | IllegalStateException e) {
+        LOG.debug("the restore consumer of system '{}' is stopped instead of kept: {}", system,
+            e.toString());
+      }
+    }
+    try {
+      consumer.stop();
+    } catch (RuntimeException e) {
+      LOG.warn("the restore consumer of system '{}' failed to stop: {}", system, e.toString());
+    } finally {
+      consumer = null;
+    }
+  }
+
+  /** Stops the consumer kept between restores (after a restore that runs, if one does). */
+  public synchronized void close() {
+    if (consumer != null) {
+      release(new boolean[0], true);
+    }
   }
 
   /**

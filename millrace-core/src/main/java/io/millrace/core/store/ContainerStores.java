@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -54,6 +55,8 @@ public final class ContainerStores implements AutoCloseable {
   private final Changelogs changelogs;
   private final StoreResources resources;
   private final Function<String, ChangelogRestorer> restorers;
+  /** Each system's restorer, made at its first restore and kept (with its consumer) till close. */
+  private final Map<String, ChangelogRestorer> restorerOf = new ConcurrentHashMap<>();
   private final StoreFlusher flusher;
   private final EngineSync sync;
   /**
@@ -124,7 +127,8 @@ public final class ContainerStores implements AutoCloseable {
    * @param expectedTasks how many tasks the container is expected to hold at once (engines size
    *     their share of a shared memory budget by it)
    * @param changelogs how stores reach their changelogs
-   * @param restorers a restorer for the changelogs on a system (called at restore time)
+   * @param restorers a restorer for the changelogs on a system (called at a system's first
+   *     restore; the restorer is kept and closed with the stores)
    * @param flusher the flusher the stores use; the stores own it from here on
    * @param exactlyOnce whether the job runs under exactly-once: local files then hold only
    *     committed writes
@@ -353,13 +357,17 @@ public final class ContainerStores implements AutoCloseable {
     BooleanSupplier stop = () -> failed.get() || cancelled.getAsBoolean();
     List<String> systems = new ArrayList<>(bySystem.keySet());
     List<CompletableFuture<Long>> others = new ArrayList<>();
+    Map<String, ChangelogRestorer> restorer = new HashMap<>();
+    for (String system : systems) {
+      restorer.put(system, restorerOf.computeIfAbsent(system, restorers));
+    }
     for (String system : systems.subList(Math.min(1, systems.size()), systems.size())) {
       Executor ownThread = runnable -> {
         Thread t = new Thread(runnable, "millrace-restore-" + system);
         t.setDaemon(true);
         t.start();
       };
-      others.add(CompletableFuture.supplyAsync(() -> restorers.apply(system).restore(
+      others.add(CompletableFuture.supplyAsync(() -> restorer.get(system).restore(
           bySystem.get(system), offsets(checkpointed.get(system)), stop, restored), ownThread)
           .whenComplete((applied, e) -> {
             if (e != null) {
@@ -372,7 +380,7 @@ public final class ContainerStores implements AutoCloseable {
     if (!systems.isEmpty()) {
       String first = systems.get(0);
       try {
-        applied += restorers.apply(first).restore(bySystem.get(first),
+        applied += restorer.get(first).restore(bySystem.get(first),
             offsets(checkpointed.get(first)), stop, restored);
       } catch (RuntimeException e) {
         failed.set(true);
@@ -592,6 +600,9 @@ public final class ContainerStores implements AutoCloseable {
   /** Closes every store and the shared resources. */
   @Override
   public void close() {
+    for (ChangelogRestorer r : restorerOf.values()) {
+      r.close(); // their consumers: no restore runs any more
+    }
     if (!flusher.stop()) {
       // Its thread is still in an engine (a write that hangs): closing the engines under it would
       // crash the process, so they are left to the process's end.

@@ -158,6 +158,66 @@ class ChangelogRestorerTest {
     assertThat(engine.get(bytes("k1"))).isNotNull();
   }
 
+  @Test
+  void oneConsumerServesRestoreAfterRestoreEachReadingOnlyItsOwnPartitions() {
+    String twoPartitions = "restorer-kept-" + UUID.randomUUID();
+    MemoryStream two = MemoryStreams.create(twoPartitions, 2);
+    try {
+      StoreSpec spec2 = new StoreSpec("counts", new MemoryEngine.Factory(), new StringSerde(),
+          new LongSerde(), "memory", twoPartitions, 10, 10, Map.of());
+      for (int i = 0; i < 5; i++) {
+        two.append(0, bytes("zero" + i), new LongSerde().toBytes((long) i));
+        two.append(1, bytes("one" + i), new LongSerde().toBytes((long) i));
+      }
+      AtomicInteger made = new AtomicInteger();
+      ChangelogRestorer restorer = new ChangelogRestorer("memory", () -> {
+        made.incrementAndGet();
+        return new MemorySystemFactory().consumer(context());
+      }, new MemorySystemFactory().admin(context()), new SingleWriterCounter(),
+          new SingleWriterCounter(), 1, 1_000);
+      MemoryEngine first = new MemoryEngine();
+      MemoryEngine second = new MemoryEngine();
+
+      long a = restorer.restore(List.of(new StoreInstance(spec2, 0, new CachedStore<>(
+          "counts of Partition 0", spec2, first, null), null, null, -1)),
+          new long[] {CheckpointStore.NONE});
+      two.append(0, bytes("zero-late"), new LongSerde().toBytes(9L)); // not the next restore's
+      long b = restorer.restore(List.of(new StoreInstance(spec2, 1, new CachedStore<>(
+          "counts of Partition 1", spec2, second, null), null, null, 1)),
+          new long[] {CheckpointStore.NONE});
+      restorer.close();
+
+      assertThat(a).isEqualTo(5);
+      assertThat(b).as("after its mark at 1").isEqualTo(3);
+      assertThat(second.get(bytes("one4"))).isNotNull();
+      assertThat(second.get(bytes("one1"))).isNull();
+      assertThat(second.get(bytes("zero-late"))).as("the first restore's partition").isNull();
+      assertThat(second.get(bytes("zero0"))).isNull();
+      assertThat(made.get()).as("consumers made").isEqualTo(1);
+    } finally {
+      MemoryStreams.drop(twoPartitions);
+    }
+  }
+
+  @Test
+  void aRestoreThatFailedLeavesTheNextAFreshConsumer() {
+    log.append(0, "not bytes", new LongSerde().toBytes(1L)); // unreadable: the restore fails
+    AtomicInteger made = new AtomicInteger();
+    ChangelogRestorer restorer = new ChangelogRestorer("memory", () -> {
+      made.incrementAndGet();
+      return new MemorySystemFactory().consumer(context());
+    }, realAdmin(), new SingleWriterCounter(), new SingleWriterCounter(), 1, 1_000);
+
+    assertThatThrownBy(() -> restorer.restore(List.of(instance()),
+        new long[] {CheckpointStore.NONE})).hasMessageContaining("cannot be read");
+    write(2); // offsets 1-2
+    long applied = restorer.restore(List.of(instance(0)), new long[] {CheckpointStore.NONE});
+    restorer.close();
+
+    assertThat(applied).isEqualTo(2);
+    assertThat(made.get()).isEqualTo(2);
+  }
+
   private void write(int records) {
     for (int i = 0; i < records; i++) {
       log.append(0, bytes("k" + i), new LongSerde().toBytes((long) i));

@@ -89,7 +89,7 @@ class ContainerStoresRestoreTest {
     return ContainerStores.create(List.of(alphaStore, betaStore), dir, Map.of(), 1,
         (spec, task) -> new ChangelogWriter(new MemorySystemFactory().producer(context(metrics)),
             0, task),
-        system -> new ChangelogRestorer(system, new MemorySystemFactory().consumer(
+        system -> new ChangelogRestorer(system, () -> new MemorySystemFactory().consumer(
             context(metrics)), new MeetingAdmin(system, system.equals("alpha") && alphaFails,
             new MemorySystemFactory().admin(context(metrics))), records, millis, 1),
         StoreFlusher.inline(), false);

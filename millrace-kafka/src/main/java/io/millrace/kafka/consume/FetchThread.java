@@ -284,7 +284,10 @@ final class FetchThread implements Runnable {
         }
         java.util.Arrays.fill(scratch, 0, n, null);
         touched.add(p);
-        touchedPosition.add(last + 1);
+        // The consumer's position, not last + 1: it is past the commit markers (and aborted
+        // records) that follow the last record, so a restore whose target is the last stable
+        // offset ends now instead of at the next refresh, 200 ms later.
+        touchedPosition.add(Math.max(last + 1, positionOf(c, tp)));
       }
       if (!records.isEmpty()) {
         if (!handoff.flush()) {
@@ -412,6 +415,15 @@ final class FetchThread implements Runnable {
       } else {
         c.seekToBeginning(List.of(out.getKey()));
       }
+    }
+  }
+
+  /** The consumer's position in a partition it just returned records of, or -1. */
+  private static long positionOf(KafkaConsumer<byte[], byte[]> c, TopicPartition tp) {
+    try {
+      return c.position(tp, Duration.ZERO);
+    } catch (org.apache.kafka.common.errors.TimeoutException unknownYet) {
+      return -1;
     }
   }
 
