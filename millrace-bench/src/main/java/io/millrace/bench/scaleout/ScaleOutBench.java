@@ -145,7 +145,7 @@ public final class ScaleOutBench {
         if (scenarios.contains("restore-beside")) {
           bench.restoreBeside(round, (int) args.getLong("beside-partitions", 8),
               args.getLong("state-mb", 1024) << 20,
-              args.getLong("beside-records", 40_000_000));
+              args.getLong("beside-records", 100_000_000));
         }
         if (scenarios.contains("cost")) {
           bench.cost(round, args.getLong("cost-records", 16_000_000),

@@ -39,6 +39,7 @@ public final class CoreKeys {
   public static final String POOL_SIZE = "job.container.thread.pool.size";
   public static final String POOL_VIRTUAL = "job.container.thread.pool.virtual";
   public static final String RESTORE_THREADS = "job.container.restore.threads";
+  public static final String RESTORE_BESIDE_PERCENT = "job.container.restore.beside.percent";
   public static final String TIMERS_ENABLED = "metrics.timers.enabled";
   public static final String REPORTERS = "metrics.reporters";
   public static final String REPORTER_INTERVAL_MS = "metrics.reporter.interval.ms";
@@ -90,6 +91,7 @@ public final class CoreKeys {
       new ConfigKey(POOL_SIZE, "0", "Worker threads that run synchronous (blocking) tasks; 0 runs them inline on the loop thread."),
       new ConfigKey(POOL_VIRTUAL, "false", "Use virtual threads for the worker pool (Java 21+; on 17 it falls back with a log line)."),
       new ConfigKey(RESTORE_THREADS, "the number of processors", "Threads a container applies restored changelog records with: several store instances restore at once, each in order."),
+      new ConfigKey(RESTORE_BESIDE_PERCENT, "10", "The most of the time, in percent, a restore beside a container's running tasks takes while they have input waiting: after each batch it pauses in proportion. 100: it never pauses."),
       new ConfigKey(TIMERS_ENABLED, "false", "Record per-batch processing timers (two clock reads per batch)."),
       new ConfigKey(REPORTERS, "", "Comma-separated metrics reporters: log, jmx."),
       new ConfigKey(REPORTER_INTERVAL_MS, "60000", "How often the log reporter writes, in ms."),

@@ -114,6 +114,8 @@ public final class ContainerFactory {
         producers.get(spec.changelogSystem()), changelogIndex.get(spec.name()), taskNumber);
     int restoreThreads = plan.config().getInt(CoreKeys.RESTORE_THREADS,
         Runtime.getRuntime().availableProcessors(), 1);
+    // A restore beside busy tasks leaves them the processors (see docs/configuration.md).
+    int besidePercent = JobPlanner.restoreBesidePercent(plan.config());
     int expectedTasks = (plan.taskCount() + plan.containerCount() - 1) / plan.containerCount();
     return ContainerStores.create(plan.stores(), plan.storesDir(), plan.config().asMap(),
         expectedTasks, changelogs,
@@ -121,7 +123,8 @@ public final class ContainerFactory {
             () -> plan.factories().get(system).consumer(context(plan, system, id)),
             plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
-            plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads),
+            plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads,
+            besidePercent),
         flusher, plan.settings().exactlyOnce());
   }
 

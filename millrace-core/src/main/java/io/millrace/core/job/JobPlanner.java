@@ -212,6 +212,7 @@ public final class JobPlanner {
         exactlyOnce);
     config.getInt(CONTAINER_COUNT, 1, 1);
     config.getInt(RESTORE_THREADS, 1, 1);
+    restoreBesidePercent(config);
     config.getLong(ACCEPTABLE_RECOVERY_LAG, 10_000, 0);
     config.getInt(MAX_WARMUP_REPLICAS, 2, 0);
     int standbys = config.getInt(STANDBY_REPLICAS, 0, 0);
@@ -459,5 +460,15 @@ public final class JobPlanner {
       throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
           + ": it needs a no-argument constructor");
     }
+  }
+
+  /** {@code job.container.restore.beside.percent}: from 1 to 100. */
+  static int restoreBesidePercent(JobConfig config) {
+    int percent = config.getInt(CoreKeys.RESTORE_BESIDE_PERCENT, 10, 1);
+    if (percent > 100) {
+      throw config.bad(CoreKeys.RESTORE_BESIDE_PERCENT, Integer.toString(percent),
+          "a percentage from 1 to 100");
+    }
+    return percent;
   }
 }

@@ -138,9 +138,20 @@ final class TaskBuilder implements TaskSource {
 
       @Override
       public void restore(BooleanSupplier cancelled, IntConsumer restored) {
+        restore(cancelled, restored, null);
+      }
+
+      @Override
+      public void restoreBeside(BooleanSupplier cancelled, IntConsumer restored,
+          BooleanSupplier othersBusy) {
+        restore(cancelled, restored, othersBusy);
+      }
+
+      private void restore(BooleanSupplier cancelled, IntConsumer restored,
+          BooleanSupplier othersBusy) {
         if (stores != null) {
           // Before init: a task may read its stores there.
-          stores.restoreDetached(detached, cancelled, restored);
+          stores.restoreDetached(detached, cancelled, restored, othersBusy);
         } else {
           taskNumbers.forEach(restored::accept);
         }

@@ -192,7 +192,8 @@ final class Reassigner implements MembershipListener {
         return t;
       });
     }
-    r.done = restoreThread.submit(() -> taking.restore(r.cancelled::get, r.ready::add));
+    r.done = restoreThread.submit(() -> taking.restoreBeside(r.cancelled::get, r.ready::add,
+        loop::busy));
     restoring.add(r);
     LOG.info("container {}: task(s) {} restore on the restore thread while its other {} task(s) "
         + "run", loop.containerId(), fresh, loop.tasks().size());

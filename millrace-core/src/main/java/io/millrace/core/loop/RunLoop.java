@@ -88,6 +88,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private boolean commitAfterCycle;
   private int idleCycles;
   private boolean wasBusy;
+  /** {@link #wasBusy} for other threads: written only when it changes, not every cycle. */
+  private volatile boolean busy;
   private long cycleNanos;
 
   /**
@@ -539,6 +541,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (delivered == 0) {
       if (wasBusy) {
         wasBusy = false;
+        busy = false;
         runIdleActions();
       }
       if (async != null && async.outstanding() > 0) {
@@ -551,10 +554,19 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       } else {
         idle(++idleCycles);
       }
-    } else {
+    } else if (!wasBusy) {
       wasBusy = true;
+      busy = true;
     }
     return delivered;
+  }
+
+  /**
+   * Whether the loop delivered messages in its last cycle: its tasks have input waiting. Any
+   * thread (a restore beside the tasks paces itself while they do).
+   */
+  boolean busy() {
+    return busy;
   }
 
   /** Runs what tasks registered with TaskContext.whenIdle, once per idle spell. */

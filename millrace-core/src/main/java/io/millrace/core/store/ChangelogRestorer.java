@@ -17,7 +17,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +54,11 @@ public final class ChangelogRestorer {
   private final Counter restoredRecords;
   private final Counter restoreMillis;
   private final int threads;
+  /** The share of the time, in percent, a restore beside running tasks may take (100: all). */
+  private final int besidePercent;
   private final long headWaitMillis;
+  /** How a paced restore rests, in nanoseconds (tests listen). */
+  LongConsumer rest = LockSupport::parkNanos;
 
   /**
    * A restorer.
@@ -67,17 +73,34 @@ public final class ChangelogRestorer {
    */
   public ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
       Counter restored, Counter restoreMillis, int threads) {
-    this(system, consumers, admin, restored, restoreMillis, threads, HEAD_WAIT_MILLIS);
+    this(system, consumers, admin, restored, restoreMillis, threads, 100, HEAD_WAIT_MILLIS);
+  }
+
+  /**
+   * A restorer whose restores beside running tasks take at most {@code besidePercent} of the
+   * time: after each batch such a restore pauses, so the container's thread and the restore do
+   * not split the processors evenly (see {@code job.container.restore.beside.percent}).
+   */
+  public ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
+      Counter restored, Counter restoreMillis, int threads, int besidePercent) {
+    this(system, consumers, admin, restored, restoreMillis, threads, besidePercent,
+        HEAD_WAIT_MILLIS);
   }
 
   /** A restorer with one given consumer (tests). */
   ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin, Counter restored,
       Counter restoreMillis, int threads, long headWaitMillis) {
-    this(system, () -> consumer, admin, restored, restoreMillis, threads, headWaitMillis);
+    this(system, () -> consumer, admin, restored, restoreMillis, threads, 100, headWaitMillis);
   }
 
   ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
-      Counter restored, Counter restoreMillis, int threads, long headWaitMillis) {
+      Counter restored, Counter restoreMillis, int threads, int besidePercent,
+      long headWaitMillis) {
+    if (besidePercent < 1 || besidePercent > 100) {
+      throw new IllegalArgumentException("a restore's share of the time beside running tasks "
+          + "is a percentage from 1 to 100, not " + besidePercent);
+    }
+    this.besidePercent = besidePercent;
     this.headWaitMillis = headWaitMillis;
     this.system = system;
     this.consumers = consumers;
@@ -105,8 +128,18 @@ public final class ChangelogRestorer {
    * each instance as soon as all of its records are applied (on the restoring thread or a
    * lane's), so its task can start before the others are done.
    */
-  synchronized long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
+  long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
       BooleanSupplier cancelled, Consumer<StoreInstance> restored) {
+    return restore(instances, checkpointedOffsets, cancelled, restored, null);
+  }
+
+  /**
+   * As {@link #restore(List, long[], BooleanSupplier, Consumer)}, beside the container's other
+   * tasks ({@code othersBusy} null: none runs): while they have input waiting, the restore keeps
+   * to its share of the time; while they wait for input, it goes at full speed.
+   */
+  synchronized long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
+      BooleanSupplier cancelled, Consumer<StoreInstance> restored, BooleanSupplier othersBusy) {
     int n = instances.size();
     StoreInstance[] instance = new StoreInstance[n];
     long[] target = new long[n];
@@ -150,7 +183,9 @@ public final class ChangelogRestorer {
     if (remaining == 0) {
       return 0;
     }
-    int laneCount = Math.min(threads, remaining);
+    boolean paced = othersBusy != null && besidePercent < 100;
+    // Paced, records are applied on this thread: the time a batch takes here is its cost.
+    int laneCount = paced ? 1 : Math.min(threads, remaining);
     LOG.info("restoring {} store partition(s) from changelogs on system '{}' ({} in full, the "
         + "rest from their local files) on {} thread(s):{}", remaining, system, full, laneCount,
         plan);
@@ -195,8 +230,14 @@ public final class ChangelogRestorer {
             pending[count++] = i;
           }
         }
-        consumer.poll(pending, count, 10_000, applier, 100);
+        long batchStarted = System.nanoTime();
+        int handed = consumer.poll(pending, count, 10_000, applier, 100);
         long now = System.nanoTime();
+        if (paced && handed > 0 && applier.remaining() > 0 && othersBusy.getAsBoolean()) {
+          // Rest in proportion to the batch: the restore takes at most its share of the time.
+          // (Not after its last batch: nothing is left to leave room for.)
+          rest.accept((now - batchStarted) * (100 - besidePercent) / besidePercent);
+        }
         if (now >= nextReport) {
           LOG.info("restoring from system '{}': {} records applied, {} partition(s) to go",
               system, applier.applied, applier.remaining());

@@ -253,6 +253,16 @@ public final class ContainerStores implements AutoCloseable {
    */
   public long restoreDetached(List<Detached> tasks, BooleanSupplier cancelled,
       IntConsumer taskRestored) {
+    return restoreDetached(tasks, cancelled, taskRestored, null);
+  }
+
+  /**
+   * As {@link #restoreDetached(List, BooleanSupplier, IntConsumer)}, beside the container's other
+   * tasks (null: none runs): while {@code othersBusy} says they have input waiting, each restore
+   * keeps to its share of the time.
+   */
+  public long restoreDetached(List<Detached> tasks, BooleanSupplier cancelled,
+      IntConsumer taskRestored, BooleanSupplier othersBusy) {
     Map<String, List<StoreInstance>> bySystem = new LinkedHashMap<>();
     Map<String, List<Long>> checkpointed = new HashMap<>();
     Map<Integer, AtomicInteger> toGo = new HashMap<>();
@@ -280,7 +290,7 @@ public final class ContainerStores implements AutoCloseable {
         taskRestored.accept(instance.taskNumber());
       }
     };
-    return restoreBySystem(bySystem, checkpointed, cancelled, restored);
+    return restoreBySystem(bySystem, checkpointed, cancelled, restored, othersBusy);
   }
 
   private StoreInstance openOne(StoreSpec spec, int taskNumber, String taskName, Path dir) {
@@ -352,7 +362,7 @@ public final class ContainerStores implements AutoCloseable {
    */
   private long restoreBySystem(Map<String, List<StoreInstance>> bySystem,
       Map<String, List<Long>> checkpointed, BooleanSupplier cancelled,
-      Consumer<StoreInstance> restored) {
+      Consumer<StoreInstance> restored, BooleanSupplier othersBusy) {
     AtomicBoolean failed = new AtomicBoolean();
     BooleanSupplier stop = () -> failed.get() || cancelled.getAsBoolean();
     List<String> systems = new ArrayList<>(bySystem.keySet());
@@ -368,7 +378,8 @@ public final class ContainerStores implements AutoCloseable {
         t.start();
       };
       others.add(CompletableFuture.supplyAsync(() -> restorer.get(system).restore(
-          bySystem.get(system), offsets(checkpointed.get(system)), stop, restored), ownThread)
+          bySystem.get(system), offsets(checkpointed.get(system)), stop, restored, othersBusy),
+          ownThread)
           .whenComplete((applied, e) -> {
             if (e != null) {
               failed.set(true);
@@ -381,7 +392,7 @@ public final class ContainerStores implements AutoCloseable {
       String first = systems.get(0);
       try {
         applied += restorer.get(first).restore(bySystem.get(first),
-            offsets(checkpointed.get(first)), stop, restored);
+            offsets(checkpointed.get(first)), stop, restored, othersBusy);
       } catch (RuntimeException e) {
         failed.set(true);
         failure = e;

@@ -63,6 +63,18 @@ class ConfigValidationTest {
   }
 
   @Test
+  void aRestoreShareOutsideOneToAHundredPercentIsRefusedNamingTheKey() throws Exception {
+    Map<String, String> config = good();
+    config.put("job.container.restore.beside.percent", "150");
+    checkFails(config).hasMessageContaining("job.container.restore.beside.percent")
+        .hasMessageContaining("'150'").hasMessageContaining("from 1 to 100");
+    config.put("job.container.restore.beside.percent", "0");
+    checkFails(config).hasMessageContaining("job.container.restore.beside.percent");
+    config.put("job.container.restore.beside.percent", "100");
+    assertThatCode(() -> check(config)).doesNotThrowAnyException();
+  }
+
+  @Test
   void unknownStreamKeyIsNamedWithTheNearestStreamKey() throws Exception {
     Map<String, String> config = good();
     config.put("streams.lines.priorty", "3");
