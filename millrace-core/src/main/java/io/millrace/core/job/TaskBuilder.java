@@ -98,7 +98,7 @@ final class TaskBuilder implements TaskSource {
           standbys.activate(number);
         }
       }
-      long handedOver = System.nanoTime();
+      long copiesClosed = System.nanoTime();
       Map<String, Map<Integer, StreamMetadata>> heads = inputHeads(taskNumbers);
       long headsKnown = System.nanoTime();
       for (int number : taskNumbers) {
@@ -107,14 +107,14 @@ final class TaskBuilder implements TaskSource {
       long built = System.nanoTime();
       if (stores != null) {
         plan.metrics().counter("container-" + containerId, "store-open-ms")
-            .inc((built - handedOver) / 1_000_000);
+            .inc((built - copiesClosed) / 1_000_000);
       }
       if (!staticAssignment) {
         // Where a takeover's time goes before any restore: each step is a different fix.
         LOG.info("container {}: task(s) {} prepared in {} ms: checkpoints {} ms, standby copies "
                 + "closed {} ms, input heads {} ms, tasks built and stores opened {} ms",
             containerId, taskNumbers, (built - began) / 1_000_000, (read - began) / 1_000_000,
-            (handedOver - read) / 1_000_000, (headsKnown - handedOver) / 1_000_000,
+            (copiesClosed - read) / 1_000_000, (headsKnown - copiesClosed) / 1_000_000,
             (built - headsKnown) / 1_000_000);
       }
     } catch (RuntimeException e) {

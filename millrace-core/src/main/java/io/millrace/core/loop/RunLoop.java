@@ -494,7 +494,12 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       if (nextMembershipPollNanos == Long.MAX_VALUE) {
         return -1; // a static membership gave this container nothing, for good
       }
-      // Waiting to be given tasks: sleep until the membership is due again.
+      // Waiting to be given tasks: sleep until the membership is due again. (Not busy: a
+      // restore beside nothing need not leave room.)
+      if (wasBusy) {
+        wasBusy = false;
+        busy = false;
+      }
       LockSupport.parkNanos(Math.max(1_000L, Math.min(50_000_000L,
           nextMembershipPollNanos - now)));
       return 0;

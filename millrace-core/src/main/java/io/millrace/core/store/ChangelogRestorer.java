@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -57,8 +56,16 @@ public final class ChangelogRestorer {
   /** The share of the time, in percent, a restore beside running tasks may take (100: all). */
   private final int besidePercent;
   private final long headWaitMillis;
-  /** How a paced restore rests, in nanoseconds (tests listen). */
-  LongConsumer rest = LockSupport::parkNanos;
+  /** How a paced restore rests (tests listen instead). */
+  Rest rest = ChangelogRestorer::restInSlices;
+
+  /** A paced restore's rest: {@code nanos} long, or until {@code cancelled}. */
+  interface Rest {
+    void rest(long nanos, BooleanSupplier cancelled);
+  }
+
+  /** Longest park of a rest between two looks at {@code cancelled}. */
+  private static final long REST_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   /**
    * A restorer.
@@ -203,7 +210,7 @@ public final class ChangelogRestorer {
     if (fresh) {
       consumer = consumers.get();
     }
-    boolean failed = true;
+    boolean keep = false; // the consumer, for the next restore
     boolean[] registered = new boolean[n];
     try {
       for (int i = 0; i < n; i++) {
@@ -222,7 +229,7 @@ public final class ChangelogRestorer {
         if (cancelled.getAsBoolean()) {
           LOG.info("restore from system '{}' cancelled after {} records: its task left",
               system, applier.applied);
-          break;
+          break; // (its fetches may still be in flight: the consumer is not kept)
         }
         int count = 0;
         for (int i = 0; i < n; i++) {
@@ -230,14 +237,15 @@ public final class ChangelogRestorer {
             pending[count++] = i;
           }
         }
-        long batchStarted = System.nanoTime();
-        int handed = consumer.poll(pending, count, 10_000, applier, 100);
-        long now = System.nanoTime();
-        if (paced && handed > 0 && applier.remaining() > 0 && othersBusy.getAsBoolean()) {
+        long wrote = applier.writeNanos;
+        consumer.poll(pending, count, 10_000, applier, 100);
+        long batchNanos = applier.writeNanos - wrote; // the apply's, not the wait for records
+        if (paced && batchNanos > 0 && applier.remaining() > 0 && othersBusy.getAsBoolean()) {
           // Rest in proportion to the batch: the restore takes at most its share of the time.
           // (Not after its last batch: nothing is left to leave room for.)
-          rest.accept((now - batchStarted) * (100 - besidePercent) / besidePercent);
+          rest.rest(batchNanos * (100 - besidePercent) / besidePercent, cancelled);
         }
+        long now = System.nanoTime();
         if (now >= nextReport) {
           LOG.info("restoring from system '{}': {} records applied, {} partition(s) to go",
               system, applier.applied, applier.remaining());
@@ -247,7 +255,7 @@ public final class ChangelogRestorer {
       if (lanes != null) {
         lanes.finish();
       }
-      failed = false;
+      keep = applier.remaining() == 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while restoring stores", e);
@@ -255,7 +263,7 @@ public final class ChangelogRestorer {
       if (lanes != null) {
         lanes.close();
       }
-      release(registered, failed);
+      release(registered, keep);
     }
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     synchronized (restoreMillis) {
@@ -267,11 +275,11 @@ public final class ChangelogRestorer {
   }
 
   /**
-   * Gives the consumer's partitions up, keeping it for the next restore; after a failure, or if
-   * it cannot give partitions up, stops it (the next restore makes a fresh one).
+   * Gives the consumer's partitions up, keeping it for the next restore; after a failure or a
+   * cancel, or if it cannot give partitions up, stops it (the next restore makes a fresh one).
    */
-  private void release(boolean[] registered, boolean failed) {
-    if (!failed) {
+  private void release(boolean[] registered, boolean keep) {
+    if (keep) {
       try {
         for (int i = 0; i < registered.length; i++) {
           if (registered[i]) {
@@ -296,24 +304,29 @@ public final class ChangelogRestorer {
   /** Stops the consumer kept between restores (after a restore that runs, if one does). */
   public synchronized void close() {
     if (consumer != null) {
-      release(new boolean[0], true);
+      release(new boolean[0], false);
     }
   }
 
   /**
-   * The changelog offset a store with local files replays after. Its files hold the changelog
-   * up to their mark, committed records only, so their mark is where to start; the checkpoint's
-   * offset is the start only when it is the smaller (the files are older than the last owner's
-   * commits) or when the files claim records the changelog's head does not reach (they cannot be
-   * this changelog's: the checkpoint, which the head was checked against, is trusted). A standby
-   * copy follows the changelog past the last checkpoint it saw, often to its head: starting at
-   * the checkpoint would make its takeover read the changelog for records its files hold.
+   * The changelog offset a store with local files replays after: their mark, since they hold
+   * the changelog up to it (committed records only), whether that is before the checkpoint (files
+   * older than the last owner's commits) or past it (a standby copy follows the changelog past the
+   * last checkpoint it saw, often to its head: starting at the checkpoint would read records its
+   * files hold). Only files that claim records the changelog's head does not reach replay after
+   * the checkpoint instead: they cannot be this changelog's, and the checkpoint, which the head
+   * was checked against, is trusted.
    */
   static long replayAfter(long local, long checkpointed, long head) {
-    if (checkpointed == CheckpointStore.NONE || local <= checkpointed || local < head) {
-      return local;
+    return checkpointed != CheckpointStore.NONE && local >= head ? checkpointed : local;
+  }
+
+  static void restInSlices(long nanos, BooleanSupplier cancelled) {
+    long end = System.nanoTime() + nanos;
+    for (long left = nanos; left > 0 && !cancelled.getAsBoolean();
+        left = end - System.nanoTime()) {
+      LockSupport.parkNanos(Math.min(left, REST_SLICE_NANOS));
     }
-    return checkpointed;
   }
 
   /**
@@ -401,6 +414,8 @@ public final class ChangelogRestorer {
     private List<byte[]> keys = new ArrayList<>();
     private List<byte[]> values = new ArrayList<>();
     long applied;
+    /** Time spent writing to engines on this thread: a paced restore's cost. */
+    long writeNanos;
 
     Applier(StoreInstance[] instance, long[] target, boolean[] done, RestoreLanes lanes,
         int[] lane, Consumer<StoreInstance> restored) {
@@ -436,7 +451,9 @@ public final class ChangelogRestorer {
       if (!keys.isEmpty()) {
         StorageEngine engine = instance[index].engine();
         if (lanes == null) {
+          long t0 = System.nanoTime(); // per batch, not per record
           engine.write(keys, values);
+          writeNanos += System.nanoTime() - t0;
         } else {
           try {
             lanes.apply(lane[index], engine, keys, values);

@@ -56,7 +56,7 @@ public final class ContainerStores implements AutoCloseable {
   private final StoreResources resources;
   private final Function<String, ChangelogRestorer> restorers;
   /** Each system's restorer, made at its first restore and kept (with its consumer) till close. */
-  private final Map<String, ChangelogRestorer> restorerOf = new ConcurrentHashMap<>();
+  private final Map<String, ChangelogRestorer> restorerBySystem = new ConcurrentHashMap<>();
   private final StoreFlusher flusher;
   private final EngineSync sync;
   /**
@@ -369,7 +369,7 @@ public final class ContainerStores implements AutoCloseable {
     List<CompletableFuture<Long>> others = new ArrayList<>();
     Map<String, ChangelogRestorer> restorer = new HashMap<>();
     for (String system : systems) {
-      restorer.put(system, restorerOf.computeIfAbsent(system, restorers));
+      restorer.put(system, restorerBySystem.computeIfAbsent(system, restorers));
     }
     for (String system : systems.subList(Math.min(1, systems.size()), systems.size())) {
       Executor ownThread = runnable -> {
@@ -611,7 +611,7 @@ public final class ContainerStores implements AutoCloseable {
   /** Closes every store and the shared resources. */
   @Override
   public void close() {
-    for (ChangelogRestorer r : restorerOf.values()) {
+    for (ChangelogRestorer r : restorerBySystem.values()) {
       r.close(); // their consumers: no restore runs any more
     }
     if (!flusher.stop()) {

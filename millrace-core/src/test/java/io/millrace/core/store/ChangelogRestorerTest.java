@@ -20,6 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -225,7 +228,7 @@ class ChangelogRestorerTest {
     ChangelogRestorer restorer = new ChangelogRestorer("memory",
         () -> new MemorySystemFactory().consumer(context()), realAdmin(),
         new SingleWriterCounter(), new SingleWriterCounter(), 2, 25, 1_000);
-    restorer.rest = rests::add;
+    restorer.rest = (nanos, cancelled) -> rests.add(nanos);
 
     long busy = restorer.restore(List.of(instance()), new long[] {CheckpointStore.NONE},
         () -> false, i -> { }, () -> true);
@@ -241,6 +244,17 @@ class ChangelogRestorerTest {
     assertThat(idle).isEqualTo(30_000);
     assertThat(alone).isEqualTo(30_000);
     assertThat(rests).as("no rest beside idle tasks or alone").hasSize(whileBusy);
+  }
+
+  @Test
+  void aRestEndsSoonAfterItsRestoreIsCancelled() throws Exception {
+    AtomicBoolean cancelled = new AtomicBoolean();
+    CompletableFuture<Void> resting = CompletableFuture.runAsync(
+        () -> ChangelogRestorer.restInSlices(TimeUnit.MINUTES.toNanos(10), cancelled::get));
+
+    cancelled.set(true);
+
+    resting.get(5, TimeUnit.SECONDS); // not the 10 minutes
   }
 
   private void write(int records) {

@@ -22,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
@@ -418,11 +419,15 @@ final class FetchThread implements Runnable {
     }
   }
 
-  /** The consumer's position in a partition it just returned records of, or -1. */
+  /**
+   * The consumer's position in a partition it just returned records of, or -1 when it cannot say
+   * at once: not known yet (being validated after a leader change, which may also report a
+   * truncation the next poll raises), or a command's wake-up came (applied at the next turn).
+   */
   private static long positionOf(KafkaConsumer<byte[], byte[]> c, TopicPartition tp) {
     try {
       return c.position(tp, Duration.ZERO);
-    } catch (org.apache.kafka.common.errors.TimeoutException unknownYet) {
+    } catch (KafkaException notNow) { // a timeout and a wake-up are ones too
       return -1;
     }
   }
