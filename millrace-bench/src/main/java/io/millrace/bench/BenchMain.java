@@ -35,6 +35,9 @@ public final class BenchMain {
       "             Kafka Streams (with the peers profile); starts its own broker unless --bootstrap",
       "  kafka-eos  [--records 5000000] [--keys 1000000] [--commit-ms 100] [--runs 3]   the kafka",
       "             modes under exactly-once vs Kafka Streams exactly_once_v2, and vs at-least-once",
+      "  kafka-eos-recovery [--runs 3] [--state-mb 1024] [--eos-run-ms 15000] [--partitions 24]",
+      "             one process holding the state under exactly-once, kill -9 and restart: time to",
+      "             ready stores vs Kafka Streams exactly_once_v2 (with the peers profile)",
       "  kafka-memory [--partitions 1000] [--records-per-partition 2000] [--seconds 20]",
       "             heap after GC of a job with 1,000 partitions behind a slow task",
       "  scale-out  [--runs 3] [--scenarios failover,join,leave,cost] [--session-ms 10000] [--standbys 0]",
@@ -79,6 +82,8 @@ public final class BenchMain {
       case "batcher" -> BatcherBench.main(rest);
       case "kafka" -> KafkaBench.main(rest);
       case "kafka-eos" -> KafkaBench.exactlyOnce(rest);
+      case "kafka-eos-recovery" -> io.millrace.bench.scaleout.ScaleOutBench.main(
+          concat(rest, "--scenarios", "eos-recovery")); // the last --scenarios wins
       case "kafka-run" -> KafkaRun.main(rest);
       case "kafka-memory" -> KafkaMemoryBench.main(rest);
       case "scale-out" -> io.millrace.bench.scaleout.ScaleOutBench.main(rest);
@@ -93,6 +98,12 @@ public final class BenchMain {
         System.exit(2);
       }
     }
+  }
+
+  private static String[] concat(String[] args, String... more) {
+    String[] all = Arrays.copyOf(args, args.length + more.length);
+    System.arraycopy(more, 0, all, args.length, more.length);
+    return all;
   }
 
   private static void peers(String className, String[] args) throws Throwable {

@@ -35,8 +35,25 @@ abstract class Fleet implements AutoCloseable {
   abstract Phases phases(long killMs, Set<Integer> moved, Collection<String> survivors)
       throws Exception;
 
+  /**
+   * How far the restart of {@code label} at {@code sinceMs} had got once every task emitted again:
+   * when it held every task with its stores ready, and what it restored.
+   */
+  abstract Readiness readiness(String label, long sinceMs) throws Exception;
+
+  /**
+   * Starts process {@code label}; a restart keeps its home (its state directory), and the log of
+   * the process before it as {@code out.<n>.log}.
+   */
   void start(String label) throws IOException {
     Path home = Files.createDirectories(dir.resolve(label));
+    Path log = home.resolve("out.log");
+    for (int n = 1; Files.exists(log); n++) {
+      Path kept = home.resolve("out." + n + ".log");
+      if (!Files.exists(kept)) {
+        Files.move(log, kept);
+      }
+    }
     Process p = new ProcessBuilder(command(label, home)).redirectErrorStream(true)
         .redirectOutput(home.resolve("out.log").toFile()).start();
     processes.put(label, p);

@@ -41,6 +41,16 @@ final class Group implements AutoCloseable {
     return held.size() == partitions;
   }
 
+  /** The group's members, or -1 while the broker does not know the group. */
+  int members(String group) throws Exception {
+    try {
+      return admin.describeConsumerGroups(List.of(group)).all().get(10, TimeUnit.SECONDS)
+          .get(group).members().size();
+    } catch (java.util.concurrent.ExecutionException e) {
+      return -1;
+    }
+  }
+
   /** Creates a topic and waits until each partition has a leader (no retries on first writes). */
   void create(String topic, int partitions) throws Exception {
     admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all()

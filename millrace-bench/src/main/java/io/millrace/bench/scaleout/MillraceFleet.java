@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,6 +29,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * last rebalance (what {@code bin/millrace status} prints).
  */
 final class MillraceFleet extends Fleet {
+  /** ChangelogRestorer's line at the end of each restore. */
+  private static final Pattern RESTORED =
+      Pattern.compile("restored \\d+ store partition\\(s\\) from system '[^']*': "
+          + "(\\d+) records in");
   private final String classpath;
   private final List<String> jvm;
   private final Map<String, String> extra;
@@ -51,6 +57,9 @@ final class MillraceFleet extends Fleet {
     c.put("job.state.dir", home.resolve("state").toString());
     c.put("job.coordinator", "kafka");
     c.put("job.coordinator.session.timeout.ms", Long.toString(job.sessionMs()));
+    if (job.exactlyOnce()) {
+      c.put("task.processing.guarantee", "exactly-once");
+    }
     if (job.standbys() > 0) {
       c.put("job.standby.replicas", Integer.toString(job.standbys()));
     }
@@ -114,6 +123,39 @@ final class MillraceFleet extends Fleet {
       return Phases.UNKNOWN; // a later rebalance overwrote the one that moved the tasks
     }
     return new Phases(detect - killMs, assigned - detect, ready - assigned);
+  }
+
+  /**
+   * From the process's status record: its containers' rebalances since {@code sinceMs}, each
+   * ready at its start plus its revoke, join and assignment (a container with no other task
+   * restores inline, inside its assignment); the records restored from its log's "restored ...
+   * records in ... ms" lines.
+   */
+  @Override
+  Readiness readiness(String label, long sinceMs) throws IOException {
+    long pid = pid(label);
+    long readyAt = 0;
+    long assign = 0;
+    for (ProcessStatus s : statuses().values()) {
+      if (s.pid() != pid) {
+        continue;
+      }
+      for (ProcessStatus.Container c : s.containers().values()) {
+        if (c.rebalanceStartMs() >= sinceMs) {
+          readyAt = Math.max(readyAt,
+              c.rebalanceStartMs() + c.revokeMs() + c.joinMs() + c.assignMs());
+          assign = Math.max(assign, c.assignMs());
+        }
+      }
+    }
+    long restored = 0;
+    for (String line : Files.readAllLines(dir.resolve(label).resolve("out.log"))) {
+      Matcher m = RESTORED.matcher(line);
+      if (m.find()) {
+        restored += Long.parseLong(m.group(1));
+      }
+    }
+    return new Readiness(readyAt, assign, restored);
   }
 
   /** Every process's latest status record. */

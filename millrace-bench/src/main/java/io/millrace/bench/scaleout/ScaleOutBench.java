@@ -49,24 +49,27 @@ import java.util.stream.Collectors;
  *   <li><b>leave</b>: 4 processes of a stateless job; SIGTERM one; time until every task it held
  *       has emitted elsewhere, split like the failover (detection is then the stopping process's
  *       final commit and leave, plus the survivors' next heartbeat).
+ *   <li><b>eos-recovery</b> (not run by default; {@code bench kafka-eos-recovery}): one process
+ *       holding {@code --state-mb} under exactly-once is killed with SIGKILL and started again:
+ *       time to ready stores, see {@link EosRecovery}.
  *   <li><b>cost</b>: Millrace only, the stateless job over a pre-filled input with 1, 2 and 3
  *       processes on this one machine: aggregate records/s over a window that starts once the
  *       group is stable. On two cores this is the cost of coordination, not scaling.
  * </ul>
  */
 public final class ScaleOutBench {
-  private final String bootstrap;
-  private final Path dir;
-  private final int partitions;
-  private final long keys;
-  private final long rate;
-  private final long sessionMs;
+  final String bootstrap;
+  final Path dir;
+  final int partitions;
+  final long keys;
+  final long rate;
+  final long sessionMs;
   /** Standby replicas of each stateful task ({@code --standbys}), on both systems. */
   private final int standbys;
   private final String millraceCp;
   private final String streamsCp;
   private final List<String> jvm;
-  private final Group group;
+  final Group group;
   private final Map<String, List<Double>> figures = new LinkedHashMap<>();
   /** Millrace job keys to try ({@code --set k=v,k2=v2}), e.g. a coordinator timing. */
   private final Map<String, String> millraceSet = new LinkedHashMap<>();
@@ -122,6 +125,8 @@ public final class ScaleOutBench {
       System.out.println("broker: " + bootstrap + " (pid " + broker.pid() + "), data in " + dir);
     }
     ScaleOutBench bench = new ScaleOutBench(args, bootstrap, dir, streamsCp);
+    EosRecovery recovery = new EosRecovery(bench, args.getLong("state-mb", 1024) << 20,
+        args.getLong("eos-run-ms", 15_000));
     try {
       for (int round = 1; round <= runs; round++) {
         List<String> systems = new ArrayList<>(List.of("millrace"));
@@ -147,12 +152,20 @@ public final class ScaleOutBench {
               args.getLong("state-mb", 1024) << 20,
               args.getLong("beside-records", 100_000_000));
         }
+        if (scenarios.contains("eos-recovery")) {
+          for (String system : systems) {
+            recovery.run(system, round);
+          }
+        }
         if (scenarios.contains("cost")) {
           bench.cost(round, args.getLong("cost-records", 16_000_000),
               args.getLong("cost-warmup-ms", 10_000), args.getLong("cost-window-ms", 10_000));
         }
       }
       bench.report(runs);
+      if (scenarios.contains("eos-recovery")) {
+        recovery.report();
+      }
     } finally {
       bench.group.close();
       if (broker != null) {
@@ -166,7 +179,7 @@ public final class ScaleOutBench {
     }
   }
 
-  private Fleet fleet(String system, JobSpec job, Path home) {
+  Fleet fleet(String system, JobSpec job, Path home) {
     return system.equals("millrace") ? new MillraceFleet(job, home, millraceCp, jvm, millraceSet)
         : new StreamsFleet(job, home, streamsCp, jvm);
   }
@@ -181,7 +194,7 @@ public final class ScaleOutBench {
         + UUID.randomUUID().toString().substring(0, 6);
     group.create(id + "-in", partitions);
     group.create(id + "-out", partitions);
-    return new JobSpec(id, bootstrap, id + "-in", id + "-out", count, sessionMs, standbys);
+    return new JobSpec(id, bootstrap, id + "-in", id + "-out", count, sessionMs, standbys, false);
   }
 
   private void failoverAndJoin(String system, int round, boolean join) throws Exception {
@@ -422,7 +435,7 @@ public final class ScaleOutBench {
     }
     String id = "so-restore-beside-" + round + "-" + UUID.randomUUID().toString().substring(0, 6);
     group.create(id + "-out", partitions);
-    JobSpec job = new JobSpec(id, bootstrap, besideInput, id + "-out", true, sessionMs, 0);
+    JobSpec job = new JobSpec(id, bootstrap, besideInput, id + "-out", true, sessionMs, 0, false);
     String changelog = job.group() + "-counts-changelog";
     group.createCompacted(changelog, partitions);
     try (Feeder feeder = new Feeder(bootstrap, job.in(), partitions, 1_000);
@@ -495,7 +508,7 @@ public final class ScaleOutBench {
       String id = "so-cost-" + processes + "-" + round + "-"
           + UUID.randomUUID().toString().substring(0, 6);
       group.create(id + "-out", partitions);
-      JobSpec job = new JobSpec(id, bootstrap, costInput, id + "-out", false, sessionMs, 0);
+      JobSpec job = new JobSpec(id, bootstrap, costInput, id + "-out", false, sessionMs, 0, false);
       try (Fleet fleet = fleet("millrace", job, dir.resolve(id))) {
         for (int p = 0; p < processes; p++) {
           fleet.start("p" + p);
@@ -529,11 +542,11 @@ public final class ScaleOutBench {
     return (int) Arrays.stream(watch.owners()).distinct().count();
   }
 
-  private void add(String name, double value) {
+  void add(String name, double value) {
     figures.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
   }
 
-  private double median(String name) {
+  double median(String name) {
     List<Double> values = figures.get(name);
     // A phase a run could not see (NaN) is left out rather than sorted to the top.
     double[] seen = values == null ? new double[0]
@@ -617,7 +630,7 @@ public final class ScaleOutBench {
   }
 
   /** Polls {@code condition} every 50 ms; fails naming {@code what} after {@code seconds}. */
-  private static void await(Fleet fleet, String what, long seconds, Callable<Boolean> condition)
+  static void await(Fleet fleet, String what, long seconds, Callable<Boolean> condition)
       throws Exception {
     long deadline = System.nanoTime() + seconds * 1_000_000_000L;
     while (!condition.call()) {

@@ -38,8 +38,39 @@ final class StreamsFleet extends Fleet {
         job.group(), "--in", job.in(), "--out", job.out(), "--mode",
         job.count() ? "count" : "pass", "--session-ms", Long.toString(job.sessionMs()),
         "--standbys", Integer.toString(job.standbys()), // Kafka Streams' num.standby.replicas
+        "--guarantee", job.exactlyOnce() ? "exactly_once_v2" : "at_least_once",
         "--state-dir", home.resolve("state").toString()));
     return command;
+  }
+
+  /**
+   * From the process's EVENT lines since {@code sinceMs}: its last change to RUNNING (every task
+   * restored and running), its first restore start to its last restore end, and the records the
+   * restore ends count.
+   */
+  @Override
+  Readiness readiness(String label, long sinceMs) throws IOException {
+    long running = 0;
+    long restoreStart = Long.MAX_VALUE;
+    long restoreEnd = 0;
+    long restored = 0;
+    for (String line : Files.readAllLines(dir.resolve(label).resolve("out.log"))) {
+      String[] f = line.split(" ");
+      if (f.length < 4 || !f[0].equals("EVENT") || Long.parseLong(f[1]) < sinceMs) {
+        continue;
+      }
+      long ms = Long.parseLong(f[1]);
+      switch (f[2]) {
+        case "state" -> running = f[3].equals("RUNNING") ? ms : running;
+        case "restore-start" -> restoreStart = Math.min(restoreStart, ms);
+        case "restore-end" -> {
+          restoreEnd = Math.max(restoreEnd, ms);
+          restored += Long.parseLong(f[4]);
+        }
+        default -> { }
+      }
+    }
+    return new Readiness(running, restoreEnd == 0 ? 0 : restoreEnd - restoreStart, restored);
   }
 
   @Override

@@ -27,8 +27,8 @@ import org.apache.kafka.streams.state.Stores;
  * ({@code ScaleOutCountTask}, {@code ScaleOutPassTask}): for each record, optionally count it per
  * key in a RocksDB store with a changelog, and write an {@link Emission} to the output on the
  * record's own partition. Kafka Streams' defaults but for the session timeout (the benchmark's, the
- * same as Millrace's), one stream thread and no standby replicas; a SIGTERM runs {@code close()}
- * as an application's shutdown hook would, with its defaults.
+ * same as Millrace's), one stream thread, and the standby replicas and processing guarantee asked
+ * for; a SIGTERM runs {@code close()} as an application's shutdown hook would, with its defaults.
  *
  * <p>Prints {@code EVENT <epoch ms> <what> ...} lines for the benchmark's phases: state changes
  * (REBALANCING is when this process learnt of a rebalance) and each store partition's restore
@@ -39,7 +39,7 @@ public final class StreamsScaleOutWorker {
 
   public static void main(String[] argv) throws Exception {
     BenchArgs args = new BenchArgs(argv, Set.of("bootstrap", "app-id", "in", "out", "mode",
-        "session-ms", "state-dir", "standbys"));
+        "session-ms", "state-dir", "standbys", "guarantee"));
     boolean count = switch (args.string("mode", "count")) {
       case "count" -> true;
       case "pass" -> false;
@@ -54,6 +54,9 @@ public final class StreamsScaleOutWorker {
     p.put(StreamsConfig.consumerPrefix("session.timeout.ms"),
         Long.toString(args.positiveLong("session-ms", 10_000)));
     p.put("auto.offset.reset", "earliest");
+    // at_least_once (Kafka Streams' default) or exactly_once_v2, each with its default commit
+    // interval (30 s and 100 ms)
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, args.string("guarantee", "at_least_once"));
 
     StreamsBuilder builder = new StreamsBuilder();
     if (count) {
