@@ -254,61 +254,80 @@ class KafkaScaleOutTest {
       assertThat(h.counts()).isEqualTo(cleanCounts(sent));
     }
   }
+
   @Test
   void aProcessPausedPastItsSessionTimeoutCannotCommitOverTheNewOwners() throws Exception {
     try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
-      threeProcessesRunning(h);
-
-      // The committed offsets are watched all along: a zombie's commit would take them back.
-      List<String> regressions = new java.util.concurrent.CopyOnWriteArrayList<>();
-      java.util.concurrent.atomic.AtomicBoolean watching =
-          new java.util.concurrent.atomic.AtomicBoolean(true);
-      Thread watcher = new Thread(() -> {
-        long[] highest = h.checkpointed();
-        while (watching.get()) {
-          long[] now = h.checkpointed();
-          for (int p = 0; p < now.length; p++) {
-            if (now[p] < highest[p]) {
-              regressions.add("partition " + p + ": " + highest[p] + " -> " + now[p]);
-            }
-            highest[p] = Math.max(highest[p], now[p]);
-          }
-        }
-      });
-      watcher.start();
-
-      h.pause("b"); // SIGSTOP: b does not know; the group drops it after its session timeout
-      h.awaitCounts("b's tasks on the other two", 6, 6);
-      awaitProgress(h, h.checkpointed(), 30);
-      h.resume("b"); // the zombie wakes with its buffers, its open transaction, its old generation
-      KafkaTestSupport.await(Duration.ofSeconds(60), "b finding out it lost its tasks",
-          () -> h.log("b").contains("lost task(s)"));
-      h.awaitCounts("b back in the group", 4, 4, 4);
-      awaitProgress(h, h.checkpointed(), 20);
-      long[] sent = h.stopFeeding();
-      h.awaitProcessed(sent);
-      watching.set(false);
-      watcher.join();
-      for (String label : List.of("a", "b", "c")) {
-        h.stop(label);
-      }
-
-      assertThat(regressions).as("committed offsets that went back").isEmpty();
-      // Nothing the zombie wrote after the group moved on is visible: every input once in the
-      // committed output, and the counts a single clean process's.
-      Map<String, Integer> seen = new HashMap<>();
-      for (ConsumerRecord<String, String> r : h.output()) {
-        seen.merge(r.value(), 1, Integer::sum);
-      }
-      Map<String, Integer> repeated = new TreeMap<>();
-      seen.forEach((value, times) -> {
-        if (times > 1) {
-          repeated.put(value, times);
-        }
-      });
-      assertThat(repeated).as("outputs visible more than once").isEmpty();
-      assertEveryInputInTheOutput(h, sent);
-      assertThat(h.counts()).isEqualTo(cleanCounts(sent));
+      aPausedProcessWritesNothingVisibleOverTheNewOwners(h);
     }
+  }
+
+  /**
+   * The same zombie under exactly-once: its stores stage their writes until a transaction commits,
+   * so what it wrote after the group moved on never reaches a changelog a reader sees, and the
+   * tasks it gets back restore from files that never held an aborted write.
+   */
+  @Test
+  void anExactlyOnceProcessPausedPastItsSessionTimeoutWritesNothingVisible() throws Exception {
+    try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
+      h.with("task.processing.guarantee", "exactly-once");
+      aPausedProcessWritesNothingVisibleOverTheNewOwners(h);
+    }
+  }
+
+  private static void aPausedProcessWritesNothingVisibleOverTheNewOwners(ScaleOutHarness h)
+      throws Exception {
+    threeProcessesRunning(h);
+
+    // The committed offsets are watched all along: a zombie's commit would take them back.
+    List<String> regressions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicBoolean watching =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread watcher = new Thread(() -> {
+      long[] highest = h.checkpointed();
+      while (watching.get()) {
+        long[] now = h.checkpointed();
+        for (int p = 0; p < now.length; p++) {
+          if (now[p] < highest[p]) {
+            regressions.add("partition " + p + ": " + highest[p] + " -> " + now[p]);
+          }
+          highest[p] = Math.max(highest[p], now[p]);
+        }
+      }
+    });
+    watcher.start();
+
+    h.pause("b"); // SIGSTOP: b does not know; the group drops it after its session timeout
+    h.awaitCounts("b's tasks on the other two", 6, 6);
+    awaitProgress(h, h.checkpointed(), 30);
+    h.resume("b"); // the zombie wakes with its buffers, its open transaction, its old generation
+    KafkaTestSupport.await(Duration.ofSeconds(60), "b finding out it lost its tasks",
+        () -> h.log("b").contains("lost task(s)"));
+    h.awaitCounts("b back in the group", 4, 4, 4);
+    awaitProgress(h, h.checkpointed(), 20);
+    long[] sent = h.stopFeeding();
+    h.awaitProcessed(sent);
+    watching.set(false);
+    watcher.join();
+    for (String label : List.of("a", "b", "c")) {
+      h.stop(label);
+    }
+
+    assertThat(regressions).as("committed offsets that went back").isEmpty();
+    // Nothing the zombie wrote after the group moved on is visible: every input once in the
+    // committed output, and the counts a single clean process's.
+    Map<String, Integer> seen = new HashMap<>();
+    for (ConsumerRecord<String, String> r : h.output()) {
+      seen.merge(r.value(), 1, Integer::sum);
+    }
+    Map<String, Integer> repeated = new TreeMap<>();
+    seen.forEach((value, times) -> {
+      if (times > 1) {
+        repeated.put(value, times);
+      }
+    });
+    assertThat(repeated).as("outputs visible more than once").isEmpty();
+    assertEveryInputInTheOutput(h, sent);
+    assertThat(h.counts()).isEqualTo(cleanCounts(sent));
   }
 }

@@ -39,6 +39,8 @@ final class ScaleOutHarness implements AutoCloseable {
   private final Map<String, Process> children = new TreeMap<>();
   private final Admin admin;
   private Feeder feeder;
+  /** Keys every process's configuration gets on top of the job's ({@link #with}). */
+  private final Map<String, String> extra = new HashMap<>();
 
   ScaleOutHarness(Path dir, int partitions) {
     this.bootstrap = TestBroker.shared().bootstrapServers();
@@ -64,7 +66,14 @@ final class ScaleOutHarness implements AutoCloseable {
     c.put("stores.counts.value.serde", "long");
     c.put("stores.counts.changelog", "kafka." + changelog);
     c.put("stores.rocksdb.memory.bytes", "16777216");
+    c.putAll(extra);
     return c;
+  }
+
+  /** Adds {@code key=value} to every process's configuration from now on. */
+  ScaleOutHarness with(String key, String value) {
+    extra.put(key, value);
+    return this;
   }
 
   /** Starts a process of the job, named {@code label} (its state and log under it). */
