@@ -111,6 +111,11 @@ public final class ConsumerMultiplexer implements BatchSink {
     polls = groups.toArray(new ConsumerPolls[0]);
   }
 
+  /** Whether no partition has a message buffered: the tasks have taken all they were given. */
+  boolean nothingBuffered() {
+    return emptyCount == activeCount;
+  }
+
   /**
    * Polls the partitions that are due.
    *

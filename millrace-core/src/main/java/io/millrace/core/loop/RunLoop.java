@@ -50,6 +50,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private final int containerId;
   private final LoopSettings settings;
   private final Clock clock;
+  /** How long the loop must have been behind its input to count as {@link #busy}. */
+  static final long SATURATED_NANOS = 100_000_000L;
   private final MetricsRegistry metrics;
   private final String metricsGroup;
   private final PartitionTable partitions = new PartitionTable();
@@ -88,8 +90,14 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private boolean commitAfterCycle;
   private int idleCycles;
   private boolean wasBusy;
-  /** {@link #wasBusy} for other threads: written only when it changes, not every cycle. */
-  private volatile boolean busy;
+  /** Whether the last cycle began with input buffered for some task (the loop is behind). */
+  private boolean behind;
+  /**
+   * When the loop's current spell of cycles that all began with input buffered began (clock
+   * nanos), or -1 while it is caught up: {@link #behind} for other threads, written only when it
+   * changes.
+   */
+  private volatile long behindSinceNanos = -1;
   private long cycleNanos;
 
   /**
@@ -496,10 +504,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       }
       // Waiting to be given tasks: sleep until the membership is due again. (Not busy: a
       // restore beside nothing need not leave room.)
-      if (wasBusy) {
-        wasBusy = false;
-        busy = false;
-      }
+      wasBusy = false;
+      caughtUp(true);
       LockSupport.parkNanos(Math.max(1_000L, Math.min(50_000_000L,
           nextMembershipPollNanos - now)));
       return 0;
@@ -510,6 +516,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     boolean awaitingCompletions = async != null && async.outstanding() > 0;
     long timeout = awaitingCompletions ? 0 : Math.max(0, Math.min(settings.idleTimeoutMillis(),
         (nextTimer() - now) / 1_000_000));
+    caughtUp(mux.nothingBuffered()); // two field reads a cycle, a volatile write on a change
     mux.refill(now, timeout);
     int delivered = 0;
     while (delivered < MESSAGES_PER_CYCLE) {
@@ -546,7 +553,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (delivered == 0) {
       if (wasBusy) {
         wasBusy = false;
-        busy = false;
         runIdleActions();
       }
       if (async != null && async.outstanding() > 0) {
@@ -561,17 +567,28 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       }
     } else if (!wasBusy) {
       wasBusy = true;
-      busy = true;
     }
     return delivered;
   }
 
+  /** Notes whether the loop is caught up with its input; publishes only a change. */
+  private void caughtUp(boolean caughtUp) {
+    if (caughtUp == behind) {
+      behind = !caughtUp;
+      behindSinceNanos = caughtUp ? -1 : cycleNanos;
+    }
+  }
+
   /**
-   * Whether the loop delivered messages in its last cycle: its tasks have input waiting. Any
-   * thread (a restore beside the tasks paces itself while they do).
+   * Whether the loop has been behind its input for the last {@link #SATURATED_NANOS}: every
+   * cycle since began with input buffered for some task. Any thread (a restore beside the tasks
+   * paces itself while they are). A loop that keeps up with its input (it drains its buffers and
+   * waits for the next records) is not busy, however often it delivers, so a restore beside it
+   * goes at full speed: the processor time it takes is time the loop would wait.
    */
   boolean busy() {
-    return busy;
+    long since = behindSinceNanos;
+    return since >= 0 && clock.nanoTime() - since >= SATURATED_NANOS;
   }
 
   /** Runs what tasks registered with TaskContext.whenIdle, once per idle spell. */

@@ -66,6 +66,10 @@ class ReassignmentTest {
     final Map<Integer, Integer> partitionOf = new HashMap<>();
     final Map<Integer, Long> next = new HashMap<>();
     final List<String> calls = new ArrayList<>();
+    /** Messages a poll hands each partition (at most the loop's max per poll). */
+    int perPoll = 5;
+    /** Each partition's end: it has no offset from here on (nothing more arrives). */
+    long endAt = Long.MAX_VALUE;
 
     @Override
     public void register(int index, StreamSpec stream, int partition, StartPosition start) {
@@ -93,8 +97,12 @@ class ReassignmentTest {
         if (partition == null) {
           continue;
         }
-        Envelope[] batch = new Envelope[Math.min(maxMessages, 5)];
         long offset = next.get(index);
+        int size = (int) Math.min(Math.min(maxMessages, perPoll), endAt - offset);
+        if (size <= 0) {
+          continue;
+        }
+        Envelope[] batch = new Envelope[size];
         for (int j = 0; j < batch.length; j++) {
           long o = offset + j;
           batch[j] = new Envelope("in", partition, o, null, partition + "-" + o, -1, 10);
@@ -253,6 +261,8 @@ class ReassignmentTest {
   }
 
   private boolean poolTask;
+  /** Messages the loop takes per poll of a partition. */
+  private int maxMessages = 10;
   /** The task whose restore is slow: it waits for {@link #restoreGate} or its cancellation. */
   private static final int SLOW = 9;
   private final java.util.concurrent.CountDownLatch restoreGate =
@@ -345,7 +355,7 @@ class ReassignmentTest {
     DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
     Committer committer = new Committer(0, List.of(), null, checkpoints,
         metrics.counter("container-0", "commits"));
-    LoopSettings settings = new LoopSettings(0, 0, 1, 10, Long.MAX_VALUE, Long.MAX_VALUE, 0,
+    LoopSettings settings = new LoopSettings(0, 0, 1, maxMessages, Long.MAX_VALUE, Long.MAX_VALUE, 0,
         new AsyncSettings(concurrency, Ordering.PARTITION, 60_000 * MS, poolTask ? 1 : 0,
             false));
     return new RunLoop(new ContainerParts(0, settings, clock, metrics, List.of(consumer),
@@ -368,6 +378,41 @@ class ReassignmentTest {
 
   private RecordingTask task(int number, int instance) {
     return (RecordingTask) built.get(number).get(instance);
+  }
+
+  @Test
+  void aLoopThatKeepsUpWithItsInputIsNotBusyHoweverOftenItDelivers() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
+    loop.start();
+    for (int i = 0; i < 30; i++) { // every cycle delivers what its poll brought, and drains it
+      assertThat(loop.cycle()).isPositive();
+      clock.now += 10 * MS;
+      assertThat(loop.busy()).as("caught up after %d ms of delivering", i * 10).isFalse();
+    }
+  }
+
+  @Test
+  void aLoopBehindItsInputFor100MsIsBusyUntilItCatchesUp() throws Exception {
+    maxMessages = 20_000;
+    consumer.perPoll = 20_000; // one poll brings five cycles' worth (4,096 a cycle), then no more
+    consumer.endAt = 20_000;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    assertThat(loop.cycle()).isEqualTo(RunLoop.MESSAGES_PER_CYCLE); // began caught up
+    assertThat(loop.cycle()).isEqualTo(RunLoop.MESSAGES_PER_CYCLE); // began behind: from now
+    clock.now += 60 * MS;
+    assertThat(loop.cycle()).isEqualTo(RunLoop.MESSAGES_PER_CYCLE);
+    assertThat(loop.busy()).as("behind for 60 ms").isFalse();
+    clock.now += 40 * MS;
+    assertThat(loop.busy()).as("behind for 100 ms").isTrue();
+    while (loop.cycle() > 0) {
+      assertThat(loop.busy()).as("still behind").isTrue();
+    }
+    assertThat(task(0, 0).offsets).hasSize(20_000);
+    loop.cycle(); // begins with nothing buffered
+    assertThat(loop.busy()).as("caught up").isFalse();
   }
 
   @Test
