@@ -36,6 +36,13 @@ public interface ContainerMembership {
   default void lostAll() {}
 
   /**
+   * Tasks the container took started only now, after their stores restored beside its other
+   * tasks ({@link MembershipListener#assigned} returned before they did): a membership that
+   * reports how long taking tasks took counts until now. Loop thread. Default: nothing.
+   */
+  default void tasksStarted(java.util.Set<Integer> tasks) {}
+
+  /**
    * Leaves the job. {@code clean}: the container committed and closed its tasks, and other
    * members may take them at once (a coordinator with static membership may instead keep them
    * for a restart of the same instance). Not clean: the container failed.

@@ -257,6 +257,7 @@ final class Reassigner implements MembershipListener {
       }
       if (!now.isEmpty()) {
         start(now, r.taking, r.started, r.prepared);
+        loop.membershipOf().tasksStarted(now); // its status counts the restore in
       }
       if (r.pending.isEmpty() && r.done.isDone()) {
         i.remove();

@@ -579,6 +579,11 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
   }
 
+  /** The container's membership in its job (null before the loop starts). */
+  ContainerMembership membershipOf() {
+    return membership;
+  }
+
   /**
    * Whether the loop has been behind its input for the last {@link #SATURATED_NANOS}: every
    * cycle since began with input buffered for some task. Any thread (a restore beside the tasks

@@ -147,6 +147,8 @@ class ReassignmentTest {
     final Queue<Consumer<MembershipListener>> script = new ArrayDeque<>();
     MembershipListener listener;
     boolean left;
+    /** What the container said started after its assignment returned. */
+    final List<Set<Integer>> startedLater = new ArrayList<>();
 
     @Override
     public ContainerMembership join(int containerId, MembershipListener listener) {
@@ -163,6 +165,11 @@ class ReassignmentTest {
         @Override
         public long pollIntervalNanos() {
           return POLL_INTERVAL;
+        }
+
+        @Override
+        public void tasksStarted(Set<Integer> tasks) {
+          startedLater.add(Set.copyOf(tasks));
         }
 
         @Override
@@ -577,6 +584,8 @@ class ReassignmentTest {
     cycles(loop, 10);
     assertThat(attached).containsExactly(SLOW);
     assertThat(task(SLOW, 0).offsets).isNotEmpty().startsWith(0L);
+    assertThat(coordinator.startedLater).as("the membership learns when it started")
+        .containsExactly(Set.of(SLOW));
   }
 
   @Test

@@ -45,6 +45,8 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   private boolean resetPending;
   // The last rebalance, for the job's status (loop thread).
   private long rebalanceStartMs = -1;
+  /** When the last assignment began (epoch ms), or -1: what a later start counts from. */
+  private long assignStartMs = -1;
   /** The next JoinGroup continues the current rebalance (see {@link #rebalanceStarted}). */
   private boolean followUp;
   private final Set<Integer> revokedThisRound = new TreeSet<>();
@@ -147,7 +149,24 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     return status.withStandbys(lag);
   }
 
+  /**
+   * Tasks of the last assignment that restored beside the others started now: the status's
+   * assignment time runs until the last of them.
+   */
+  @Override
+  public void tasksStarted(Set<Integer> tasks) {
+    ProcessStatus.Container s = status;
+    if (assignStartMs < 0 || tasks.stream().noneMatch(s.added()::contains)) {
+      return; // from an earlier rebalance than the one the status shows
+    }
+    status = new ProcessStatus.Container(s.tasks(), s.rebalanceStartMs(), s.joinMs(),
+        s.revokeMs(), Math.max(s.assignMs(), System.currentTimeMillis() - assignStartMs),
+        s.added(), s.revoked(), s.lost(), s.standbys());
+    coordinator.statusChanged();
+  }
+
   private void rebalanced(long assignStartMs, long assignMs, Set<Integer> added) {
+    this.assignStartMs = assignStartMs;
     followUp = !revokedThisRound.isEmpty(); // a cooperative revoke is followed by a second round
     revokedThisRound.clear();
     long join = rebalanceStartMs < 0 ? 0
