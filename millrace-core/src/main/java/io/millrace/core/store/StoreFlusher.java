@@ -1,8 +1,6 @@
 package io.millrace.core.store;
 import io.millrace.api.store.engine.StorageEngine;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,8 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * changelog send whose producer takes sends from any thread ({@code
  * SystemProducer.concurrentSends}, Kafka). A Kafka send costs about a microsecond a record and a
  * RocksDB batch about half that: on the loop thread they were 40% and 18% of a count job's time.
- * The rest, and everything without a thread, is done on the caller's thread; so is a batch
- * that finds the thread's queue full while the thread holds nothing of its store.
+ * The rest, and everything without a thread, is done on the caller's thread.
  *
  * <p>A flush whose engine write was deferred gets a sequence number; {@link #finished} says how
  * far the thread has got, so a store knows which of its evicted entries its engine does not hold
@@ -37,8 +34,6 @@ public final class StoreFlusher implements AutoCloseable {
   private final AtomicLong finished = new AtomicLong();
   /** Batches handed to the thread; loop thread only. */
   private long handed;
-  /** The last batch handed to the thread of each store (by its engine); loop thread only. */
-  private final Map<StorageEngine, Long> lastHanded = new IdentityHashMap<>();
 
   /** One flush: the engine to write it to and the changelog to send it to (null: not here). */
   private record Batch(StorageEngine engine, ChangelogWriter changelog, List<byte[]> keys,
@@ -89,33 +84,14 @@ public final class StoreFlusher implements AutoCloseable {
     if (handed == 0 && !thread.isAlive()) {
       thread.start(); // on the first batch: a job that never defers anything never starts it
     }
-    Batch batch = new Batch(engineAway ? engine : null, changelogAway ? changelog : null, keys,
-        values);
-    if (!queue.offer(batch)) {
-      // The thread is behind (a commit flushes every store at once). Rather than wait for room,
-      // the loop does this batch itself if the thread holds nothing of its store: a store's
-      // batches must reach its engine and changelog in order, other stores' need not. At a
-      // commit the two threads then share the flush instead of one waiting for the other.
-      Long last = lastHanded.get(engine);
-      if (last == null || finished.get() >= last) {
-        rethrow(); // a failure counts as finished: nothing goes out after it
-        if (engineAway) {
-          engine.write(keys, values);
-        }
-        if (changelogAway) {
-          changelog.sendNow(keys, values);
-        }
-        return 0;
-      }
-      try {
-        queue.put(batch);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while handing a store flush over", e);
-      }
+    try {
+      queue.put(new Batch(engineAway ? engine : null, changelogAway ? changelog : null, keys,
+          values));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while handing a store flush over", e);
     }
     handed++;
-    lastHanded.put(engine, handed);
     return engineAway ? handed : 0;
   }
 
@@ -133,7 +109,6 @@ public final class StoreFlusher implements AutoCloseable {
   /** Waits until everything handed over is done; throws the first failure. */
   public void drain() {
     await(handed);
-    lastHanded.clear(); // every batch is done: closed stores' engines are not kept reachable
   }
 
   /**
