@@ -55,7 +55,7 @@ abstract class Fleet implements AutoCloseable {
       }
     }
     Process p = new ProcessBuilder(command(label, home)).redirectErrorStream(true)
-        .redirectOutput(home.resolve("out.log").toFile()).start();
+        .redirectOutput(log.toFile()).start();
     processes.put(label, p);
   }
 

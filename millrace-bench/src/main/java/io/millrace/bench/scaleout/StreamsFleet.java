@@ -44,6 +44,21 @@ final class StreamsFleet extends Fleet {
   }
 
   /**
+   * The fields of the EVENT lines process {@code label} printed at or after {@code sinceMs}:
+   * {@code EVENT <epoch ms> <what> <arguments...>}.
+   */
+  private List<String[]> events(String label, long sinceMs) throws IOException {
+    List<String[]> events = new ArrayList<>();
+    for (String line : Files.readAllLines(dir.resolve(label).resolve("out.log"))) {
+      String[] f = line.split(" ");
+      if (f.length >= 4 && f[0].equals("EVENT") && Long.parseLong(f[1]) >= sinceMs) {
+        events.add(f);
+      }
+    }
+    return events;
+  }
+
+  /**
    * From the process's EVENT lines since {@code sinceMs}: its last change to RUNNING (every task
    * restored and running), its first restore start to its last restore end, and the records the
    * restore ends count.
@@ -54,11 +69,7 @@ final class StreamsFleet extends Fleet {
     long restoreStart = Long.MAX_VALUE;
     long restoreEnd = 0;
     long restored = 0;
-    for (String line : Files.readAllLines(dir.resolve(label).resolve("out.log"))) {
-      String[] f = line.split(" ");
-      if (f.length < 4 || !f[0].equals("EVENT") || Long.parseLong(f[1]) < sinceMs) {
-        continue;
-      }
+    for (String[] f : events(label, sinceMs)) {
       long ms = Long.parseLong(f[1]);
       switch (f[2]) {
         case "state" -> running = f[3].equals("RUNNING") ? ms : running;
@@ -81,15 +92,8 @@ final class StreamsFleet extends Fleet {
     long restoreEnd = 0;
     long running = 0;
     for (String label : survivors) {
-      for (String line : Files.readAllLines(dir.resolve(label).resolve("out.log"))) {
-        String[] f = line.split(" ");
-        if (f.length < 3 || !f[0].equals("EVENT")) {
-          continue;
-        }
+      for (String[] f : events(label, killMs)) {
         long ms = Long.parseLong(f[1]);
-        if (ms < killMs) {
-          continue;
-        }
         switch (f[2]) {
           case "state" -> {
             if (f[3].equals("REBALANCING")) {

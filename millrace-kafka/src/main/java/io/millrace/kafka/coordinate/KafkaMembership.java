@@ -159,9 +159,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     if (assignStartMs < 0 || tasks.stream().noneMatch(s.added()::contains)) {
       return; // from an earlier rebalance than the one the status shows
     }
-    status = new ProcessStatus.Container(s.tasks(), s.rebalanceStartMs(), s.joinMs(),
-        s.revokeMs(), Math.max(s.assignMs(), System.currentTimeMillis() - assignStartMs),
-        s.added(), s.revoked(), s.lost(), s.standbys());
+    status = s.withAssignMs(Math.max(s.assignMs(), System.currentTimeMillis() - assignStartMs));
     coordinator.statusChanged();
   }
 

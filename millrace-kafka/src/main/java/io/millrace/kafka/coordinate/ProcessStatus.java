@@ -61,6 +61,12 @@ public record ProcessStatus(String label, String host, long pid, long startedMs,
       return new Container(Set.of(), -1, 0, 0, 0, Set.of(), Set.of(), Set.of(), Map.of());
     }
 
+    /** The same container with its assignment taking {@code ms}. */
+    Container withAssignMs(long ms) {
+      return new Container(tasks, rebalanceStartMs, joinMs, revokeMs, ms, added, revoked, lost,
+          standbys);
+    }
+
     /** The same container with these standby copies. */
     Container withStandbys(Map<Integer, Long> copies) {
       return new Container(tasks, rebalanceStartMs, joinMs, revokeMs, assignMs, added, revoked,
