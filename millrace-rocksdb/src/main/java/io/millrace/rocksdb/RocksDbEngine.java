@@ -41,8 +41,11 @@ final class RocksDbEngine implements StorageEngine {
   private final WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
   private final FlushOptions flushOptions = new FlushOptions().setWaitForFlush(true);
   private final WriteBatch batch = new WriteBatch();
-  /** Whether anything was written since the last sync. */
-  private boolean unsynced;
+  /**
+   * Whether anything was written since the last sync began. Volatile: a commit's thread may sync
+   * while the flusher's writes (one volatile write per batch, not per record).
+   */
+  private volatile boolean unsynced;
 
   private RocksDbEngine(String name, Path dir, RocksDB db, Options options) {
     this.name = name;
@@ -225,10 +228,12 @@ final class RocksDbEngine implements StorageEngine {
     if (!unsynced) {
       return; // nothing new: no empty flush, no tiny files at short commit intervals
     }
+    // Cleared before the flush: a write that lands during it sets it again for the next sync.
+    unsynced = false;
     try {
       db.flush(flushOptions);
-      unsynced = false;
     } catch (RocksDBException e) {
+      unsynced = true;
       throw new IllegalStateException("store " + name + ": cannot flush RocksDB's memtables in "
           + dir + ": " + e.getMessage(), e);
     }

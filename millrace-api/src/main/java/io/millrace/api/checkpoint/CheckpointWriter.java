@@ -12,4 +12,14 @@ public interface CheckpointWriter {
    *     this commit is visible
    */
   void write(long[] offsets);
+
+  /**
+   * Whether {@link #write} also makes everything the container's producers sent since the last
+   * write durable, and visible together with the offsets or not at all (a transaction). A commit
+   * may then take its offsets just before the write, with the producers not flushed: what the
+   * tasks sent for those offsets is in the same transaction. Default: false.
+   */
+  default boolean commitsWhatWasSent() {
+    return false;
+  }
 }

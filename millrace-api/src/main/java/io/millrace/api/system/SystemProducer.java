@@ -6,7 +6,9 @@ package io.millrace.api.system;
  * <p>Threading contract: {@link #register}, {@link #start}, {@link #send}, {@link #flush} and
  * {@link #stop} are called by the container's loop thread only, except that a producer whose
  * {@link #concurrentSends} says so also gets {@link #send} calls from the container's changelog
- * thread, between the loop's own calls; {@link #flush} is then called only after those sends.
+ * thread, between the loop's own calls; {@link #flush} is then called only after those sends. A
+ * producer whose {@link #concurrentFlush} says so gets {@link #flush} (and {@link #lastOffset})
+ * calls from the container's commit thread too, while the others go on sending.
  */
 public interface SystemProducer {
   /**
@@ -62,6 +64,17 @@ public interface SystemProducer {
    * changelog records to a thread of their own, off the loop. Default: false.
    */
   default boolean concurrentSends() {
+    return false;
+  }
+
+  /**
+   * Whether {@link #flush} may be called from the container's commit thread while the loop and
+   * changelog threads go on sending: it then makes durable every message sent before it was
+   * called (later ones may or may not be), and {@link #lastOffset} afterwards covers at least
+   * those. A commit under at-least-once then waits for the acknowledgements off the loop thread,
+   * and the tasks keep processing through it. Default: false (the loop stops for the flush).
+   */
+  default boolean concurrentFlush() {
     return false;
   }
 

@@ -9,6 +9,10 @@ import io.millrace.core.loop.PartitionState;
 import io.millrace.core.store.ContainerStores;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>the stores flush: object caches to engine write batches and changelog sends
- *       ({@link ContainerStores#flush});
+ *       ({@link ContainerStores#handOver}), which the store flusher's thread applies;
  *   <li>every producer flushes and waits for its acknowledgements: outputs and changelogs are
  *       durable;
  *   <li>the stores sync their engines, and the changelog offsets they reached join the checkpoint
@@ -30,14 +34,34 @@ import org.slf4j.LoggerFactory;
  *       ({@link ContainerStores#afterCheckpoint}), so a restart replays only what follows.
  * </ol>
  *
+ * <p><b>In the background.</b> The waits of steps 1 to 3 (the flusher, the acknowledgements,
+ * RocksDB's memtable flushes) took 0.2-2 s of a loaded machine's commit, and the loop stood still
+ * through them: every task's output paused. A periodic commit ({@link #begin}) therefore does on
+ * the loop only what must see the tasks stand still, handing the stores' dirty entries over and
+ * noting each input's last processed offset, and steps 1 to 3 run on the commit thread while the
+ * tasks go on. Once they are done, the loop writes the checkpoint and marks the files ({@link
+ * #finish}): what it checkpoints is the offsets it noted, whose outputs and changelog records
+ * are acknowledged; records the tasks sent since are covered by the next commit. Where the
+ * checkpoint is a transaction's commit ({@code job.coordinator=kafka}), which must hold exactly
+ * what its offsets cover, the loop instead takes the offsets as it commits, after handing over
+ * the entries dirtied meanwhile: the transaction makes everything sent before durable with them,
+ * and only what the stores dirtied and the producers did not send during the waits is left for
+ * the loop to wait on. This needs every
+ * producer to flush beside sends ({@code SystemProducer.concurrentFlush}), every engine to sync
+ * beside writes, and at-least-once: under exactly-once a commit's transaction must hold exactly
+ * what its offsets cover, so the whole commit runs on the loop ({@link #commit}), as it does for
+ * a revoke, a task's request and the final commit. A commit in the background is settled
+ * ({@link #settle}) before any store closes.
+ *
  * <p>A crash between any two steps re-delivers the input after the previous checkpoint: outputs
  * may repeat, nothing is lost. Which partition goes where in a checkpoint (its layout) changes
- * only when the container's partitions do ({@link #layout}), so a commit allocates nothing: the
- * Kafka checkpoint lesson, where thousands of partitions made each checkpoint a burst of garbage.
+ * only when the container's partitions do ({@link #layout}), so a commit allocates nothing per
+ * partition: the Kafka checkpoint lesson, where thousands of partitions made each checkpoint a
+ * burst of garbage.
  *
- * <p>Loop thread only.
+ * <p>Loop thread only (the commit thread is its own).
  */
-public final class Committer {
+public final class Committer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
   /** A commit longer than this is logged with the time of each step. */
   private static final long SLOW_COMMIT_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -47,12 +71,42 @@ public final class Committer {
   private final ContainerStores stores;
   private final CheckpointStore checkpoints;
   private final Counter commits;
+  /** Whether periodic commits may run their waits in the background. */
+  private final boolean background;
   private PartitionState[] inputs = new PartitionState[0];
   private CheckpointWriter writer;
   private long[] offsets = new long[0];
+  /** The commit on its way in the background, or null. */
+  private Pending pending;
+  private ExecutorService thread;
+
+  /** A commit begun on the loop whose waits run on the commit thread. */
+  private static final class Pending {
+    final CheckpointWriter writer;
+    final long[] offsets;
+    final int inputCount;
+    final ContainerStores.Snapshot stores;
+    final long began;
+    final long handedOver;
+    /** When each background step ended (commit thread; read after {@link #prepared} is done). */
+    long flushed;
+    long acknowledged;
+    long synced;
+    CompletableFuture<Void> prepared;
+
+    Pending(CheckpointWriter writer, long[] offsets, int inputCount,
+        ContainerStores.Snapshot stores, long began, long handedOver) {
+      this.writer = writer;
+      this.offsets = offsets;
+      this.inputCount = inputCount;
+      this.stores = stores;
+      this.began = began;
+      this.handedOver = handedOver;
+    }
+  }
 
   /**
-   * A committer.
+   * A committer that runs every commit on the loop.
    *
    * @param producers the container's producers (outputs and changelogs)
    * @param stores the container's stores, or null
@@ -61,16 +115,36 @@ public final class Committer {
    */
   public Committer(int containerId, List<SystemProducer> producers, ContainerStores stores,
       CheckpointStore checkpoints, Counter commits) {
+    this(containerId, producers, stores, checkpoints, commits, false);
+  }
+
+  /**
+   * A committer.
+   *
+   * @param producers the container's producers (outputs and changelogs)
+   * @param stores the container's stores, or null
+   * @param checkpoints where checkpoints go
+   * @param commits counts commits (a metric)
+   * @param background whether periodic commits may wait in the background ({@code
+   *     task.commit.background}, at-least-once): they do where the container has producers and
+   *     every one can flush beside sends
+   */
+  public Committer(int containerId, List<SystemProducer> producers, ContainerStores stores,
+      CheckpointStore checkpoints, Counter commits, boolean background) {
     this.containerId = containerId;
     this.producers = producers;
     this.stores = stores;
     this.checkpoints = checkpoints;
     this.commits = commits;
+    // Without a producer there is little to wait for: not worth a thread and a second step.
+    this.background = background && !producers.isEmpty()
+        && producers.stream().allMatch(SystemProducer::concurrentFlush);
   }
 
   /**
    * The container's input partitions changed: from now on a checkpoint holds these (in this
-   * order), then the stores' changelog partitions.
+   * order), then the stores' changelog partitions. A commit in the background keeps the layout it
+   * began with.
    */
   public void layout(PartitionState[] inputs) {
     List<StreamPartition> ids = new ArrayList<>();
@@ -86,11 +160,13 @@ public final class Committer {
   }
 
   /**
-   * Runs the commit protocol; throws if any step fails (nothing after it happened).
+   * Runs the whole commit protocol on this thread, after settling a commit in the background;
+   * throws if any step fails (nothing after it happened).
    *
    * @throws io.millrace.api.checkpoint.CommitFencedException if another member owns the tasks
    */
   public void commit() {
+    settle();
     if (writer == null) {
       return; // the container never held a partition: there is nothing to commit
     }
@@ -116,8 +192,7 @@ public final class Committer {
       stores.afterCheckpoint();
     }
     long ended = System.nanoTime();
-    commits.inc();
-    lastCommitEpochMillis = System.currentTimeMillis();
+    committed();
     if (ended - started > SLOW_COMMIT_NANOS) {
       // The loop stands still through a commit: say which step held it.
       LOG.warn("container {}: a commit took {} ms: stores flushed {} ms, outputs and changelogs "
@@ -128,6 +203,155 @@ public final class Committer {
     }
   }
 
+  /**
+   * A periodic commit: begins one in the background where it can ({@link #inBackground} is then
+   * true until {@link #finish}), else runs the whole protocol now. Loop thread.
+   *
+   * @throws io.millrace.api.checkpoint.CommitFencedException if a whole commit was fenced
+   */
+  public void begin() {
+    if (pending != null) {
+      return; // one at a time: the one on its way covers this
+    }
+    if (writer == null) {
+      return;
+    }
+    ContainerStores.Snapshot snapshot = stores == null ? null : stores.snapshot();
+    if (!background || (snapshot != null && !snapshot.besideLoop())) {
+      commit();
+      return;
+    }
+    long began = System.nanoTime();
+    long handed = stores == null ? 0 : stores.handOver();
+    long[] noted = offsets; // this layout's array: a whole commit settles this one first
+    for (int i = 0; i < inputs.length; i++) {
+      noted[i] = inputs[i].lastOffset();
+    }
+    Pending p = new Pending(writer, noted, inputs.length, snapshot, began, System.nanoTime());
+    p.prepared = CompletableFuture.runAsync(() -> prepare(p, handed), thread());
+    pending = p;
+  }
+
+  /** Steps 1 to 3 of a commit begun in the background. Commit thread. */
+  private void prepare(Pending p, long handed) {
+    if (stores != null) {
+      stores.awaitHandedOver(handed);
+    }
+    p.flushed = System.nanoTime();
+    for (SystemProducer producer : producers) {
+      producer.flush();
+    }
+    p.acknowledged = System.nanoTime();
+    if (stores != null) {
+      stores.beforeCheckpoint(p.stores, p.offsets, p.inputCount);
+    }
+    p.synced = System.nanoTime();
+  }
+
+  /** Whether a commit is on its way in the background. */
+  public boolean inBackground() {
+    return pending != null;
+  }
+
+  /** Whether the commit in the background has done its waits: {@link #finish} it. */
+  public boolean prepared() {
+    return pending != null && pending.prepared.isDone();
+  }
+
+  /**
+   * Ends the commit in the background once {@link #prepared}: writes its checkpoint and marks
+   * the stores' files, on the loop (under a transaction, no send may run beside its commit, so
+   * the flusher's are waited for first). Throws what a background step threw: no checkpoint was
+   * written then.
+   *
+   * @throws io.millrace.api.checkpoint.CommitFencedException if another member owns the tasks
+   */
+  public void finish() {
+    Pending p = pending;
+    pending = null;
+    outcome(p.prepared);
+    if (p.writer != writer) {
+      commit(); // the tasks changed meanwhile: commit them whole, with the layout they have now
+      return;
+    }
+    long started = System.nanoTime();
+    if (writer.commitsWhatWasSent()) {
+      // A transaction: it must hold exactly what its offsets cover. So the offsets are taken now,
+      // and the stores' entries dirtied since the commit began go into it too.
+      if (stores != null) {
+        stores.flush();
+      }
+      for (int i = 0; i < inputs.length; i++) {
+        p.offsets[i] = inputs[i].lastOffset();
+      }
+    } else if (stores != null) {
+      stores.awaitFlusher();
+    }
+    p.writer.write(p.offsets);
+    long written = System.nanoTime();
+    if (stores != null) {
+      stores.afterCheckpoint(p.stores);
+    }
+    long ended = System.nanoTime();
+    committed();
+    if (ended - p.began > SLOW_COMMIT_NANOS) {
+      LOG.warn("container {}: a commit took {} ms, the loop stopped {} ms of it: stores handed "
+              + "over {} ms (loop); in the background: stores flushed {} ms, outputs and "
+              + "changelogs acknowledged {} ms, engines synced {} ms; then on the loop: "
+              + "checkpoint written {} ms, files marked {} ms", containerId, ms(ended - p.began),
+          ms(p.handedOver - p.began + ended - started), ms(p.handedOver - p.began),
+          ms(p.flushed - p.handedOver), ms(p.acknowledged - p.flushed),
+          ms(p.synced - p.acknowledged), ms(written - started), ms(ended - written));
+    }
+  }
+
+  /**
+   * Waits for a commit in the background to end its waits and drops it: a whole commit, a loss
+   * of the tasks or a stop follows, and no store may close under it. Its failure is only logged:
+   * what failed (a producer's send, the flusher) fails the whole commit that follows too.
+   */
+  public void settle() {
+    Pending p = pending;
+    if (p == null) {
+      return;
+    }
+    pending = null;
+    try {
+      outcome(p.prepared);
+    } catch (RuntimeException e) {
+      LOG.warn("container {}: a commit in the background failed before its checkpoint: {}",
+          containerId, e.toString());
+    }
+  }
+
+  /** Waits for the background steps; rethrows their failure as it was thrown. */
+  private static void outcome(CompletableFuture<Void> prepared) {
+    try {
+      prepared.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException("a commit failed: " + e.getCause(), e.getCause());
+    }
+  }
+
+  private void committed() {
+    commits.inc();
+    lastCommitEpochMillis = System.currentTimeMillis();
+  }
+
+  private ExecutorService thread() {
+    if (thread == null) {
+      thread = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "millrace-commit-" + containerId);
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    return thread;
+  }
+
   private static long ms(long nanos) {
     return nanos / 1_000_000;
   }
@@ -135,5 +359,14 @@ public final class Committer {
   /** When the last commit completed, in ms since the epoch; 0 before the first. Any thread. */
   public long lastCommitEpochMillis() {
     return lastCommitEpochMillis;
+  }
+
+  /** Settles a commit in the background and stops the commit thread. */
+  @Override
+  public void close() {
+    settle();
+    if (thread != null) {
+      thread.shutdown();
+    }
   }
 }

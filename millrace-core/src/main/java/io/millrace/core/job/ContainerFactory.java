@@ -66,7 +66,9 @@ public final class ContainerFactory {
     // A coordinator that fences members keeps the checkpoints itself (Kafka: the group's offsets).
     CheckpointStore checkpoints = coordinator.checkpoints().orElse(plan.checkpointStore());
     Committer committer = new Committer(id, producerList, stores, checkpoints,
-        plan.metrics().counter("container-" + id, "commits"));
+        plan.metrics().counter("container-" + id, "commits"),
+        !plan.settings().exactlyOnce() && plan.config().getBoolean(CoreKeys.COMMIT_BACKGROUND,
+            true));
     plan.metrics().gauge("container-" + id, "last-commit-epoch-ms",
         committer::lastCommitEpochMillis);
     boolean dispatched = AsyncStreamTask.class.isAssignableFrom(

@@ -134,6 +134,7 @@ final class Reassigner implements MembershipListener {
     }
     loop.stopDelivering(leaving);
     loop.abandonInFlight(leaving);
+    loop.settleCommit(); // its stores close next: no commit may still sync them
     remove(leaving, false);
     lostCount.inc(leaving.size());
     if (loop.tasks().isEmpty()) {

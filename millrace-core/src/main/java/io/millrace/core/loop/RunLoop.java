@@ -80,6 +80,10 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private volatile boolean stopRequested;
   private volatile boolean running;
   private long nextCommitNanos = Long.MAX_VALUE;
+  /** When the next periodic commit is due (nextCommitNanos polls a commit in the background). */
+  private long periodicCommitNanos = Long.MAX_VALUE;
+  /** How often the loop looks whether a commit in the background has done its waits. */
+  private static final long COMMIT_POLL_NANOS = 1_000_000L;
   private long nextWindowNanos = Long.MAX_VALUE;
   private final CallbackTimers timers;
   private long nextTimeoutCheckNanos = Long.MAX_VALUE;
@@ -248,6 +252,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     long now = clock.nanoTime();
     if (settings.commitNanos() > 0) {
       nextCommitNanos = now + settings.commitNanos();
+      periodicCommitNanos = nextCommitNanos;
     }
     if (settings.windowNanos() > 0) {
       nextWindowNanos = now + settings.windowNanos();
@@ -372,13 +377,48 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       committer.commit();
       return true;
     } catch (CommitFencedException e) {
-      // What follows is the membership's to decide (lostAll): a group rejoins, a local one stops.
-      LOG.warn("container {}: {}; its tasks are lost", containerId,
-          e.getMessage());
-      reassigner.lost(reassigner.tasks());
-      membership.lostAll();
+      fenced(e);
       return false;
     }
+  }
+
+  /** A commit was refused: every task of the container is lost. */
+  private void fenced(CommitFencedException e) {
+    // What follows is the membership's to decide (lostAll): a group rejoins, a local one stops.
+    LOG.warn("container {}: {}; its tasks are lost", containerId, e.getMessage());
+    reassigner.lost(reassigner.tasks());
+    membership.lostAll();
+  }
+
+  /**
+   * The periodic commit: begins one (in the background where the committer can), or ends the one
+   * in the background once its waits are done. Neither while a rebalance is under way (again
+   * once it is over).
+   */
+  private void periodicCommit(long now) {
+    if (membership.mayCommit()) {
+      try {
+        if (committer.inBackground()) {
+          if (committer.prepared()) {
+            committer.finish();
+          }
+        } else if (now >= periodicCommitNanos) { // (a whole commit may have settled the last)
+          committer.begin();
+          periodicCommitNanos = now + settings.commitNanos();
+        }
+      } catch (CommitFencedException e) {
+        fenced(e);
+      }
+    }
+    nextCommitNanos = committer.inBackground() ? now + COMMIT_POLL_NANOS : periodicCommitNanos;
+  }
+
+  /**
+   * A commit in the background ends its waits and is dropped: a loss of tasks or a stop follows,
+   * and no store may close under it.
+   */
+  void settleCommit() {
+    committer.settle();
   }
 
   /**
@@ -782,9 +822,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       async.checkTimeouts(now);
       nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
-    if (now >= nextCommitNanos && membership.mayCommit()) { // else again once rebalanced
-      commit();
-      nextCommitNanos = now + settings.commitNanos();
+    if (now >= nextCommitNanos) {
+      periodicCommit(now);
     }
     if (now >= nextWindowNanos) {
       window();
@@ -876,6 +915,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         LOG.warn("container {}: task {} failed to close", containerId, task.name, e);
       }
     }
+    committer.close(); // no commit in the background may sync a store closing under it
     if (stores != null) {
       stores.close(); // flushed by the final commit when the stop was clean
     }

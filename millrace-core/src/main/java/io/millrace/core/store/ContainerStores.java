@@ -43,10 +43,13 @@ import org.slf4j.LoggerFactory;
  *       they hold, which the checkpoint now holds too.
  * </ol>
  *
- * <p>Loop thread only, but for one thing: a task's instances may be opened detached ({@link
+ * <p>Loop thread only, but for two things: a task's instances may be opened detached ({@link
  * #openDetached}), restored on another thread ({@link #restoreDetached}) while the container's
  * other tasks run and commit, and only then {@link #attach attached}: until then no commit sees
- * them.
+ * them. And a commit in the background waits for the flusher, reads the changelog offsets and
+ * syncs the engines on its own thread ({@link #awaitHandedOver}, {@link
+ * #beforeCheckpoint(Snapshot, long[], int)}), on the {@link Snapshot} it began with, while the
+ * loop goes on; the loop closes no instance until that commit is over.
  */
 public final class ContainerStores implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerStores.class);
@@ -78,6 +81,8 @@ public final class ContainerStores implements AutoCloseable {
   private final Map<Integer, Map<String, KeyValueStore<?, ?>>> storesByTask = new HashMap<>();
   /** The instances with a changelog, in checkpoint order. */
   private final List<Logged> logged = new ArrayList<>();
+  /** What the next commit sees; null once the stores changed (loop thread). */
+  private Snapshot snapshot;
 
   /** An instance with a changelog, and what the commit protocol keeps for it. */
   private static final class Logged {
@@ -224,6 +229,7 @@ public final class ContainerStores implements AutoCloseable {
     byTask.put(detached.taskNumber(), detached.instances());
     storesByTask.put(detached.taskNumber(), detached.stores());
     sync.update(engines());
+    snapshot = null;
   }
 
   /**
@@ -424,17 +430,83 @@ public final class ContainerStores implements AutoCloseable {
 
 
   /**
+   * What a commit works on: the attached instances with a changelog, in checkpoint order, and the
+   * engines, as they were when it began. A commit in the background goes on with these while the
+   * loop attaches other tasks' stores (it never closes any under it: see {@code Committer}).
+   */
+  public static final class Snapshot {
+    private final List<Logged> logged;
+    private final EngineSync.Engines engines;
+    private final boolean besideLoop;
+
+    private Snapshot(List<Logged> logged, EngineSync.Engines engines, boolean besideLoop) {
+      this.logged = logged;
+      this.engines = engines;
+      this.besideLoop = besideLoop;
+    }
+
+    /**
+     * Whether the steps after {@link #handOver} may run on another thread while the loop goes
+     * on: every engine takes writes from any thread (so one may sync while the flusher writes),
+     * and the job is not exactly-once (whose engines apply their writes only after the commit).
+     */
+    public boolean besideLoop() {
+      return besideLoop;
+    }
+  }
+
+  /** The stores as a commit beginning now sees them; the same object until they change. */
+  public Snapshot snapshot() {
+    if (snapshot == null) {
+      boolean concurrent = !staged;
+      for (List<StoreInstance> instances : byTask.values()) {
+        for (StoreInstance instance : instances) {
+          concurrent &= instance.store().engine().concurrentWrites();
+        }
+      }
+      snapshot = new Snapshot(List.copyOf(logged), sync.current(), concurrent);
+    }
+    return snapshot;
+  }
+
+  /**
    * Commit, step 1: every store's dirty entries to its engine and changelog; returns once every
    * changelog record is in its producer and every write in its engine (the flusher's thread may
    * have been doing both).
    */
   public void flush() {
+    flusher.await(handOver());
+  }
+
+  /**
+   * Commit, step 1, without waiting: every store's dirty entries are handed to the flusher (or
+   * written, where an engine or a changelog cannot leave the loop thread). Loop thread.
+   *
+   * @return what to pass to {@link #awaitHandedOver}
+   */
+  public long handOver() {
     for (List<StoreInstance> instances : byTask.values()) {
       for (StoreInstance instance : instances) {
         instance.store().flush();
         instance.store().closeLeakedIterators();
       }
     }
+    return flusher.handed();
+  }
+
+  /**
+   * Waits until the flusher has done everything handed to it up to {@link #handOver}'s return;
+   * throws its first failure. Any one thread.
+   */
+  public void awaitHandedOver(long handed) {
+    flusher.await(handed);
+  }
+
+  /**
+   * Waits until the flusher has done everything handed to it: no changelog send of it runs while
+   * a transaction commits. Loop thread.
+   */
+  public void awaitFlusher() {
     flusher.drain();
   }
 
@@ -444,6 +516,18 @@ public final class ContainerStores implements AutoCloseable {
    * into {@code checkpoint} from {@code from} on.
    */
   public void beforeCheckpoint(long[] checkpoint, int from) {
+    beforeCheckpoint(snapshot(), checkpoint, from);
+  }
+
+  /**
+   * As {@link #beforeCheckpoint(long[], int)}, for the stores as they were when the commit
+   * began. Any one thread, if the snapshot is {@linkplain Snapshot#besideLoop beside the loop}.
+   * A changelog offset is read before the engines sync: every record up to it was written to
+   * its engine before it was sent, so the synced files hold at least that much (a record sent
+   * since the commit began may be there too, which a replay puts again).
+   */
+  public void beforeCheckpoint(Snapshot stores, long[] checkpoint, int from) {
+    List<Logged> logged = stores.logged;
     if (from + logged.size() != checkpoint.length) {
       // The layout the checkpoint was made for is not the stores' own any more: writing it would
       // put one task's changelog offset under another's name.
@@ -458,7 +542,7 @@ public final class ContainerStores implements AutoCloseable {
       }
     }
     if (!staged) {
-      sync.syncAll();
+      sync.syncAll(stores.engines);
     }
     for (int i = 0; i < logged.size(); i++) {
       checkpoint[from + i] = logged.get(i).offset;
@@ -474,9 +558,14 @@ public final class ContainerStores implements AutoCloseable {
    * changelog from the previous one, which puts the same values again.
    */
   public void afterCheckpoint() {
+    afterCheckpoint(snapshot());
+  }
+
+  /** As {@link #afterCheckpoint()}, for the stores the commit began with. Loop thread. */
+  public void afterCheckpoint(Snapshot stores) {
     if (staged) {
       sync.applyAll();
-      for (Logged l : logged) {
+      for (Logged l : stores.logged) {
         l.applied = l.offset;
       }
       long now = System.nanoTime();
@@ -487,7 +576,7 @@ public final class ContainerStores implements AutoCloseable {
       sync.syncAll();
       lastMarkNanos = now;
     }
-    for (Logged l : logged) {
+    for (Logged l : stores.logged) {
       mark(l, l.offset);
     }
   }
@@ -561,6 +650,7 @@ public final class ContainerStores implements AutoCloseable {
     }
     logged.removeIf(l -> l.instance.taskNumber() == taskNumber);
     sync.update(engines());
+    snapshot = null;
     for (StoreInstance instance : instances) {
       try {
         instance.store().close();

@@ -15,11 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with nothing on disk (memory) sync here.
  */
 final class EngineSync implements AutoCloseable {
-  private final List<StorageEngine> local = new ArrayList<>();
-  private final List<StorageEngine> others = new ArrayList<>();
-  private final List<Future<?>> pending = new ArrayList<>();
   private final int threads;
-  private ExecutorService pool;
+  private volatile ExecutorService pool;
+  /** The engines as of the last update: a commit in the background syncs the ones it began with. */
+  private volatile Engines current = new Engines(List.of(), List.of());
+
+  /** A container's engines at one moment: those with local files, and the others. */
+  record Engines(List<StorageEngine> local, List<StorageEngine> others) {}
 
   /**
    * @param engines every engine of the container
@@ -32,11 +34,12 @@ final class EngineSync implements AutoCloseable {
 
   /** The container's engines changed (a task came or went). */
   void update(List<StorageEngine> engines) {
-    local.clear();
-    others.clear();
+    List<StorageEngine> local = new ArrayList<>();
+    List<StorageEngine> others = new ArrayList<>();
     for (StorageEngine engine : engines) {
       (engine.persistent() ? local : others).add(engine);
     }
+    current = new Engines(List.copyOf(local), List.copyOf(others));
     if (pool == null && Math.min(threads, local.size()) >= 2) {
       AtomicInteger n = new AtomicInteger();
       pool = Executors.newFixedThreadPool(threads, r -> {
@@ -47,12 +50,25 @@ final class EngineSync implements AutoCloseable {
     }
   }
 
+  /** The engines as of the last update. */
+  Engines current() {
+    return current;
+  }
+
   /** Syncs every engine; throws the first failure once all are done. */
   void syncAll() {
-    for (StorageEngine engine : others) {
+    syncAll(current);
+  }
+
+  /**
+   * Syncs those engines; throws the first failure once all are done. Any one thread at a time
+   * (a commit's, on the loop or in the background).
+   */
+  void syncAll(Engines engines) {
+    for (StorageEngine engine : engines.others()) {
       engine.sync();
     }
-    eachLocal(StorageEngine::sync);
+    eachLocal(engines.local(), StorageEngine::sync);
   }
 
   /**
@@ -60,21 +76,23 @@ final class EngineSync implements AutoCloseable {
    * transaction committed), at once on the pool; throws the first failure once all are done.
    */
   void applyAll() {
-    eachLocal(engine -> {
+    eachLocal(current.local(), engine -> {
       if (engine instanceof StagedEngine staged) {
         staged.apply();
       }
     });
   }
 
-  private void eachLocal(java.util.function.Consumer<StorageEngine> action) {
+  private void eachLocal(List<StorageEngine> local,
+      java.util.function.Consumer<StorageEngine> action) {
+    ExecutorService pool = this.pool;
     if (pool == null) {
       for (StorageEngine engine : local) {
         action.accept(engine);
       }
       return;
     }
-    pending.clear();
+    List<Future<?>> pending = new ArrayList<>(local.size());
     for (StorageEngine engine : local) {
       pending.add(pool.submit(() -> action.accept(engine)));
     }
@@ -93,7 +111,6 @@ final class EngineSync implements AutoCloseable {
         throw new IllegalStateException("interrupted while syncing stores", e);
       }
     }
-    pending.clear();
     if (failure != null) {
       throw failure;
     }

@@ -98,7 +98,10 @@ public final class StagedEngine implements StorageEngine {
         values.add(e.getValue() == DELETED ? null : e.getValue());
       }
       engine.write(keys, values);
-      staged.clear();
+      for (int i = 0; i < keys.size(); i++) {
+        // Only the value applied: a write that came meanwhile stays staged for the next apply.
+        staged.remove(keys.get(i), values.get(i) == null ? DELETED : values.get(i));
+      }
     }
   }
 

@@ -111,9 +111,14 @@ public final class StoreFlusher implements AutoCloseable {
     await(handed);
   }
 
+  /** How many batches were handed over so far: {@link #await} that to wait for them. */
+  long handed() {
+    return handed;
+  }
+
   /**
    * Waits until the thread has finished batch {@code sequence} and those before it (0: returns at
-   * once); throws the first failure.
+   * once); throws the first failure. Any thread (a commit's in the background too).
    */
   void await(long sequence) {
     while (finished.get() < sequence) {

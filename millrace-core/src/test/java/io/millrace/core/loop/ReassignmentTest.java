@@ -209,7 +209,7 @@ class ReassignmentTest {
   }
 
   /** Records what reaches the output. */
-  private static final class RecordingProducer implements SystemProducer {
+  private static class RecordingProducer implements SystemProducer {
     final List<Object> sent = new CopyOnWriteArrayList<>();
 
     @Override
@@ -230,7 +230,37 @@ class ReassignmentTest {
     public void stop() {}
   }
 
-  private final RecordingProducer output = new RecordingProducer();
+  /**
+   * An output whose flush may run beside sends (as Kafka's), held at a gate the test opens: a
+   * commit in the background waits there while the loop goes on.
+   */
+  private static final class GatedProducer extends RecordingProducer {
+    final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+    final List<String> flushThreads = new CopyOnWriteArrayList<>();
+    volatile RuntimeException failure;
+
+    @Override
+    public boolean concurrentFlush() {
+      return true;
+    }
+
+    @Override
+    public void flush() {
+      flushThreads.add(Thread.currentThread().getName());
+      try {
+        gate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
+  }
+
+  private RecordingProducer output = new RecordingProducer();
+  /** The loop's commit interval (0: only on request and at stop). */
+  private long commitNanos;
 
   private final ManualClock clock = new ManualClock();
   private final ScriptedConsumer consumer = new ScriptedConsumer();
@@ -360,9 +390,9 @@ class ReassignmentTest {
       }
     };
     DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
-    Committer committer = new Committer(0, List.of(), null, checkpoints,
-        metrics.counter("container-0", "commits"));
-    LoopSettings settings = new LoopSettings(0, 0, 1, maxMessages, Long.MAX_VALUE, Long.MAX_VALUE, 0,
+    Committer committer = new Committer(0, List.of(output), null, checkpoints,
+        metrics.counter("container-0", "commits"), true);
+    LoopSettings settings = new LoopSettings(commitNanos, 0, 1, maxMessages, Long.MAX_VALUE, Long.MAX_VALUE, 0,
         new AsyncSettings(concurrency, Ordering.PARTITION, 60_000 * MS, poolTask ? 1 : 0,
             false));
     return new RunLoop(new ContainerParts(0, settings, clock, metrics, List.of(consumer),
@@ -463,6 +493,116 @@ class ReassignmentTest {
     RecordingTask back = task(1, 1);
     assertThat(back.offsets).isNotEmpty();
     assertThat(back.offsets.get(0)).isEqualTo(lastOfOne + 1);
+  }
+
+  /** Runs cycles until the condition holds, for at most 10 s of real time. */
+  private static void cyclesUntil(RunLoop loop, java.util.function.BooleanSupplier condition)
+      throws Exception {
+    long deadline = System.nanoTime() + 10_000 * MS;
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() - deadline).as("waited 10 s for a condition").isNegative();
+      assertThat(loop.cycle()).isNotNegative();
+    }
+  }
+
+  private static final StreamPartition P0 = new StreamPartition("scripted", "in", 0);
+
+  @Test
+  void aPeriodicCommitWaitsForTheAcknowledgementsInTheBackgroundWhileTheTasksGoOn()
+      throws Exception {
+    GatedProducer gated = new GatedProducer();
+    output = gated;
+    commitNanos = 100 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 5);
+    RecordingTask zero = task(0, 0);
+    clock.now += commitNanos;
+    assertThat(loop.cycle()).isNotNegative(); // the commit begins: offsets noted, flush handed on
+    long noted = zero.offsets.get(zero.offsets.size() - 1);
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+
+    int before = zero.offsets.size();
+    cycles(loop, 20);
+    clock.now += 10 * MS;
+    cycles(loop, 20);
+    assertThat(zero.offsets.size()).as("the task goes on while the commit waits")
+        .isGreaterThan(before);
+    assertThat(checkpoints.writes).as("no checkpoint before the acknowledgements").isZero();
+    assertThat(gated.flushThreads).containsExactly("millrace-commit-0");
+
+    gated.gate.countDown();
+    cyclesUntil(loop, () -> {
+      clock.now += MS; // the loop looks for the commit's end once a millisecond
+      return checkpoints.writes > 0;
+    });
+    assertThat(checkpoints.latest).as("the offsets noted when the commit began, not later ones")
+        .containsEntry(P0, noted);
+    assertThat(checkpoints.writes).isEqualTo(1);
+  }
+
+  @Test
+  void aRevokeDuringACommitInTheBackgroundCommitsWhatTheTaskProcessedUpToTheRevoke()
+      throws Exception {
+    GatedProducer gated = new GatedProducer();
+    output = gated;
+    commitNanos = 100 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
+    loop.start();
+    cycles(loop, 5);
+    clock.now += commitNanos;
+    assertThat(loop.cycle()).isNotNegative();
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+    cycles(loop, 20);
+
+    gated.gate.countDown(); // the revoke settles the commit on its way, then commits whole
+    coordinator.script.add(l -> l.revoked(Set.of(0)));
+    nextMembershipPoll(loop);
+    RecordingTask zero = task(0, 0);
+    assertThat(checkpoints.latest).containsEntry(P0, zero.offsets.get(zero.offsets.size() - 1));
+    assertThat(zero.closed).isTrue();
+    assertThat(gated.flushThreads).as("the revoke's flush ran on the loop")
+        .endsWith(Thread.currentThread().getName());
+  }
+
+  @Test
+  void aCommitThatFailsInTheBackgroundFailsTheLoopWithoutWritingACheckpoint() throws Exception {
+    GatedProducer gated = new GatedProducer();
+    gated.failure = new io.millrace.api.system.OutputFailedException("a record sent to topic "
+        + "out was not acknowledged", null);
+    gated.gate.countDown();
+    output = gated;
+    commitNanos = 100 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 5);
+    clock.now += commitNanos;
+    assertThat(loop.cycle()).isNotNegative();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> cyclesUntil(loop, () -> {
+      clock.now += MS;
+      return false;
+    })).isInstanceOf(io.millrace.api.system.OutputFailedException.class)
+        .hasMessageContaining("not acknowledged");
+    assertThat(checkpoints.writes).isZero();
+  }
+
+  @Test
+  void withAnOutputThatCannotFlushBesideSendsTheWholeCommitRunsOnTheLoop() throws Exception {
+    commitNanos = 100 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 5);
+    clock.now += commitNanos;
+    assertThat(loop.cycle()).isNotNegative();
+    RecordingTask zero = task(0, 0);
+    assertThat(checkpoints.writes).as("written in the cycle the commit was due").isEqualTo(1);
+    assertThat(checkpoints.latest).containsKey(P0);
+    assertThat(checkpoints.latest.get(P0)).isLessThanOrEqualTo(
+        zero.offsets.get(zero.offsets.size() - 1));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.millrace.core.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.millrace.api.store.engine.StorageEngine;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What every {@link StorageEngine} must do, run against each implementation by a subclass:
  * batches applied in order, reads of what was written, deletes, ranges in unsigned byte order with
  * an inclusive start and an exclusive end, and (for a persistent engine) what a sync made durable
- * found again after reopening.
+ * found again after reopening, also when the sync ran beside writes (an engine that takes writes
+ * from another thread: a commit in the background syncs while the flusher writes).
  */
 public abstract class StorageEngineContract {
   @TempDir protected Path dir;
@@ -142,5 +144,45 @@ public abstract class StorageEngineContract {
     } else {
       assertThat(again.get(b("a"))).as("a memory engine starts empty").isNull();
     }
+  }
+
+  @Test
+  void aSyncBesideWritesMakesDurableEveryWriteThatReturnedBeforeIt() throws Exception {
+    StorageEngine engine = open(dir);
+    if (!engine.persistent() || !engine.concurrentWrites()) {
+      engine.close();
+      assumeTrue(false, "only an engine with local files that takes writes from another thread");
+    }
+    int writes = 20_000;
+    java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread writer = new Thread(() -> {
+      try {
+        for (int i = 0; i < writes; i++) {
+          engine.write(List.of(b("k" + i)), List.of(b("v" + i)));
+        }
+      } catch (Throwable t) {
+        failure.set(t);
+      }
+    });
+    writer.start();
+    int syncs = 0;
+    while (writer.isAlive()) {
+      engine.sync(); // beside the writes, as often as it can
+      syncs++;
+    }
+    writer.join();
+    assertThat(failure.get()).isNull();
+    engine.sync(); // every write returned before this one began
+    engine.close();
+    StorageEngine again = engine();
+    int found = 0;
+    try (StorageEngine.EngineIterator it = again.range(null, null)) {
+      while (it.next()) {
+        found++;
+      }
+    }
+    assertThat(found).as("writes found after %d syncs beside them and one after", syncs)
+        .isEqualTo(writes);
   }
 }

@@ -275,6 +275,12 @@ public final class GroupCheckpointStore implements CheckpointStore {
       }
     }
 
+    /** The offsets commit in the container's transaction, with what it sent since the last. */
+    @Override
+    public boolean commitsWhatWasSent() {
+      return true;
+    }
+
     @Override
     public void write(long[] offsets) {
       Map<TopicPartition, OffsetAndMetadata> commit = new LinkedHashMap<>();

@@ -66,8 +66,9 @@ public final class KafkaSystemProducer implements SystemProducer {
   private Callback[] callbacks = new Callback[0];
   /**
    * The offset of the last acknowledged record of each output partition. Written by the
-   * producer's network thread in callbacks; read on the loop thread after {@code flush()}, which
-   * returns only after those callbacks ran (a happens-before through the batch's latch).
+   * producer's network thread in callbacks; read on the thread that called {@code flush()} (the
+   * loop's or the commit's), which returns only after those callbacks ran (a happens-before
+   * through the batch's latch).
    */
   private long[][] acked = new long[0][];
 
@@ -226,6 +227,15 @@ public final class KafkaSystemProducer implements SystemProducer {
   /** KafkaProducer is thread-safe, and the serdes and topics are fixed before {@link #start}. */
   @Override
   public boolean concurrentSends() {
+    return true;
+  }
+
+  /**
+   * KafkaProducer's flush waits for what was sent before it while other threads send; the
+   * acknowledged offsets are written before the flush returns.
+   */
+  @Override
+  public boolean concurrentFlush() {
     return true;
   }
 

@@ -35,7 +35,9 @@ public interface StorageEngine extends AutoCloseable {
 
   /**
    * Whether {@link #write} may run on another thread than, and at the same time as, {@link #get}
-   * and {@link #range} (never two writes at once). False unless the engine says so.
+   * and {@link #range} (never two writes at once), and {@link #sync} on a third (a commit's),
+   * at the same time as writes: the sync then makes durable at least every write that returned
+   * before it began. False unless the engine says so.
    */
   default boolean concurrentWrites() {
     return false;
