@@ -260,7 +260,8 @@ public final class Committer implements AutoCloseable {
 
   /**
    * Ends the commit in the background once {@link #prepared}: writes its checkpoint and marks
-   * the stores' files, on the loop (under a transaction, no send may run beside its commit, so
+   * the stores' files, on the loop (or, if the container's tasks changed since it began, begins
+   * another for them: {@link #inBackground} is then true again) (under a transaction, no send may run beside its commit, so
    * the flusher's are waited for first). Throws what a background step threw: no checkpoint was
    * written then.
    *
@@ -271,7 +272,10 @@ public final class Committer implements AutoCloseable {
     pending = null;
     outcome(p.prepared);
     if (p.writer != writer) {
-      commit(); // the tasks changed meanwhile: commit them whole, with the layout they have now
+      // The tasks changed meanwhile (a restored one started): begin again with the layout they
+      // have now. (Not a whole commit here: a failover starts its tasks one by one, and a whole
+      // commit at each stood the loop still before the next one's start.)
+      begin();
       return;
     }
     long started = System.nanoTime();
@@ -287,6 +291,7 @@ public final class Committer implements AutoCloseable {
     } else if (stores != null) {
       stores.awaitFlusher();
     }
+    long flushed = System.nanoTime();
     p.writer.write(p.offsets);
     long written = System.nanoTime();
     if (stores != null) {
@@ -294,6 +299,14 @@ public final class Committer implements AutoCloseable {
     }
     long ended = System.nanoTime();
     committed();
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("container {}: commit in the background: {} ms in all, the loop stopped {} ms: "
+              + "handing over {} ms; then {} ms waits in the background; then the loop: stores "
+              + "flushed {} ms, checkpoint written {} ms, files marked {} ms", containerId,
+          ms(ended - p.began), ms(p.handedOver - p.began + ended - started),
+          ms(p.handedOver - p.began), ms(p.synced - p.handedOver), ms(flushed - started),
+          ms(written - flushed), ms(ended - written));
+    }
     if (ended - p.began > SLOW_COMMIT_NANOS) {
       LOG.warn("container {}: a commit took {} ms, the loop stopped {} ms of it: stores handed "
               + "over {} ms (loop); in the background: stores flushed {} ms, outputs and "

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *       to complete, then are abandoned: the commit keeps only what completed below each
  *       partition's watermark, and a callback that comes later is ignored;
  *   <li>the container commits: stores flush, outputs and changelogs are acknowledged, the
- *       checkpoint holds the tasks' last offsets;
+ *       checkpoint holds the tasks' last offsets (where the commit can wait in the background,
+ *       the tasks that stay are delivered to meanwhile);
  *   <li>the tasks close, their stores close, and their partitions leave the consumers, the
  *       chooser and the partition table; the checkpoint layout follows.
  * </ol>
@@ -115,7 +116,7 @@ final class Reassigner implements MembershipListener {
     long started = System.nanoTime();
     loop.stopDelivering(leaving);
     loop.settleInFlight(leaving);
-    if (!loop.commit()) {
+    if (!loop.commitBeside()) { // the tasks that stay go on through its waits
       return; // fenced: every task of the container is lost already
     }
     remove(leaving, true);

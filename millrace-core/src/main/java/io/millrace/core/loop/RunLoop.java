@@ -414,6 +414,62 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   }
 
   /**
+   * A revoke's commit: as {@link #commit}, but where the committer can wait in the background the
+   * tasks that stay go on meanwhile (a commit on its way is finished first, then one begins that
+   * covers the leaving tasks' last offsets). The membership's callback holds the rebalance until
+   * this returns, as a whole commit did; only the loop's pause is shorter: its hand-over and the
+   * checkpoint's write instead of every wait. Loop thread, inside the membership's poll: no
+   * membership poll and no timers run meanwhile.
+   *
+   * @return false if the commit was fenced: another member owns the tasks, which are lost now
+   */
+  boolean commitBeside() {
+    try {
+      if (committer.inBackground()) {
+        awaitPreparedBeside();
+        committer.finish();
+      }
+      committer.begin(); // in the background, or whole if it cannot be
+      if (committer.inBackground()) {
+        awaitPreparedBeside();
+        committer.finish();
+      }
+      return true;
+    } catch (CommitFencedException e) {
+      fenced(e);
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted during a revoke's commit", e);
+    }
+  }
+
+  /** Delivers to the tasks that stay until the commit in the background has done its waits. */
+  private void awaitPreparedBeside() throws InterruptedException {
+    while (!committer.prepared()) {
+      if (async != null) {
+        async.applyCompletions();
+      }
+      mux.refill(clock.nanoTime(), 1); // at most a millisecond's wait when nothing is buffered
+      int delivered = 0;
+      while (delivered < MESSAGES_PER_CYCLE && !stopAfterCycle && !commitAfterCycle) {
+        int index = chooser.next();
+        if (index < 0) {
+          break;
+        }
+        PartitionState p = partitions.get(index);
+        delivered += async != null ? deliverDispatched(p, settings.batchSize())
+            : deliver(p, settings.batchSize());
+      }
+      if (delivered > 0) {
+        processed.inc(delivered);
+      } else if (stopAfterCycle || commitAfterCycle) {
+        LockSupport.parkNanos(100_000L); // a request waits for the outer cycle: do not spin
+      }
+    }
+  }
+
+  /**
    * A commit in the background ends its waits and is dropped: a loss of tasks or a stop follows,
    * and no store may close under it.
    */

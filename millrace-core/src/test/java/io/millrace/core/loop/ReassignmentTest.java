@@ -129,14 +129,25 @@ class ReassignmentTest {
       return Map.copyOf(latest);
     }
 
+    /** Whether a write commits what was sent with it, as a Kafka transaction does. */
+    boolean transactional;
+
     @Override
     public CheckpointWriter writer(int containerId, List<StreamPartition> partitions) {
-      return offsets -> {
-        writes++;
-        for (int i = 0; i < partitions.size(); i++) {
-          if (offsets[i] != NONE) {
-            latest.put(partitions.get(i), offsets[i]);
+      return new CheckpointWriter() {
+        @Override
+        public void write(long[] offsets) {
+          writes++;
+          for (int i = 0; i < partitions.size(); i++) {
+            if (offsets[i] != NONE) {
+              latest.put(partitions.get(i), offsets[i]);
+            }
           }
+        }
+
+        @Override
+        public boolean commitsWhatWasSent() {
+          return transactional;
         }
       };
     }
@@ -543,6 +554,73 @@ class ReassignmentTest {
   }
 
   @Test
+  void aTransactionsOffsetsAreTakenAsItCommitsSoItHoldsWhatTheTasksSentDuringTheWaits()
+      throws Exception {
+    GatedProducer gated = new GatedProducer();
+    output = gated;
+    checkpoints.transactional = true;
+    commitNanos = 100 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 5);
+    RecordingTask zero = task(0, 0);
+    clock.now += commitNanos;
+    assertThat(loop.cycle()).isNotNegative();
+    long atBegin = zero.offsets.get(zero.offsets.size() - 1);
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+    cycles(loop, 20); // the task sends more into the open transaction
+
+    gated.gate.countDown();
+    cyclesUntil(loop, () -> {
+      clock.now += MS;
+      return checkpoints.writes > 0;
+    });
+    long atCommit = zero.offsets.get(zero.offsets.size() - 1);
+    assertThat(atCommit).isGreaterThan(atBegin);
+    assertThat(checkpoints.latest).as("the offsets as the transaction commits")
+        .containsEntry(P0, atCommit);
+  }
+
+  @Test
+  void aTaskThatStaysIsDeliveredToWhileARevokesCommitWaitsInTheBackground() throws Exception {
+    GatedProducer gated = new GatedProducer();
+    output = gated;
+    commitNanos = 60_000 * MS; // no periodic commit here: only the revoke's
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
+    loop.start();
+    cycles(loop, 5);
+    RecordingTask zero = task(0, 0);
+    RecordingTask one = task(1, 0);
+    int zeroBefore = zero.offsets.size();
+    // The gate opens once task 0 got more while the revoke waits (or after 10 s: it fails then).
+    java.util.concurrent.atomic.AtomicBoolean grew = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread opener = new Thread(() -> {
+      long deadline = System.nanoTime() + 10_000 * MS;
+      while (System.nanoTime() - deadline < 0) {
+        if (!gated.flushThreads.isEmpty() && zero.offsets.size() > zeroBefore + 50) {
+          grew.set(true);
+          break;
+        }
+        Thread.onSpinWait();
+      }
+      gated.gate.countDown();
+    });
+    opener.start();
+    coordinator.script.add(l -> l.revoked(Set.of(1)));
+    nextMembershipPoll(loop); // returns once the revoke's commit is written
+    opener.join();
+
+    assertThat(grew).as("task 0 went on while the revoke's commit waited").isTrue();
+    assertThat(gated.flushThreads).containsExactly("millrace-commit-0");
+    assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 1),
+        one.offsets.get(one.offsets.size() - 1));
+    assertThat(one.closed).isTrue();
+    assertThat(coordinator.listener.tasks()).containsExactly(0);
+  }
+
+  @Test
   void aRevokeDuringACommitInTheBackgroundCommitsWhatTheTaskProcessedUpToTheRevoke()
       throws Exception {
     GatedProducer gated = new GatedProducer();
@@ -557,14 +635,40 @@ class ReassignmentTest {
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     cycles(loop, 20);
 
-    gated.gate.countDown(); // the revoke settles the commit on its way, then commits whole
+    gated.gate.countDown(); // the revoke ends the commit on its way, then commits its own
     coordinator.script.add(l -> l.revoked(Set.of(0)));
     nextMembershipPoll(loop);
     RecordingTask zero = task(0, 0);
     assertThat(checkpoints.latest).containsEntry(P0, zero.offsets.get(zero.offsets.size() - 1));
+    assertThat(checkpoints.writes).as("the commit on its way, and the revoke's").isEqualTo(2);
     assertThat(zero.closed).isTrue();
-    assertThat(gated.flushThreads).as("the revoke's flush ran on the loop")
-        .endsWith(Thread.currentThread().getName());
+    assertThat(gated.flushThreads).containsOnly("millrace-commit-0");
+  }
+
+  @Test
+  void aCommitInTheBackgroundWhoseTasksChangedBeginsAgainWithTheirNewLayout() throws Exception {
+    GatedProducer gated = new GatedProducer();
+    output = gated;
+    commitNanos = 100 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 5);
+    clock.now += commitNanos;
+    assertThat(loop.cycle()).isNotNegative();
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1))); // task 1 arrives meanwhile
+    nextMembershipPoll(loop);
+    cycles(loop, 10);
+
+    gated.gate.countDown();
+    cyclesUntil(loop, () -> {
+      clock.now += MS;
+      return checkpoints.writes > 0;
+    });
+    assertThat(gated.flushThreads).as("begun again: a second wait for the acknowledgements")
+        .hasSize(2).containsOnly("millrace-commit-0");
+    assertThat(checkpoints.latest).containsKeys(P0, new StreamPartition("scripted", "in", 1));
   }
 
   @Test
