@@ -56,6 +56,43 @@ class GroupCheckpointStoreTest {
     }
   }
 
+  @Test
+  void aWriteCoversWhatWasSentOnlyIfEveryProducerSendsInItsTransaction() throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("group-ckpt-covers");
+    String group = "group-ckpt-" + in;
+    TestBroker.createTopic(broker.bootstrapServers(), in, 1);
+    Map<String, String> c = KafkaTestSupport.job(broker.bootstrapServers(), group,
+        UpperCaseTask.class, in, null, "unused");
+    // An output on another system (a file, another cluster): not in the group's transaction.
+    io.millrace.api.system.SystemProducer elsewhere = new io.millrace.api.system.SystemProducer() {
+      @Override
+      public void register(int index, io.millrace.api.system.StreamSpec stream, int count) {}
+
+      @Override
+      public void start() {}
+
+      @Override
+      public void send(int index, int partition, Object key, Object value, long timestamp) {}
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void stop() {}
+    };
+    try (GroupCheckpointStore store = new GroupCheckpointStore(KafkaTestSupport.settings(c),
+        group, Map.of(in, "in"), Map.of(in, 1), container -> null,
+        container -> "millrace-test-" + group + "-" + container, null)) {
+      java.util.List<StreamPartition> layout = java.util.List.of(new StreamPartition("kafka",
+          "in", 0));
+      assertThat(store.writer(0, layout, java.util.List.of()).commitsWhatWasSent())
+          .as("nothing is sent but in the transaction").isTrue();
+      assertThat(store.writer(1, layout, java.util.List.of(elsewhere)).commitsWhatWasSent())
+          .as("a producer outside the transaction: its sends need their own flush").isFalse();
+    }
+  }
+
   private static void commit(DevBroker broker, String group,
       Map<TopicPartition, OffsetAndMetadata> offsets) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {

@@ -46,12 +46,13 @@ import org.slf4j.LoggerFactory;
  * what its offsets cover, the loop instead takes the offsets as it commits, after handing over
  * the entries dirtied meanwhile: the transaction makes everything sent before durable with them,
  * and only what the stores dirtied and the producers did not send during the waits is left for
- * the loop to wait on. This needs every
- * producer to flush beside sends ({@code SystemProducer.concurrentFlush}), every engine to sync
- * beside writes, and at-least-once: under exactly-once a commit's transaction must hold exactly
- * what its offsets cover, so the whole commit runs on the loop ({@link #commit}), as it does for
- * a revoke, a task's request and the final commit. A commit in the background is settled
- * ({@link #settle}) before any store closes.
+ * the loop to wait on (if every producer sends in that transaction: else as above). This needs
+ * every producer to flush beside sends ({@code SystemProducer.concurrentFlush}), every engine to
+ * sync beside writes, and at-least-once: under exactly-once the stores stage their writes until
+ * the transaction commits, so the whole commit runs on the loop ({@link #commit}), as it does for
+ * a task's request and the final commit. A revoke's commit is begun and finished like a periodic
+ * one, the loop delivering to the tasks that stay meanwhile ({@code RunLoop.commitBeside}). A
+ * commit in the background is settled ({@link #settle}) before any store closes.
  *
  * <p>A crash between any two steps re-delivers the input after the previous checkpoint: outputs
  * may repeat, nothing is lost. Which partition goes where in a checkpoint (its layout) changes
@@ -88,6 +89,8 @@ public final class Committer implements AutoCloseable {
     final ContainerStores.Snapshot stores;
     final long began;
     final long handedOver;
+    /** Whether it is a commit begun again because the tasks changed (at most once in a row). */
+    boolean again;
     /** When each background step ended (commit thread; read after {@link #prepared} is done). */
     long flushed;
     long acknowledged;
@@ -248,6 +251,32 @@ public final class Committer implements AutoCloseable {
     p.synced = System.nanoTime();
   }
 
+  /**
+   * Whether a checkpoint takes its offsets as it is written (its write commits the transaction
+   * that holds everything sent): a commit finished then covers every offset processed so far.
+   */
+  public boolean takesOffsetsAtWrite() {
+    return writer != null && writer.commitsWhatWasSent();
+  }
+
+  /**
+   * Waits up to {@code nanos} for the commit in the background to have done its waits (its
+   * failure is {@link #finish}'s to throw).
+   */
+  public void awaitPrepared(long nanos) {
+    Pending p = pending;
+    if (p == null) {
+      return;
+    }
+    try {
+      p.prepared.get(nanos, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      // not yet, or failed: either way the caller looks again
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Whether a commit is on its way in the background. */
   public boolean inBackground() {
     return pending != null;
@@ -272,10 +301,17 @@ public final class Committer implements AutoCloseable {
     pending = null;
     outcome(p.prepared);
     if (p.writer != writer) {
+      if (p.again) {
+        commit(); // they changed during the second try too: no third, whole now
+        return;
+      }
       // The tasks changed meanwhile (a restored one started): begin again with the layout they
-      // have now. (Not a whole commit here: a failover starts its tasks one by one, and a whole
-      // commit at each stood the loop still before the next one's start.)
+      // have now. (Not a whole commit at once: a failover starts its tasks one by one, and a
+      // whole commit at each stood the loop still before the next one's start.)
       begin();
+      if (pending != null) {
+        pending.again = true;
+      }
       return;
     }
     long started = System.nanoTime();
@@ -288,8 +324,6 @@ public final class Committer implements AutoCloseable {
       for (int i = 0; i < inputs.length; i++) {
         p.offsets[i] = inputs[i].lastOffset();
       }
-    } else if (stores != null) {
-      stores.awaitFlusher();
     }
     long flushed = System.nanoTime();
     p.writer.write(p.offsets);

@@ -426,8 +426,13 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   boolean commitBeside() {
     try {
       if (committer.inBackground()) {
-        awaitPreparedBeside();
-        committer.finish();
+        while (committer.inBackground()) { // again if the tasks changed meanwhile
+          awaitPreparedBeside();
+          committer.finish();
+        }
+        if (committer.takesOffsetsAtWrite()) {
+          return true; // its offsets were taken at its write: the leaving tasks' last ones
+        }
       }
       committer.begin(); // in the background, or whole if it cannot be
       if (committer.inBackground()) {
@@ -447,10 +452,11 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   /** Delivers to the tasks that stay until the commit in the background has done its waits. */
   private void awaitPreparedBeside() throws InterruptedException {
     while (!committer.prepared()) {
+      cycleNanos = clock.nanoTime(); // what dispatched messages count their time-outs from
       if (async != null) {
         async.applyCompletions();
       }
-      mux.refill(clock.nanoTime(), 1); // at most a millisecond's wait when nothing is buffered
+      mux.refill(cycleNanos, 1); // at most a millisecond's wait when nothing is buffered
       int delivered = 0;
       while (delivered < MESSAGES_PER_CYCLE && !stopAfterCycle && !commitAfterCycle) {
         int index = chooser.next();
@@ -463,8 +469,10 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       }
       if (delivered > 0) {
         processed.inc(delivered);
-      } else if (stopAfterCycle || commitAfterCycle) {
-        LockSupport.parkNanos(100_000L); // a request waits for the outer cycle: do not spin
+      } else {
+        // Nothing to deliver (no task stays, a request waits for the outer cycle, or what is
+        // buffered cannot go yet): wait for the commit a moment instead of spinning.
+        committer.awaitPrepared(1_000_000L);
       }
     }
   }

@@ -8,6 +8,7 @@ import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;
+import io.millrace.kafka.produce.KafkaSystemProducer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -221,7 +222,12 @@ public final class GroupCheckpointStore implements CheckpointStore {
   @Override
   public synchronized CheckpointWriter writer(int containerId, List<StreamPartition> partitions,
       List<SystemProducer> producers) {
-    return new Writer(containerId, partitions, transactions.of(containerId, producers));
+    ContainerTransaction transaction = transactions.of(containerId, producers);
+    // Whether the transaction holds everything the container sends: not where an output is on
+    // another cluster (allowed under at-least-once), whose producer is not in it.
+    boolean holdsAllSends = producers.stream().allMatch(producer ->
+        producer instanceof KafkaSystemProducer kafka && kafka.transaction() == transaction);
+    return new Writer(containerId, partitions, transaction, holdsAllSends);
   }
 
   /**
@@ -232,6 +238,7 @@ public final class GroupCheckpointStore implements CheckpointStore {
   private final class Writer implements CheckpointWriter {
     private final int containerId;
     private final ContainerTransaction transaction;
+    private final boolean holdsAllSends;
     /** Index of each input partition in the offsets array, and its topic partition. */
     private final int[] inputIndex;
     private final TopicPartition[] inputs;
@@ -240,9 +247,11 @@ public final class GroupCheckpointStore implements CheckpointStore {
     private final String[][] changelogStore;
     private final StringBuilder text = new StringBuilder();
 
-    Writer(int containerId, List<StreamPartition> partitions, ContainerTransaction transaction) {
+    Writer(int containerId, List<StreamPartition> partitions, ContainerTransaction transaction,
+        boolean holdsAllSends) {
       this.containerId = containerId;
       this.transaction = transaction;
+      this.holdsAllSends = holdsAllSends;
       Map<String, String> topicOfStream = new HashMap<>();
       streamOfTopic.forEach((topic, stream) -> topicOfStream.put(stream, topic));
       Map<Integer, List<Integer>> changelogsOfTask = new TreeMap<>();
@@ -275,10 +284,13 @@ public final class GroupCheckpointStore implements CheckpointStore {
       }
     }
 
-    /** The offsets commit in the container's transaction, with what it sent since the last. */
+    /**
+     * The offsets commit in the container's transaction, with what it sent since the last: all of
+     * it only if every producer of the container sends in that transaction.
+     */
     @Override
     public boolean commitsWhatWasSent() {
-      return true;
+      return holdsAllSends;
     }
 
     @Override

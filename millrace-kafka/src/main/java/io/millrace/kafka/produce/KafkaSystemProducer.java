@@ -68,9 +68,12 @@ public final class KafkaSystemProducer implements SystemProducer {
    * The offset of the last acknowledged record of each output partition. Written by the
    * producer's network thread in callbacks; read on the thread that called {@code flush()} (the
    * loop's or the commit's), which returns only after those callbacks ran (a happens-before
-   * through the batch's latch).
+   * through the batch's latch). Written with release and read with acquire: a commit's thread
+   * may read an offset acknowledged after its flush, and what the sending thread did before
+   * that send (an engine write) must then be visible to it too (a plain store and load on x86).
    */
-  private long[][] acked = new long[0][];
+  private java.util.concurrent.atomic.AtomicLongArray[] acked =
+      new java.util.concurrent.atomic.AtomicLongArray[0];
 
   /** A producer for one container. */
   public KafkaSystemProducer(SystemContext context, KafkaSettings settings) {
@@ -100,8 +103,10 @@ public final class KafkaSystemProducer implements SystemProducer {
       acked = Arrays.copyOf(acked, index + 1);
     }
     callbacks[index] = (metadata, error) -> onAcknowledged(index, metadata, error);
-    acked[index] = new long[partitionCount];
-    Arrays.fill(acked[index], -1);
+    acked[index] = new java.util.concurrent.atomic.AtomicLongArray(partitionCount);
+    for (int p = 0; p < partitionCount; p++) {
+      acked[index].setPlain(p, -1);
+    }
     topics[index] = stream.physicalName();
     keySerdes[index] = (Serde<Object>) stream.keySerde();
     valueSerdes[index] = (Serde<Object>) stream.valueSerde();
@@ -241,15 +246,16 @@ public final class KafkaSystemProducer implements SystemProducer {
 
   @Override
   public long lastOffset(int index, int partition) {
-    return acked[index][partition];
+    return acked[index].getAcquire(partition);
   }
 
   private void onAcknowledged(int index, RecordMetadata metadata, Exception error) {
     if (error == null) {
-      long[] partitions = acked[index];
+      java.util.concurrent.atomic.AtomicLongArray partitions = acked[index];
       int p = metadata.partition();
-      if (p >= 0 && p < partitions.length && metadata.offset() > partitions[p]) {
-        partitions[p] = metadata.offset();
+      // One writer (the producer's network thread): a plain read, a release write.
+      if (p >= 0 && p < partitions.length() && metadata.offset() > partitions.getPlain(p)) {
+        partitions.setRelease(p, metadata.offset());
       }
       return;
     }
