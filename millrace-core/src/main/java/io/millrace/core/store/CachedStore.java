@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * <p>The container's {@link StoreFlusher} may write a flush to the engine on its own thread while
  * the loop goes on. An entry leaves the cache only once the engine holds its value: until the
  * flusher has written its flush, it stays (the cache runs over its size by what the flusher is
- * behind, at most what its queue may hold), so whatever a read does not find in the cache is in the
+ * behind, at most its queue of batches), so whatever a read does not find in the cache is in the
  * engine. An iterator waits for the flusher, as it reads the engine itself.
  *
  * <p>Loop thread only.

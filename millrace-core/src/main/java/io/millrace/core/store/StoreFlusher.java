@@ -3,7 +3,6 @@ import io.millrace.api.store.engine.StorageEngine;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -25,17 +24,10 @@ import java.util.concurrent.locks.LockSupport;
  * only, but for the flushing thread itself.
  */
 public final class StoreFlusher implements AutoCloseable {
-  /**
-   * What may wait for the thread: a flusher that falls behind holds the loop back instead of the
-   * heap. By bytes, not batches: a commit hands every store's dirty entries over at once (eight
-   * stores, eight batches), and with room for four the loop waited there for the thread (50-700
-   * ms of a loaded machine's commits) instead of going on while a commit in the background waits.
-   */
-  static final int MAX_QUEUED_BYTES = 32 << 20;
-  private static final int MAX_QUEUED_BATCHES = 64;
-  private static final Batch STOP = new Batch(null, null, null, null, 0);
+  /** Batches queued: a flusher that falls behind holds the loop back instead of the heap. */
+  private static final int QUEUE = 4;
+  private static final Batch STOP = new Batch(null, null, null, null);
   private final BlockingQueue<Batch> queue;
-  private final Semaphore queuedBytes = new Semaphore(MAX_QUEUED_BYTES);
   private final Thread thread;
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
   /** Batches the thread has finished with (done, or dropped after a failure). */
@@ -45,14 +37,14 @@ public final class StoreFlusher implements AutoCloseable {
 
   /** One flush: the engine to write it to and the changelog to send it to (null: not here). */
   private record Batch(StorageEngine engine, ChangelogWriter changelog, List<byte[]> keys,
-      List<byte[]> values, int permits) {}
+      List<byte[]> values) {}
 
   private StoreFlusher(String threadName) {
     if (threadName == null) {
       queue = null;
       thread = null;
     } else {
-      queue = new ArrayBlockingQueue<>(MAX_QUEUED_BATCHES);
+      queue = new ArrayBlockingQueue<>(QUEUE);
       thread = new Thread(this::run, threadName);
       thread.setDaemon(true);
     }
@@ -92,29 +84,15 @@ public final class StoreFlusher implements AutoCloseable {
     if (handed == 0 && !thread.isAlive()) {
       thread.start(); // on the first batch: a job that never defers anything never starts it
     }
-    // A batch larger than the whole budget takes all of it: it waits for the queue to empty.
-    int permits = (int) Math.min(MAX_QUEUED_BYTES, bytes(keys, values));
     try {
-      queuedBytes.acquire(permits);
       queue.put(new Batch(engineAway ? engine : null, changelogAway ? changelog : null, keys,
-          values, permits));
+          values));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while handing a store flush over", e);
     }
     handed++;
     return engineAway ? handed : 0;
-  }
-
-  private static long bytes(List<byte[]> keys, List<byte[]> values) {
-    long bytes = 0;
-    for (int i = 0; i < keys.size(); i++) {
-      byte[] value = values.get(i);
-      // + what the entry's cache slot holds meanwhile (a store keeps it until the thread wrote
-      // it): the budget bounds the cache's overrun as well as the bytes.
-      bytes += keys.get(i).length + (value == null ? 0 : value.length) + 128;
-    }
-    return bytes;
   }
 
   /**
@@ -164,7 +142,6 @@ public final class StoreFlusher implements AutoCloseable {
         } catch (RuntimeException e) {
           failure.compareAndSet(null, e);
         } finally {
-          queuedBytes.release(b.permits);
           finished.incrementAndGet();
         }
       }

@@ -204,34 +204,6 @@ class StoreFlusherTest {
   }
 
   @Test
-  @Timeout(value = 60, unit = TimeUnit.SECONDS)
-  void aFlusherBehindHoldsTheLoopBackOnlyOnceWhatItHoldsFillsItsBudget() throws Exception {
-    CachedStoreTest.LaggingEngine held = new CachedStoreTest.LaggingEngine(false, 0);
-    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
-      // A commit of sixteen stores hands sixteen batches over: none waits for the thread.
-      for (long v = 0; v < 16; v++) {
-        flusher.flush(held, null, List.of(bytes(v)), List.of(bytes(v)));
-      }
-      // One as large as the whole budget waits until the thread has written what it holds.
-      byte[] big = new byte[StoreFlusher.MAX_QUEUED_BYTES];
-      Thread loop = new Thread(() -> flusher.flush(held, null, List.of(bytes(99)),
-          List.of(big)), "test-loop");
-      loop.start();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (loop.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
-        Thread.onSpinWait();
-      }
-      assertThat(loop.getState()).as("the large batch waits for room").isEqualTo(
-          Thread.State.WAITING);
-      held.release();
-      loop.join(TimeUnit.SECONDS.toMillis(10));
-      assertThat(loop.isAlive()).as("room once the thread caught up").isFalse();
-      flusher.drain();
-      assertThat(flusher.finished()).isEqualTo(17);
-    }
-  }
-
-  @Test
   void anEngineAndAProducerThatTakeWorkOnlyFromTheLoopGetItThere() {
     Recording producer = new Recording(false);
     RecordingEngine engine = new RecordingEngine(false);
