@@ -289,10 +289,10 @@ public final class Committer implements AutoCloseable {
 
   /**
    * Ends the commit in the background once {@link #prepared}: writes its checkpoint and marks
-   * the stores' files, on the loop (or, if the container's tasks changed since it began, begins
-   * another for them: {@link #inBackground} is then true again) (under a transaction, no send may run beside its commit, so
-   * the flusher's are waited for first). Throws what a background step threw: no checkpoint was
-   * written then.
+   * the stores' files, on the loop, the flusher's sends waited for first (no send may run beside
+   * a transaction's commit). If the container's tasks changed since it began, it begins another
+   * for them instead ({@link #inBackground} is then true again). Throws what a background step
+   * threw: no checkpoint was written then.
    *
    * @throws io.millrace.api.checkpoint.CommitFencedException if another member owns the tasks
    */
@@ -324,6 +324,10 @@ public final class Committer implements AutoCloseable {
       for (int i = 0; i < inputs.length; i++) {
         p.offsets[i] = inputs[i].lastOffset();
       }
+    } else if (stores != null) {
+      // The write may still be a transaction's commit (one that does not hold every send, an
+      // output being on another cluster), beside which the flusher must not send changelogs.
+      stores.awaitFlusher();
     }
     long flushed = System.nanoTime();
     p.writer.write(p.offsets);
