@@ -81,28 +81,33 @@ public final class Committer implements AutoCloseable {
   private Pending pending;
   private ExecutorService thread;
 
-  /** A commit begun on the loop whose waits run on the commit thread. */
+  /** A commit begun on the loop: its waits run on the commit thread, or on the loop (whole). */
   private static final class Pending {
     final CheckpointWriter writer;
     final long[] offsets;
     final int inputCount;
     final ContainerStores.Snapshot stores;
+    /** What to wait for the flusher to have done: what the hand-over gave it. */
+    final long handed;
     final long began;
     final long handedOver;
     /** Whether it is a commit begun again because the tasks changed (at most once in a row). */
     boolean again;
-    /** When each background step ended (commit thread; read after {@link #prepared} is done). */
+    /** When each waiting step ended (read on the loop once they are done). */
     long flushed;
     long acknowledged;
     long synced;
+    /** When the loop took it up again to write its checkpoint. */
+    long finishing;
     CompletableFuture<Void> prepared;
 
     Pending(CheckpointWriter writer, long[] offsets, int inputCount,
-        ContainerStores.Snapshot stores, long began, long handedOver) {
+        ContainerStores.Snapshot stores, long handed, long began, long handedOver) {
       this.writer = writer;
       this.offsets = offsets;
       this.inputCount = inputCount;
       this.stores = stores;
+      this.handed = handed;
       this.began = began;
       this.handedOver = handedOver;
     }
@@ -173,37 +178,10 @@ public final class Committer implements AutoCloseable {
     if (writer == null) {
       return; // the container never held a partition: there is nothing to commit
     }
-    long started = System.nanoTime();
-    if (stores != null) {
-      stores.flush();
-    }
-    long flushed = System.nanoTime();
-    for (SystemProducer producer : producers) {
-      producer.flush();
-    }
-    long acknowledged = System.nanoTime();
-    for (int i = 0; i < inputs.length; i++) {
-      offsets[i] = inputs[i].lastOffset();
-    }
-    if (stores != null) {
-      stores.beforeCheckpoint(offsets, inputs.length);
-    }
-    long synced = System.nanoTime();
-    writer.write(offsets);
-    long written = System.nanoTime();
-    if (stores != null) {
-      stores.afterCheckpoint();
-    }
-    long ended = System.nanoTime();
-    committed();
-    if (ended - started > SLOW_COMMIT_NANOS) {
-      // The loop stands still through a commit: say which step held it.
-      LOG.warn("container {}: a commit took {} ms: stores flushed {} ms, outputs and changelogs "
-              + "acknowledged {} ms, engines synced {} ms, checkpoint written {} ms, files "
-              + "marked {} ms", containerId, ms(ended - started), ms(flushed - started),
-          ms(acknowledged - flushed), ms(synced - acknowledged), ms(written - synced),
-          ms(ended - written));
-    }
+    Pending p = handOver(stores == null ? null : stores.snapshot());
+    prepare(p);
+    p.finishing = System.nanoTime();
+    write(p, false);
   }
 
   /**
@@ -224,21 +202,30 @@ public final class Committer implements AutoCloseable {
       commit();
       return;
     }
-    long began = System.nanoTime();
-    long handed = stores == null ? 0 : stores.handOver();
-    long[] noted = offsets; // this layout's array: a whole commit settles this one first
-    for (int i = 0; i < inputs.length; i++) {
-      noted[i] = inputs[i].lastOffset();
-    }
-    Pending p = new Pending(writer, noted, inputs.length, snapshot, began, System.nanoTime());
-    p.prepared = CompletableFuture.runAsync(() -> prepare(p, handed), thread());
+    Pending p = handOver(snapshot);
+    p.prepared = CompletableFuture.runAsync(() -> prepare(p), thread());
     pending = p;
   }
 
-  /** Steps 1 to 3 of a commit begun in the background. Commit thread. */
-  private void prepare(Pending p, long handed) {
+  /**
+   * Step 1's part on the loop: the stores' dirty entries handed to the flusher, each input's
+   * last processed offset noted (into this layout's array: a whole commit settles a commit in
+   * the background before it uses the array again).
+   */
+  private Pending handOver(ContainerStores.Snapshot snapshot) {
+    long began = System.nanoTime();
+    long handed = stores == null ? 0 : stores.handOver();
+    for (int i = 0; i < inputs.length; i++) {
+      offsets[i] = inputs[i].lastOffset();
+    }
+    return new Pending(writer, offsets, inputs.length, snapshot, handed, began,
+        System.nanoTime());
+  }
+
+  /** Steps 1 to 3's waits: on the commit thread, or on the loop for a whole commit. */
+  private void prepare(Pending p) {
     if (stores != null) {
-      stores.awaitHandedOver(handed);
+      stores.awaitHandedOver(p.handed);
     }
     p.flushed = System.nanoTime();
     for (SystemProducer producer : producers) {
@@ -314,7 +301,7 @@ public final class Committer implements AutoCloseable {
       }
       return;
     }
-    long started = System.nanoTime();
+    p.finishing = System.nanoTime();
     if (writer.commitsWhatWasSent()) {
       // A transaction: it must hold exactly what its offsets cover. So the offsets are taken now,
       // and the stores' entries dirtied since the commit began go into it too.
@@ -329,7 +316,16 @@ public final class Committer implements AutoCloseable {
       // output being on another cluster), beside which the flusher must not send changelogs.
       stores.awaitFlusher();
     }
-    long flushed = System.nanoTime();
+    write(p, true);
+  }
+
+  /**
+   * Steps 4 and 5, on the loop: the checkpoint written, the files marked. {@code inBackground}:
+   * the waits before ran on the commit thread (the loop stood still only for the hand-over and
+   * this), else on the loop too.
+   */
+  private void write(Pending p, boolean inBackground) {
+    long started = System.nanoTime();
     p.writer.write(p.offsets);
     long written = System.nanoTime();
     if (stores != null) {
@@ -337,23 +333,18 @@ public final class Committer implements AutoCloseable {
     }
     long ended = System.nanoTime();
     committed();
-    if (LOG.isDebugEnabled()) {
-      LOG.debug("container {}: commit in the background: {} ms in all, the loop stopped {} ms: "
-              + "handing over {} ms; then {} ms waits in the background; then the loop: stores "
-              + "flushed {} ms, checkpoint written {} ms, files marked {} ms", containerId,
-          ms(ended - p.began), ms(p.handedOver - p.began + ended - started),
-          ms(p.handedOver - p.began), ms(p.synced - p.handedOver), ms(flushed - started),
-          ms(written - flushed), ms(ended - written));
-    }
-    if (ended - p.began > SLOW_COMMIT_NANOS) {
-      LOG.warn("container {}: a commit took {} ms, the loop stopped {} ms of it: stores handed "
-              + "over {} ms (loop); in the background: stores flushed {} ms, outputs and "
-              + "changelogs acknowledged {} ms, engines synced {} ms; then on the loop: stores "
-              + "flushed again {} ms, checkpoint written {} ms, files marked {} ms", containerId,
-          ms(ended - p.began), ms(p.handedOver - p.began + ended - started),
-          ms(p.handedOver - p.began), ms(p.flushed - p.handedOver),
-          ms(p.acknowledged - p.flushed), ms(p.synced - p.acknowledged), ms(flushed - started),
-          ms(written - flushed), ms(ended - written));
+    long stopped = inBackground ? p.handedOver - p.began + ended - p.finishing : ended - p.began;
+    if (ended - p.began > SLOW_COMMIT_NANOS || LOG.isDebugEnabled()) {
+      // Say which step held it, and how much of it the loop stood still.
+      LOG.atLevel(ended - p.began > SLOW_COMMIT_NANOS ? org.slf4j.event.Level.WARN
+          : org.slf4j.event.Level.DEBUG).log("container {}: a commit took {} ms, the loop stopped "
+              + "{} ms of it: stores handed over {} ms; {}: stores flushed {} ms, outputs and "
+              + "changelogs acknowledged {} ms, engines synced {} ms; on the loop: stores flushed "
+              + "again {} ms, checkpoint written {} ms, files marked {} ms", containerId,
+          ms(ended - p.began), ms(stopped), ms(p.handedOver - p.began),
+          inBackground ? "in the background" : "on the loop", ms(p.flushed - p.handedOver),
+          ms(p.acknowledged - p.flushed), ms(p.synced - p.acknowledged),
+          ms(started - p.finishing), ms(written - started), ms(ended - written));
     }
   }
 

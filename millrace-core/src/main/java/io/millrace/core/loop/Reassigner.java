@@ -135,7 +135,6 @@ final class Reassigner implements MembershipListener {
     }
     loop.stopDelivering(leaving);
     loop.abandonInFlight(leaving);
-    loop.settleCommit(); // its stores close next: no commit may still sync them
     remove(leaving, false);
     lostCount.inc(leaving.size());
     if (loop.tasks().isEmpty()) {
@@ -146,6 +145,7 @@ final class Reassigner implements MembershipListener {
   }
 
   private void remove(List<TaskInstance> leaving, boolean committed) {
+    loop.settleCommit(); // their stores close below: no commit may still sync them
     loop.awaitWorkers(leaving);
     for (TaskInstance t : leaving) {
       try {

@@ -425,19 +425,12 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    */
   boolean commitBeside() {
     try {
-      if (committer.inBackground()) {
-        while (committer.inBackground()) { // again if the tasks changed meanwhile
-          awaitPreparedBeside();
-          committer.finish();
-        }
-        if (committer.takesOffsetsAtWrite()) {
-          return true; // its offsets were taken at its write: the leaving tasks' last ones
-        }
-      }
-      committer.begin(); // in the background, or whole if it cannot be
-      if (committer.inBackground()) {
-        awaitPreparedBeside();
-        committer.finish();
+      boolean onItsWay = committer.inBackground();
+      finishBeside();
+      if (!onItsWay || !committer.takesOffsetsAtWrite()) {
+        // (One whose offsets were taken at its write holds the leaving tasks' last ones.)
+        committer.begin(); // in the background, or whole if it cannot be
+        finishBeside();
       }
       return true;
     } catch (CommitFencedException e) {
@@ -446,6 +439,14 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted during a revoke's commit", e);
+    }
+  }
+
+  /** Finishes the commit in the background, once more if it began again (its tasks changed). */
+  private void finishBeside() throws InterruptedException {
+    while (committer.inBackground()) {
+      awaitPreparedBeside();
+      committer.finish();
     }
   }
 

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * ({@link ChangelogRestorer}), and takes part in each commit:
  *
  * <ol>
- *   <li>{@link #flush}: each store's dirty entries go to its engine and its changelog;
+ *   <li>{@link #handOver}: each store's dirty entries go to its engine and its changelog;
  *   <li>(the container flushes its producers: outputs and changelogs are acknowledged);
  *   <li>{@link #beforeCheckpoint}: engines are synced, and the changelog offsets join the
  *       checkpoint;
@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * other tasks run and commit, and only then {@link #attach attached}: until then no commit sees
  * them. And a commit in the background waits for the flusher, reads the changelog offsets and
  * syncs the engines on its own thread ({@link #awaitHandedOver}, {@link
- * #beforeCheckpoint(Snapshot, long[], int)}), on the {@link Snapshot} it began with, while the
+ * #beforeCheckpoint}), on the {@link Snapshot} it began with, while the
  * loop goes on; the loop closes no instance until that commit is over.
  */
 public final class ContainerStores implements AutoCloseable {
@@ -511,17 +511,10 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
-   * Commit, step 3 (after the producers were flushed): syncs the engines (under exactly-once,
-   * not yet: see {@link #afterCheckpoint}) and writes the changelog offsets the stores reached
-   * into {@code checkpoint} from {@code from} on.
-   */
-  public void beforeCheckpoint(long[] checkpoint, int from) {
-    beforeCheckpoint(snapshot(), checkpoint, from);
-  }
-
-  /**
-   * As {@link #beforeCheckpoint(long[], int)}, for the stores as they were when the commit
-   * began. Any one thread, if the snapshot is {@linkplain Snapshot#besideLoop beside the loop}.
+   * Commit, step 3 (after the producers were flushed), for the stores as they were when the
+   * commit began: syncs the engines (under exactly-once, not yet: see {@link #afterCheckpoint})
+   * and writes the changelog offsets the stores reached into {@code checkpoint} from {@code from}
+   * on. Any one thread, if the snapshot is {@linkplain Snapshot#besideLoop beside the loop}.
    * A changelog offset is read before the engines sync: every record up to it was written to
    * its engine before it was sent, so the synced files hold at least that much (a record sent
    * since the commit began may be there too, which a replay puts again).
@@ -555,13 +548,9 @@ public final class ContainerStores implements AutoCloseable {
    * checkpoint that failed (or was fenced) must not leave files claiming writes it never made.
    * Under exactly-once the engines are synced first: that applies the writes they staged, which
    * the checkpoint's transaction has just made true. A crash before the mark replays the
-   * changelog from the previous one, which puts the same values again.
+   * changelog from the previous one, which puts the same values again. For the stores the commit
+   * began with; loop thread.
    */
-  public void afterCheckpoint() {
-    afterCheckpoint(snapshot());
-  }
-
-  /** As {@link #afterCheckpoint()}, for the stores the commit began with. Loop thread. */
   public void afterCheckpoint(Snapshot stores) {
     if (staged) {
       sync.applyAll();
