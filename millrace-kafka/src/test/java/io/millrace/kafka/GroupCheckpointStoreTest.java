@@ -62,8 +62,6 @@ class GroupCheckpointStoreTest {
     String in = topic("group-ckpt-covers");
     String group = "group-ckpt-" + in;
     TestBroker.createTopic(broker.bootstrapServers(), in, 1);
-    Map<String, String> c = KafkaTestSupport.job(broker.bootstrapServers(), group,
-        UpperCaseTask.class, in, null, "unused");
     // An output on another system (a file, another cluster): not in the group's transaction.
     io.millrace.api.system.SystemProducer elsewhere = new io.millrace.api.system.SystemProducer() {
       @Override
@@ -81,9 +79,8 @@ class GroupCheckpointStoreTest {
       @Override
       public void stop() {}
     };
-    try (GroupCheckpointStore store = new GroupCheckpointStore(KafkaTestSupport.settings(c),
-        group, Map.of(in, "in"), Map.of(in, 1), container -> null,
-        container -> "millrace-test-" + group + "-" + container, null)) {
+    try (GroupCheckpointStore store = store(broker, group, in, 1,
+        container -> "millrace-test-" + group + "-" + container)) {
       java.util.List<StreamPartition> layout = java.util.List.of(new StreamPartition("kafka",
           "in", 0));
       assertThat(store.writer(0, layout, java.util.List.of()).commitsWhatWasSent())
@@ -102,9 +99,15 @@ class GroupCheckpointStoreTest {
 
   private static GroupCheckpointStore store(DevBroker broker, String group, String in,
       int partitions) {
+    return store(broker, group, in, partitions, container -> null);
+  }
+
+  /** A store whose containers commit with these transactional ids (for their writers). */
+  private static GroupCheckpointStore store(DevBroker broker, String group, String in,
+      int partitions, java.util.function.IntFunction<String> transactionalIds) {
     Map<String, String> c = KafkaTestSupport.job(broker.bootstrapServers(), group,
         UpperCaseTask.class, in, null, "unused");
     return new GroupCheckpointStore(KafkaTestSupport.settings(c), group, Map.of(in, "in"),
-        Map.of(in, partitions), container -> null, container -> null, null);
+        Map.of(in, partitions), container -> null, transactionalIds, null);
   }
 }

@@ -516,21 +516,41 @@ class ReassignmentTest {
     }
   }
 
+  /**
+   * Cycles with the clock moving a millisecond each (the loop looks for the end of a commit in
+   * the background that often) until a checkpoint is written.
+   */
+  private void cyclesUntilACheckpoint(RunLoop loop) throws Exception {
+    cyclesUntil(loop, () -> {
+      clock.now += MS;
+      return checkpoints.writes > 0;
+    });
+  }
+
+  /**
+   * A container running {@code tasks} with output {@code gated}, whose periodic commit (every
+   * 100 ms) has just begun: offsets noted, the acknowledgements to be awaited in the background.
+   */
+  private RunLoop commitJustBegun(GatedProducer gated, Set<Integer> tasks) throws Exception {
+    output = gated;
+    commitNanos = 100 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(tasks));
+    loop.start();
+    cycles(loop, 5);
+    clock.now += commitNanos;
+    assertThat(loop.cycle()).isNotNegative();
+    return loop;
+  }
+
   private static final StreamPartition P0 = new StreamPartition("scripted", "in", 0);
 
   @Test
   void aPeriodicCommitWaitsForTheAcknowledgementsInTheBackgroundWhileTheTasksGoOn()
       throws Exception {
     GatedProducer gated = new GatedProducer();
-    output = gated;
-    commitNanos = 100 * MS;
-    RunLoop loop = container(false, 1, 0);
-    coordinator.script.add(l -> l.assigned(Set.of(0)));
-    loop.start();
-    cycles(loop, 5);
+    RunLoop loop = commitJustBegun(gated, Set.of(0));
     RecordingTask zero = task(0, 0);
-    clock.now += commitNanos;
-    assertThat(loop.cycle()).isNotNegative(); // the commit begins: offsets noted, flush handed on
     long noted = zero.offsets.get(zero.offsets.size() - 1);
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
 
@@ -544,10 +564,7 @@ class ReassignmentTest {
     assertThat(gated.flushThreads).containsExactly("millrace-commit-0");
 
     gated.gate.countDown();
-    cyclesUntil(loop, () -> {
-      clock.now += MS; // the loop looks for the commit's end once a millisecond
-      return checkpoints.writes > 0;
-    });
+    cyclesUntilACheckpoint(loop);
     assertThat(checkpoints.latest).as("the offsets noted when the commit began, not later ones")
         .containsEntry(P0, noted);
     assertThat(checkpoints.writes).isEqualTo(1);
@@ -557,25 +574,15 @@ class ReassignmentTest {
   void aTransactionsOffsetsAreTakenAsItCommitsSoItHoldsWhatTheTasksSentDuringTheWaits()
       throws Exception {
     GatedProducer gated = new GatedProducer();
-    output = gated;
     checkpoints.transactional = true;
-    commitNanos = 100 * MS;
-    RunLoop loop = container(false, 1, 0);
-    coordinator.script.add(l -> l.assigned(Set.of(0)));
-    loop.start();
-    cycles(loop, 5);
+    RunLoop loop = commitJustBegun(gated, Set.of(0));
     RecordingTask zero = task(0, 0);
-    clock.now += commitNanos;
-    assertThat(loop.cycle()).isNotNegative();
     long atBegin = zero.offsets.get(zero.offsets.size() - 1);
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     cycles(loop, 20); // the task sends more into the open transaction
 
     gated.gate.countDown();
-    cyclesUntil(loop, () -> {
-      clock.now += MS;
-      return checkpoints.writes > 0;
-    });
+    cyclesUntilACheckpoint(loop);
     long atCommit = zero.offsets.get(zero.offsets.size() - 1);
     assertThat(atCommit).isGreaterThan(atBegin);
     assertThat(checkpoints.latest).as("the offsets as the transaction commits")
@@ -624,14 +631,7 @@ class ReassignmentTest {
   void aRevokeDuringACommitInTheBackgroundCommitsWhatTheTaskProcessedUpToTheRevoke()
       throws Exception {
     GatedProducer gated = new GatedProducer();
-    output = gated;
-    commitNanos = 100 * MS;
-    RunLoop loop = container(false, 1, 0);
-    coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
-    loop.start();
-    cycles(loop, 5);
-    clock.now += commitNanos;
-    assertThat(loop.cycle()).isNotNegative();
+    RunLoop loop = commitJustBegun(gated, Set.of(0, 1));
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     cycles(loop, 20);
 
@@ -648,24 +648,14 @@ class ReassignmentTest {
   @Test
   void aCommitInTheBackgroundWhoseTasksChangedBeginsAgainWithTheirNewLayout() throws Exception {
     GatedProducer gated = new GatedProducer();
-    output = gated;
-    commitNanos = 100 * MS;
-    RunLoop loop = container(false, 1, 0);
-    coordinator.script.add(l -> l.assigned(Set.of(0)));
-    loop.start();
-    cycles(loop, 5);
-    clock.now += commitNanos;
-    assertThat(loop.cycle()).isNotNegative();
+    RunLoop loop = commitJustBegun(gated, Set.of(0));
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     coordinator.script.add(l -> l.assigned(Set.of(0, 1))); // task 1 arrives meanwhile
     nextMembershipPoll(loop);
     cycles(loop, 10);
 
     gated.gate.countDown();
-    cyclesUntil(loop, () -> {
-      clock.now += MS;
-      return checkpoints.writes > 0;
-    });
+    cyclesUntilACheckpoint(loop);
     assertThat(gated.flushThreads).as("begun again: a second wait for the acknowledgements")
         .hasSize(2).containsOnly("millrace-commit-0");
     assertThat(checkpoints.latest).containsKeys(P0, new StreamPartition("scripted", "in", 1));
@@ -677,14 +667,7 @@ class ReassignmentTest {
     gated.failure = new io.millrace.api.system.OutputFailedException("a record sent to topic "
         + "out was not acknowledged", null);
     gated.gate.countDown();
-    output = gated;
-    commitNanos = 100 * MS;
-    RunLoop loop = container(false, 1, 0);
-    coordinator.script.add(l -> l.assigned(Set.of(0)));
-    loop.start();
-    cycles(loop, 5);
-    clock.now += commitNanos;
-    assertThat(loop.cycle()).isNotNegative();
+    RunLoop loop = commitJustBegun(gated, Set.of(0));
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> cyclesUntil(loop, () -> {
       clock.now += MS;
       return false;
