@@ -458,6 +458,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         async.applyCompletions();
       }
       mux.refill(cycleNanos, 1); // at most a millisecond's wait when nothing is buffered
+      // The cycle's round of the chooser, written again: a method both share cost the loop path
+      // 0.91 at batch 1 (docs/benchmarks.md, "Commits in the background"), and this path is cold.
       int delivered = 0;
       while (delivered < MESSAGES_PER_CYCLE && !stopAfterCycle && !commitAfterCycle) {
         int index = chooser.next();
