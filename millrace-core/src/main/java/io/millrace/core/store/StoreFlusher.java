@@ -5,7 +5,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Applies a container's store flushes: each flush's write batch goes to its engine, then its
@@ -34,6 +33,10 @@ public final class StoreFlusher implements AutoCloseable {
   private final AtomicLong finished = new AtomicLong();
   /** Batches handed to the thread; loop thread only. */
   private long handed;
+  /** Threads waiting in {@link #await}: the thread wakes them when it finishes a batch. */
+  private final java.util.concurrent.atomic.AtomicInteger waiting =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final Object finishedSignal = new Object();
 
   /** One flush: the engine to write it to and the changelog to send it to (null: not here). */
   private record Batch(StorageEngine engine, ChangelogWriter changelog, List<byte[]> keys,
@@ -121,8 +124,22 @@ public final class StoreFlusher implements AutoCloseable {
    * once); throws the first failure. Any thread (a commit's in the background too).
    */
   void await(long sequence) {
-    while (finished.get() < sequence) {
-      LockSupport.parkNanos(20_000); // a commit's or an iterator's wait: short next to its flush
+    if (finished.get() < sequence) {
+      // Woken by the thread as it finishes each batch, not polling: under exactly-once a commit
+      // waits here ten times a second, and a 20 us poll burnt a share of two cores doing it.
+      waiting.incrementAndGet();
+      try {
+        synchronized (finishedSignal) {
+          while (finished.get() < sequence) {
+            finishedSignal.wait(1); // the time-out only guards the signal; it is not needed
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the store flusher", e);
+      } finally {
+        waiting.decrementAndGet();
+      }
     }
     rethrow();
   }
@@ -143,6 +160,11 @@ public final class StoreFlusher implements AutoCloseable {
           failure.compareAndSet(null, e);
         } finally {
           finished.incrementAndGet();
+          if (waiting.get() > 0) { // one volatile read per batch when nobody waits
+            synchronized (finishedSignal) {
+              finishedSignal.notifyAll();
+            }
+          }
         }
       }
     } catch (InterruptedException e) {

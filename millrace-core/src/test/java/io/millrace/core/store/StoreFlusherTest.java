@@ -187,6 +187,41 @@ class StoreFlusherTest {
 
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void twoThreadsAwaitingBatchesAsTheyFlowAreEachWokenOnceTheirsIsDone() throws Exception {
+    RecordingEngine engine = new RecordingEngine(true);
+    java.util.concurrent.atomic.AtomicLong published = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      // A commit's thread waiting for what the loop handed over, while the loop hands more over
+      // and waits too (as an iterator does).
+      java.util.concurrent.CompletableFuture<Long> other =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            long waits = 0;
+            while (!done.get()) {
+              long sequence = published.get();
+              flusher.await(sequence);
+              assertThat(flusher.finished()).isGreaterThanOrEqualTo(sequence);
+              waits++;
+            }
+            return waits;
+          });
+      for (int i = 1; i <= 5_000; i++) {
+        long sequence = flusher.flush(engine, null, List.of(bytes(i)), List.of(bytes(i)));
+        published.set(sequence);
+        if (i % 7 == 0) {
+          flusher.await(sequence);
+          assertThat(flusher.finished()).isGreaterThanOrEqualTo(sequence);
+        }
+      }
+      flusher.drain();
+      done.set(true);
+      assertThat(other.get(30, TimeUnit.SECONDS)).isPositive();
+      assertThat(engine.written).hasSize(5_000);
+    }
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void awaitReturnsOnceItsBatchIsWrittenWhileALaterOneIsStillHeldUp() throws Exception {
     RecordingEngine quick = new RecordingEngine(true);
     CachedStoreTest.LaggingEngine held = new CachedStoreTest.LaggingEngine(false, 0);
