@@ -1,6 +1,7 @@
 package io.millrace.core.loop;
 
 import io.millrace.api.Envelope;
+import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.system.OutputFailedException;
 import org.slf4j.Logger;
@@ -58,6 +59,11 @@ final class ErrorHandler {
 
   private void handle(
       TaskInstance task, Envelope envelope, Throwable error, String stage, String what) {
+    if (error instanceof CommitFencedException fenced) {
+      // A send found the container fenced: its tasks are lost (RunLoop.cycle), which no policy
+      // may charge to this message (nothing of its transaction commits anyway).
+      throw fenced;
+    }
     if (error instanceof OutputFailedException earlier) {
       // A record sent before this message failed: the policy is not this message's to bear (no
       // innocent message skipped or dead-lettered); the container stops, and no checkpoint

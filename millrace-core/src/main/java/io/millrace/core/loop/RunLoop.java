@@ -597,6 +597,18 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * @return messages delivered, or -1 when the container is done or asked to stop
    */
   public int cycle() throws Exception {
+    try {
+      return cycleOnce();
+    } catch (CommitFencedException e) {
+      // A send found the container fenced (the broker aborted its transaction, or another
+      // process took its transactional id over): no message's fault, and every task is lost,
+      // as when a commit is refused.
+      fenced(e);
+      return 0;
+    }
+  }
+
+  private int cycleOnce() throws Exception {
     if (stopRequested) {
       return -1;
     }
