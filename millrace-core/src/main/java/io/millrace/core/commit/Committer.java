@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What happens on commit: DESIGN.md's commit protocol for one container (at-least-once).
+ * What happens on commit: DESIGN.md's commit protocol for one container.
  *
  * <ol>
  *   <li>the stores flush: object caches to engine write batches and changelog sends
@@ -42,17 +42,19 @@ import org.slf4j.LoggerFactory;
  * tasks go on. Once they are done, the loop writes the checkpoint and marks the files ({@link
  * #finish}): what it checkpoints is the offsets it noted, whose outputs and changelog records
  * are acknowledged; records the tasks sent since are covered by the next commit. Where the
- * checkpoint is a transaction's commit ({@code job.coordinator=kafka}), which must hold exactly
- * what its offsets cover, the loop instead takes the offsets as it commits, after handing over
- * the entries dirtied meanwhile: the transaction makes everything sent before durable with them,
- * and only what the stores dirtied and the producers did not send during the waits is left for
- * the loop to wait on (if every producer sends in that transaction: else as above). This needs
- * every producer to flush beside sends ({@code SystemProducer.concurrentFlush}), every engine to
- * sync beside writes, and at-least-once: under exactly-once the stores stage their writes until
- * the transaction commits, so the whole commit runs on the loop ({@link #commit}), as it does for
- * a task's request and the final commit. A revoke's commit is begun and finished like a periodic
- * one, the loop delivering to the tasks that stay meanwhile ({@code RunLoop.commitBeside}). A
- * commit in the background is settled ({@link #settle}) before any store closes.
+ * checkpoint is a transaction's commit ({@code job.coordinator=kafka}, or exactly-once), which
+ * must hold exactly what its offsets cover, the loop instead takes the offsets as it commits,
+ * after handing over the entries dirtied meanwhile: the transaction makes everything sent before
+ * durable with them, and only what the stores dirtied and the producers did not send during the
+ * waits is left for the loop to wait on (if every producer sends in that transaction: else as
+ * above, which exactly-once does not allow, so it commits whole). Under exactly-once the stores'
+ * engines stage their writes, and the loop applies them after the transaction committed, the
+ * flusher drained: they are then exactly the transaction's. This needs every producer to flush
+ * beside sends ({@code SystemProducer.concurrentFlush}) and every engine to take writes beside
+ * the loop. A task's request and the final commit run whole on the loop ({@link #commit}). A
+ * revoke's commit is begun and finished like a periodic one, the loop delivering to the tasks
+ * that stay meanwhile ({@code RunLoop.commitBeside}). A commit in the background is settled
+ * ({@link #settle}) before any store closes.
  *
  * <p>A crash between any two steps re-delivers the input after the previous checkpoint: outputs
  * may repeat, nothing is lost. Which partition goes where in a checkpoint (its layout) changes
@@ -74,6 +76,7 @@ public final class Committer implements AutoCloseable {
   private final Counter commits;
   /** Whether periodic commits may run their waits in the background. */
   private final boolean background;
+  private final boolean exactlyOnce;
   private PartitionState[] inputs = new PartitionState[0];
   private CheckpointWriter writer;
   private long[] offsets = new long[0];
@@ -139,6 +142,21 @@ public final class Committer implements AutoCloseable {
    */
   public Committer(int containerId, List<SystemProducer> producers, ContainerStores stores,
       CheckpointStore checkpoints, Counter commits, boolean background) {
+    this(containerId, producers, stores, checkpoints, commits, background, false);
+  }
+
+  /**
+   * A committer.
+   *
+   * @param background whether periodic commits may wait in the background ({@code
+   *     task.commit.background})
+   * @param exactlyOnce whether the job is exactly-once: a commit then waits in the background
+   *     only where its checkpoint commits the transaction that holds everything sent (the offsets
+   *     are taken as it commits, so the transaction holds exactly what they cover)
+   */
+  public Committer(int containerId, List<SystemProducer> producers, ContainerStores stores,
+      CheckpointStore checkpoints, Counter commits, boolean background, boolean exactlyOnce) {
+    this.exactlyOnce = exactlyOnce;
     this.containerId = containerId;
     this.producers = producers;
     this.stores = stores;
@@ -198,7 +216,8 @@ public final class Committer implements AutoCloseable {
       return;
     }
     ContainerStores.Snapshot snapshot = stores == null ? null : stores.snapshot();
-    if (!background || (snapshot != null && !snapshot.besideLoop())) {
+    if (!background || (snapshot != null && !snapshot.besideLoop())
+        || (exactlyOnce && !writer.commitsWhatWasSent())) {
       commit();
       return;
     }

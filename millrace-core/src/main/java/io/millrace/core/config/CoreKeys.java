@@ -74,7 +74,7 @@ public final class CoreKeys {
       new ConfigKey(TASK_INPUTS, null, "Comma-separated input stream ids (required)."),
       new ConfigKey(TASK_OUTPUTS, "", "Comma-separated output stream ids the task may send to."),
       new ConfigKey(COMMIT_MS, "60000 (job.coordinator=kafka: 5000; exactly-once: 100)", "Commit (flush outputs, write the checkpoint) this often, in ms; 0 or less: only on request and at stop."),
-      new ConfigKey(COMMIT_BACKGROUND, "true", "Under at-least-once, a periodic commit waits for the stores' flushes, the outputs' acknowledgements and the engines' syncs on a thread of its own while the tasks go on; the loop stops only to hand the stores' changes over and to write the checkpoint. Where a producer cannot flush beside sends (memory, file), or under exactly-once, the whole commit runs on the loop. false: always on the loop."),
+      new ConfigKey(COMMIT_BACKGROUND, "true", "A periodic commit waits for the stores' flushes, the outputs' acknowledgements and the engines' syncs on a thread of its own while the tasks go on; the loop stops only to hand the stores' changes over and to write the checkpoint. Under exactly-once only where the checkpoint commits the transaction that holds every send. Where a producer cannot flush beside sends (memory, file), the whole commit runs on the loop. false: always on the loop."),
       new ConfigKey(WINDOW_MS, "-1", "Call WindowableTask.window this often, in ms; -1 disables it."),
       new ConfigKey(POLL_INTERVAL_MS, "50", "While other partitions still have data, poll an empty partition at most this often, in ms."),
       new ConfigKey(BATCH_SIZE, "1", "Messages a partition gets per turn of the chooser (1 = strict round-robin)."),

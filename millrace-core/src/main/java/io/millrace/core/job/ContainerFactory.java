@@ -67,8 +67,8 @@ public final class ContainerFactory {
     CheckpointStore checkpoints = coordinator.checkpoints().orElse(plan.checkpointStore());
     Committer committer = new Committer(id, producerList, stores, checkpoints,
         plan.metrics().counter("container-" + id, "commits"),
-        !plan.settings().exactlyOnce() && plan.config().getBoolean(CoreKeys.COMMIT_BACKGROUND,
-            true));
+        plan.config().getBoolean(CoreKeys.COMMIT_BACKGROUND, true),
+        plan.settings().exactlyOnce());
     plan.metrics().gauge("container-" + id, "last-commit-epoch-ms",
         committer::lastCommitEpochMillis);
     boolean dispatched = AsyncStreamTask.class.isAssignableFrom(

@@ -447,8 +447,10 @@ public final class ContainerStores implements AutoCloseable {
 
     /**
      * Whether the steps after {@link #handOver} may run on another thread while the loop goes
-     * on: every engine takes writes from any thread (so one may sync while the flusher writes),
-     * and the job is not exactly-once (whose engines apply their writes only after the commit).
+     * on: every engine takes writes from any thread (so one may sync while the flusher writes).
+     * Under exactly-once the engines stage their writes, which only {@link #afterCheckpoint}
+     * applies, on the loop, once the flusher was drained: the staged writes are then exactly the
+     * transaction's.
      */
     public boolean besideLoop() {
       return besideLoop;
@@ -458,7 +460,7 @@ public final class ContainerStores implements AutoCloseable {
   /** The stores as a commit beginning now sees them; the same object until they change. */
   public Snapshot snapshot() {
     if (snapshot == null) {
-      boolean concurrent = !staged;
+      boolean concurrent = true;
       for (List<StoreInstance> instances : byTask.values()) {
         for (StoreInstance instance : instances) {
           concurrent &= instance.store().engine().concurrentWrites();

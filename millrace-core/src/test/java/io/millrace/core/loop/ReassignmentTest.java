@@ -272,6 +272,8 @@ class ReassignmentTest {
   private RecordingProducer output = new RecordingProducer();
   /** The loop's commit interval (0: only on request and at stop). */
   private long commitNanos;
+  /** Whether the container's committer is exactly-once's. */
+  private boolean exactlyOnce;
 
   private final ManualClock clock = new ManualClock();
   private final ScriptedConsumer consumer = new ScriptedConsumer();
@@ -402,7 +404,7 @@ class ReassignmentTest {
     };
     DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
     Committer committer = new Committer(0, List.of(output), null, checkpoints,
-        metrics.counter("container-0", "commits"), true);
+        metrics.counter("container-0", "commits"), true, exactlyOnce);
     LoopSettings settings = new LoopSettings(commitNanos, 0, 1, maxMessages, Long.MAX_VALUE, Long.MAX_VALUE, 0,
         new AsyncSettings(concurrency, Ordering.PARTITION, 60_000 * MS, poolTask ? 1 : 0,
             false));
@@ -587,6 +589,40 @@ class ReassignmentTest {
     assertThat(atCommit).isGreaterThan(atBegin);
     assertThat(checkpoints.latest).as("the offsets as the transaction commits")
         .containsEntry(P0, atCommit);
+  }
+
+  @Test
+  void underExactlyOnceACommitWaitsInTheBackgroundWhereItsTransactionHoldsEverySend()
+      throws Exception {
+    exactlyOnce = true;
+    checkpoints.transactional = true;
+    GatedProducer gated = new GatedProducer();
+    RunLoop loop = commitJustBegun(gated, Set.of(0));
+    RecordingTask zero = task(0, 0);
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+    int before = zero.offsets.size();
+    cycles(loop, 20);
+    assertThat(zero.offsets.size()).as("the task goes on while the commit waits")
+        .isGreaterThan(before);
+    assertThat(gated.flushThreads).containsExactly("millrace-commit-0");
+
+    gated.gate.countDown();
+    cyclesUntilACheckpoint(loop);
+    assertThat(checkpoints.latest).as("the offsets as the transaction commits: exactly what it "
+        + "holds").containsEntry(P0, zero.offsets.get(zero.offsets.size() - 1));
+  }
+
+  @Test
+  void underExactlyOnceACommitWhoseCheckpointIsNotTheTransactionsRunsWholeOnTheLoop()
+      throws Exception {
+    exactlyOnce = true;
+    GatedProducer gated = new GatedProducer();
+    gated.gate.countDown(); // a whole commit waits on the loop: nothing to hold it here
+    RunLoop loop = commitJustBegun(gated, Set.of(0));
+    RecordingTask zero = task(0, 0);
+    assertThat(checkpoints.writes).as("written in the cycle the commit was due").isEqualTo(1);
+    assertThat(gated.flushThreads).containsExactly(Thread.currentThread().getName());
+    assertThat(checkpoints.latest.get(P0)).isEqualTo(zero.offsets.get(zero.offsets.size() - 1));
   }
 
   @Test

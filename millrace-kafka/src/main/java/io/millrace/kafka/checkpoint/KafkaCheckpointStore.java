@@ -11,6 +11,7 @@ import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;
 import io.millrace.kafka.produce.JobTransactions;
+import io.millrace.kafka.produce.KafkaSystemProducer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -265,7 +266,13 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     if (transactions == null) {
       return writer(containerId, partitions);
     }
-    return new Writer(null, transactions.of(containerId, producers), partitions);
+    ContainerTransaction transaction = transactions.of(containerId, producers);
+    Writer writer = new Writer(null, transaction, partitions);
+    // Whether the transaction holds everything the container sends (under exactly-once every
+    // output and changelog is on this cluster: the job is refused otherwise).
+    writer.holdsAllSends = producers.stream().allMatch(producer ->
+        producer instanceof KafkaSystemProducer kafka && kafka.transaction() == transaction);
+    return writer;
   }
 
   @Override
@@ -298,6 +305,8 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     private final long[] lastWritten;
     private final List<Future<RecordMetadata>> pending = new ArrayList<>();
     private final StringBuilder text = new StringBuilder();
+    /** Whether {@link #transaction} holds every send of the container. */
+    private boolean holdsAllSends;
 
     Writer(KafkaProducer<byte[], byte[]> producer, ContainerTransaction transaction,
         List<StreamPartition> partitions) {
@@ -324,6 +333,15 @@ public final class KafkaCheckpointStore implements CheckpointStore {
       }
       lastWritten = new long[partitions.size()];
       java.util.Arrays.fill(lastWritten, NONE);
+    }
+
+    /**
+     * The records commit in the container's transaction, with what it sent since the last: all of
+     * it only if every producer of the container sends in that transaction.
+     */
+    @Override
+    public boolean commitsWhatWasSent() {
+      return transaction != null && holdsAllSends;
     }
 
     @Override
