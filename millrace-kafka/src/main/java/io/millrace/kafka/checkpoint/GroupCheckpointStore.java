@@ -8,7 +8,6 @@ import io.millrace.api.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;
-import io.millrace.kafka.produce.KafkaSystemProducer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -223,11 +222,8 @@ public final class GroupCheckpointStore implements CheckpointStore {
   public synchronized CheckpointWriter writer(int containerId, List<StreamPartition> partitions,
       List<SystemProducer> producers) {
     ContainerTransaction transaction = transactions.of(containerId, producers);
-    // Whether the transaction holds everything the container sends: not where an output is on
-    // another cluster (allowed under at-least-once), whose producer is not in it.
-    boolean holdsAllSends = producers.stream().allMatch(producer ->
-        producer instanceof KafkaSystemProducer kafka && kafka.transaction() == transaction);
-    return new Writer(containerId, partitions, transaction, holdsAllSends);
+    return new Writer(containerId, partitions, transaction,
+        transaction.holdsEverySendOf(producers));
   }
 
   /**

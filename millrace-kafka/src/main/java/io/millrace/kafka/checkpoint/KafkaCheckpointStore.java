@@ -11,7 +11,6 @@ import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;
 import io.millrace.kafka.produce.JobTransactions;
-import io.millrace.kafka.produce.KafkaSystemProducer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -267,12 +266,8 @@ public final class KafkaCheckpointStore implements CheckpointStore {
       return writer(containerId, partitions);
     }
     ContainerTransaction transaction = transactions.of(containerId, producers);
-    Writer writer = new Writer(null, transaction, partitions);
-    // Whether the transaction holds everything the container sends (under exactly-once every
-    // output and changelog is on this cluster: the job is refused otherwise).
-    writer.holdsAllSends = producers.stream().allMatch(producer ->
-        producer instanceof KafkaSystemProducer kafka && kafka.transaction() == transaction);
-    return writer;
+    // (Under exactly-once every output and changelog is on this cluster: else the job is refused.)
+    return new Writer(null, transaction, partitions, transaction.holdsEverySendOf(producers));
   }
 
   @Override
@@ -287,7 +282,7 @@ public final class KafkaCheckpointStore implements CheckpointStore {
       props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
       producer = new KafkaProducer<>(props);
     }
-    return new Writer(producer, null, partitions);
+    return new Writer(producer, null, partitions, false);
   }
 
   /**
@@ -306,10 +301,11 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     private final List<Future<RecordMetadata>> pending = new ArrayList<>();
     private final StringBuilder text = new StringBuilder();
     /** Whether {@link #transaction} holds every send of the container. */
-    private boolean holdsAllSends;
+    private final boolean holdsAllSends;
 
     Writer(KafkaProducer<byte[], byte[]> producer, ContainerTransaction transaction,
-        List<StreamPartition> partitions) {
+        List<StreamPartition> partitions, boolean holdsAllSends) {
+      this.holdsAllSends = holdsAllSends;
       this.producer = producer;
       this.transaction = transaction;
       Map<Integer, List<Integer>> byTask = new LinkedHashMap<>();

@@ -2,6 +2,8 @@ package io.millrace.kafka.produce;
 
 import io.millrace.api.checkpoint.CheckpointException;
 import io.millrace.api.checkpoint.CommitFencedException;
+import io.millrace.api.system.SystemProducer;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -59,6 +61,15 @@ public final class ContainerTransaction {
           + "transactions (" + transactionalId + ") within its producer's max.block.ms: is the "
           + "broker reachable, and is its transaction coordinator up?", e);
     }
+  }
+
+  /**
+   * Whether this transaction holds everything these producers (a container's) send: not where an
+   * output is on another cluster (allowed under at-least-once), whose producer is not in it.
+   */
+  public boolean holdsEverySendOf(List<SystemProducer> producers) {
+    return producers.stream().allMatch(producer ->
+        producer instanceof KafkaSystemProducer kafka && kafka.transaction() == this);
   }
 
   /** Opens a transaction if none is: before each send. Any sending thread. */
