@@ -3,6 +3,7 @@ import io.millrace.api.store.engine.StorageEngine;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -34,8 +35,7 @@ public final class StoreFlusher implements AutoCloseable {
   /** Batches handed to the thread; loop thread only. */
   private long handed;
   /** Threads waiting in {@link #await}: the thread wakes them when it finishes a batch. */
-  private final java.util.concurrent.atomic.AtomicInteger waiting =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger waiting = new AtomicInteger();
   private final Object finishedSignal = new Object();
 
   /** One flush: the engine to write it to and the changelog to send it to (null: not here). */

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -72,8 +73,8 @@ public final class KafkaSystemProducer implements SystemProducer {
    * may read an offset acknowledged after its flush, and what the sending thread did before
    * that send (an engine write) must then be visible to it too (a plain store and load on x86).
    */
-  private java.util.concurrent.atomic.AtomicLongArray[] acked =
-      new java.util.concurrent.atomic.AtomicLongArray[0];
+  private AtomicLongArray[] acked =
+      new AtomicLongArray[0];
 
   /** A producer for one container. */
   public KafkaSystemProducer(SystemContext context, KafkaSettings settings) {
@@ -103,7 +104,7 @@ public final class KafkaSystemProducer implements SystemProducer {
       acked = Arrays.copyOf(acked, index + 1);
     }
     callbacks[index] = (metadata, error) -> onAcknowledged(index, metadata, error);
-    acked[index] = new java.util.concurrent.atomic.AtomicLongArray(partitionCount);
+    acked[index] = new AtomicLongArray(partitionCount);
     for (int p = 0; p < partitionCount; p++) {
       acked[index].setPlain(p, -1);
     }
@@ -251,7 +252,7 @@ public final class KafkaSystemProducer implements SystemProducer {
 
   private void onAcknowledged(int index, RecordMetadata metadata, Exception error) {
     if (error == null) {
-      java.util.concurrent.atomic.AtomicLongArray partitions = acked[index];
+      AtomicLongArray partitions = acked[index];
       int p = metadata.partition();
       // One writer (the producer's network thread): a plain read, a release write.
       if (p >= 0 && p < partitions.length() && metadata.offset() > partitions.getPlain(p)) {
