@@ -722,7 +722,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         try {
           t.idleActions.get(i).run();
         } catch (RuntimeException e) {
-          throw new TaskFailedException("task " + t.name + " failed in its whenIdle action: " + e, e);
+          throw failedOutsideAMessage(t, "its whenIdle action", e);
         }
       }
     }
@@ -887,7 +887,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       try {
         t.endOfStream();
       } catch (Exception e) {
-        throw new TaskFailedException("task " + t.name + " failed in onEndOfStream: " + e, e);
+        throw failedOutsideAMessage(t, "onEndOfStream", e);
       }
       if (t.coordinator.any) {
         onRequests(t);
@@ -937,14 +937,26 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
         t.collector.outsideMessage();
         due.callback.onCallback(t.collector, t.coordinator);
       } catch (Exception e) {
-        throw new TaskFailedException("task " + t.name + " failed in a scheduled callback: " + e,
-            e);
+        throw failedOutsideAMessage(t, "a scheduled callback", e);
       }
       timers.reschedule(due, now);
       if (t.coordinator.any) {
         onRequests(t);
       }
     }
+  }
+
+  /**
+   * What a task's failure outside a message (window, callback, end of stream, idle action)
+   * becomes: a task failure, except a send that found the container fenced, which is no task's
+   * fault and loses every task instead ({@link #cycle}), as from a message ({@link ErrorHandler}).
+   */
+  private static RuntimeException failedOutsideAMessage(TaskInstance t, String where,
+      Exception e) {
+    if (e instanceof CommitFencedException fenced) {
+      return fenced;
+    }
+    return new TaskFailedException("task " + t.name + " failed in " + where + ": " + e, e);
   }
 
   private void window() {
@@ -954,7 +966,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
           t.collector.outsideMessage();
           t.windowable.window(t.collector, t.coordinator);
         } catch (Exception e) {
-          throw new TaskFailedException("task " + t.name + " failed in window(): " + e, e);
+          throw failedOutsideAMessage(t, "window()", e);
         }
         if (t.coordinator.any) {
           onRequests(t);

@@ -12,6 +12,7 @@ import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
 import io.millrace.api.TaskContext;
+import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,6 +94,19 @@ class ScheduledCallbackTest {
     public void process(Envelope e, Collector out, Coordinator coordinator) {}
   }
 
+  /** Its callback's send finds the container fenced, as a Kafka producer's would. */
+  public static class FencedCallbackTask implements StreamTask, InitableTask {
+    @Override
+    public void init(TaskContext context) {
+      context.schedule(Duration.ZERO, (out, coordinator) -> {
+        throw new CommitFencedException("the broker aborted transaction t-0", null);
+      });
+    }
+
+    @Override
+    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+  }
+
   /** Schedules in the past. */
   public static class PastTask implements StreamTask, InitableTask {
     @Override
@@ -151,6 +165,16 @@ class ScheduledCallbackTest {
     var runner = run(job(FailingCallbackTask.class, out));
     assertThat(runner.failure()).hasMessageContaining("Partition 0")
         .hasMessageContaining("scheduled callback").hasMessageContaining("callback exploded");
+  }
+
+  @Test
+  void aCallbackWhoseSendFindsTheContainerFencedLosesEveryTaskInsteadOfFailingTheTask()
+      throws Exception {
+    String out = unique("ticks-out");
+    streams.add(out);
+    var runner = run(job(FencedCallbackTask.class, out));
+    assertThat(runner.failure()).hasMessageContaining("lost its tasks")
+        .hasMessageContaining("fenced").hasMessageNotContaining("scheduled callback");
   }
 
   @Test
