@@ -89,20 +89,22 @@ final class TaskBuilder implements TaskSource {
         : checkpoints.read(taskNumbers);
     List<TaskSpec> tasks = new ArrayList<>();
     List<ContainerStores.Detached> detached = new ArrayList<>();
+    Map<Integer, Map<String, StandbyReplicas.OpenCopy>> handedOver = new HashMap<>();
     try {
       long read = System.nanoTime();
       if (standbys != null) {
-        // A standby copy here closes first (synced, marked): the stores then open from its
-        // files and replay only the changelog's tail.
+        // A standby copy here is handed over open: the stores take its engines as they are and
+        // replay only the changelog's tail.
         for (int number : taskNumbers) {
-          standbys.activate(number);
+          handedOver.put(number, new HashMap<>(standbys.activate(number)));
         }
       }
       long copiesClosed = System.nanoTime();
       Map<String, Map<Integer, StreamMetadata>> heads = inputHeads(taskNumbers);
       long headsKnown = System.nanoTime();
       for (int number : taskNumbers) {
-        tasks.add(build(number, checkpoint, heads, detached));
+        tasks.add(build(number, checkpoint, heads, detached,
+            handedOver.getOrDefault(number, new HashMap<>())));
       }
       long built = System.nanoTime();
       if (stores != null) {
@@ -112,15 +114,17 @@ final class TaskBuilder implements TaskSource {
       if (!staticAssignment) {
         // Where a takeover's time goes before any restore: each step is a different fix.
         LOG.info("container {}: task(s) {} prepared in {} ms: checkpoints {} ms, standby copies "
-                + "closed {} ms, input heads {} ms, tasks built and stores opened {} ms",
+                + "handed over {} ms, input heads {} ms, tasks built and stores opened {} ms",
             containerId, taskNumbers, (built - began) / 1_000_000, (read - began) / 1_000_000,
             (copiesClosed - read) / 1_000_000, (headsKnown - copiesClosed) / 1_000_000,
             (built - headsKnown) / 1_000_000);
       }
     } catch (RuntimeException e) {
+      closeUnused(handedOver); // before the copies may open the same files again
       abandon(taskNumbers, detached);
       throw e;
     }
+    closeUnused(handedOver); // (none: the stores took every one)
     return new Taking() {
       /** Tasks attached so far (loop thread). */
       private final Set<Integer> attached = new HashSet<>();
@@ -176,6 +180,17 @@ final class TaskBuilder implements TaskSource {
     };
   }
 
+  /** Closes the engines standby copies handed over that no store took. */
+  private static void closeUnused(Map<Integer, Map<String, StandbyReplicas.OpenCopy>> copies) {
+    copies.values().forEach(byStore -> byStore.values().forEach(copy -> {
+      try {
+        copy.engine().close();
+      } catch (RuntimeException e) {
+        LOG.warn("a standby copy's engine failed to close", e);
+      }
+    }));
+  }
+
   /** Closes what a take opened and frees the tasks for standby copies again. */
   private void abandon(Set<Integer> taskNumbers, List<ContainerStores.Detached> detached) {
     if (stores != null) {
@@ -204,7 +219,8 @@ final class TaskBuilder implements TaskSource {
   }
 
   private TaskSpec build(int number, Map<StreamPartition, Long> checkpoint,
-      Map<String, Map<Integer, StreamMetadata>> heads, List<ContainerStores.Detached> detached) {
+      Map<String, Map<Integer, StreamMetadata>> heads, List<ContainerStores.Detached> detached,
+      Map<String, StandbyReplicas.OpenCopy> handedOver) {
     String name = "Partition " + number;
     List<StreamPartition> mine = new ArrayList<>();
     List<PartitionSpec> inputs = new ArrayList<>();
@@ -220,7 +236,8 @@ final class TaskBuilder implements TaskSource {
     Object user = newTask(); // before its stores open: a constructor that throws leaks nothing
     Map<String, KeyValueStore<?, ?>> taskStores = Map.of();
     if (stores != null) {
-      ContainerStores.Detached opened = stores.openDetached(number, name, checkpoint);
+      ContainerStores.Detached opened = stores.openDetached(number, name, checkpoint,
+          handedOver);
       detached.add(opened);
       taskStores = opened.stores();
     }

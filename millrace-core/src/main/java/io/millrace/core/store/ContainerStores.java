@@ -189,6 +189,16 @@ public final class ContainerStores implements AutoCloseable {
    */
   public Detached openDetached(int taskNumber, String taskName,
       Map<StreamPartition, Long> checkpoint) {
+    return openDetached(taskNumber, taskName, checkpoint, new HashMap<>());
+  }
+
+  /**
+   * As {@link #openDetached(int, String, Map)}, taking the engines a standby copy of the task
+   * handed over open instead of opening them again ({@link StandbyReplicas#activate}): each one
+   * used is removed from {@code handedOver}; any left there stay the caller's to close.
+   */
+  public Detached openDetached(int taskNumber, String taskName,
+      Map<StreamPartition, Long> checkpoint, Map<String, StandbyReplicas.OpenCopy> handedOver) {
     if (byTask.containsKey(taskNumber)) {
       throw new IllegalStateException("the stores of task " + taskName + " are open already");
     }
@@ -196,7 +206,8 @@ public final class ContainerStores implements AutoCloseable {
     try {
       for (StoreSpec spec : specs) {
         opened.add(openOne(spec, taskNumber, taskName,
-            storesDir.resolve(spec.name()).resolve("task-" + taskNumber)));
+            storesDir.resolve(spec.name()).resolve("task-" + taskNumber),
+            handedOver.remove(spec.name())));
       }
     } catch (RuntimeException e) {
       for (StoreInstance instance : opened) {
@@ -299,8 +310,16 @@ public final class ContainerStores implements AutoCloseable {
     return restoreBySystem(bySystem, checkpointed, cancelled, restored, othersBusy);
   }
 
-  private StoreInstance openOne(StoreSpec spec, int taskNumber, String taskName, Path dir) {
+  private StoreInstance openOne(StoreSpec spec, int taskNumber, String taskName, Path dir,
+      StandbyReplicas.OpenCopy handedOver) {
     String name = spec.name() + " of " + taskName;
+    if (handedOver != null) {
+      // A standby copy's engine, open: it holds its changelog up to the offset it came with.
+      StorageEngine engine = staged ? new StagedEngine(handedOver.engine()) : handedOver.engine();
+      ChangelogWriter changelog = changelogs.writer(spec, taskNumber);
+      CachedStore<?, ?> store = new CachedStore<>(name, spec, engine, changelog, flusher);
+      return new StoreInstance(spec, taskNumber, store, dir, changelog, handedOver.offset());
+    }
     ChangelogWriter changelog = spec.hasChangelog() ? changelogs.writer(spec, taskNumber) : null;
     long localOffset = LocalOffsetFile.read(dir);
     if (changelog != null && localOffset < 0) {

@@ -37,7 +37,11 @@ import org.slf4j.LoggerFactory;
  * process's standby thread only; containers talk to it through {@link #want}, {@link #activate}
  * and {@link #deactivate}, which change shared sets under one lock. A task active in a container
  * of this process is never opened as a standby here (its active stores hold the files' lock):
- * {@link #activate} waits until the standby thread has closed the copy, synced and marked.
+ * {@link #activate} waits until the standby thread has handed the copy over, still open, with
+ * the changelog offset it holds. The container's stores take the open engines as they are: a
+ * takeover does not close and reopen RocksDB (a tenth of a second per store on a busy machine,
+ * most of what a standby's takeover took before anything was replayed). A handed-over engine
+ * keeps the memory it was opened with (the standby copies' budget) until its task leaves.
  *
  * <p><b>Only committed writes.</b> The copies read their changelogs through a consumer of the
  * changelog's system built as the job's own: where the job's writes to that cluster are
@@ -59,6 +63,7 @@ public final class StandbyReplicas implements AutoCloseable {
   private final Function<String, SystemConsumer> consumerOf;
   private final MetricsRegistry metrics;
   private final long markIntervalNanos;
+  private final long keepNanos;
   private final String threadName;
 
   // Shared with the containers' threads, under lock.
@@ -71,6 +76,14 @@ public final class StandbyReplicas implements AutoCloseable {
   private final Map<Integer, Long> lagByTask = new HashMap<>();
   /** Each open copy's changelog offset per store, per task: what {@link #held} reports. */
   private final Map<Integer, Map<String, Long>> heldByTask = new TreeMap<>();
+  /**
+   * Copies no container wants any more, kept open until then (task -> System.nanoTime()): a
+   * group's new assignment drops a copy just before a container of this process takes its task,
+   * which then gets it open instead of closed.
+   */
+  private final Map<Integer, Long> keptUntil = new HashMap<>();
+  /** Copies handed over open, per task, until the container that takes the task collects them. */
+  private final Map<Integer, List<Copy>> handedOver = new HashMap<>();
   private Thread thread;
   private volatile boolean running = true;
 
@@ -123,6 +136,14 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   /**
+   * A standby copy's engine, handed open to the container that takes its task.
+   *
+   * @param engine the engine, open; the container's from now on (it closes it)
+   * @param offset the changelog offset the engine holds up to (its files' mark may be older)
+   */
+  public record OpenCopy(StorageEngine engine, long offset) {}
+
+  /**
    * Standby copies for one process.
    *
    * @param specs the job's stores (those with a changelog and a persistent engine get copies)
@@ -134,17 +155,20 @@ public final class StandbyReplicas implements AutoCloseable {
    * @param metrics where the lag gauges go (group {@code standby})
    * @param markInterval how often the copies are synced and marked, in nanoseconds: what a
    *     takeover replays at most beyond what the active wrote since
+   * @param keep how long a copy no container wants any more stays open, in nanoseconds, in case
+   *     a container here takes its task (a group drops the copy first, then assigns the task)
    * @param threadName the standby thread's name
    */
   public StandbyReplicas(List<StoreSpec> specs, Path storesDir, Map<String, String> jobConfig,
       int expectedCopies, Function<String, SystemConsumer> consumerOf, MetricsRegistry metrics,
-      long markInterval, String threadName) {
+      long markInterval, long keep, String threadName) {
     this.specs = specs.stream().filter(StoreSpec::hasChangelog).toList();
     this.storesDir = storesDir;
     this.resources = new StoreResources(jobConfig, Math.max(1, expectedCopies));
     this.consumerOf = consumerOf;
     this.metrics = metrics;
     this.markIntervalNanos = markInterval;
+    this.keepNanos = keep;
     this.threadName = threadName;
   }
 
@@ -157,10 +181,15 @@ public final class StandbyReplicas implements AutoCloseable {
       return;
     }
     synchronized (lock) {
-      if (tasks.isEmpty()) {
-        wantedByContainer.remove(containerId);
-      } else {
-        wantedByContainer.put(containerId, new TreeSet<>(tasks));
+      Set<Integer> before = tasks.isEmpty() ? wantedByContainer.remove(containerId)
+          : wantedByContainer.put(containerId, new TreeSet<>(tasks));
+      if (before != null) {
+        long until = System.nanoTime() + keepNanos;
+        for (int task : before) {
+          if (!tasks.contains(task)) {
+            keptUntil.put(task, until);
+          }
+        }
       }
       if (thread == null && !tasks.isEmpty() && running) {
         thread = new Thread(this::run, threadName);
@@ -173,36 +202,52 @@ public final class StandbyReplicas implements AutoCloseable {
 
   /**
    * A container of this process takes task {@code task} as its active owner: returns once no
-   * standby copy of it is open here (the copy, if there was one, synced and marked with the
-   * changelog offset it holds, so the task replays only what follows). No copy of it is opened
-   * until {@link #deactivate}. Any thread.
+   * standby copy of it is open here, with the copy's engines if there was one (still open, each
+   * with the changelog offset it holds, so the task replays only what follows). No copy of it is
+   * opened until {@link #deactivate}. Any thread.
    *
-   * @throws IllegalStateException if the copy did not close within 60 s
+   * @return the copy's engines by store name, the caller's to use and close (empty: no copy)
+   * @throws IllegalStateException if the copy was not handed over within 60 s
    */
-  public void activate(int task) {
+  public Map<String, OpenCopy> activate(int task) {
     synchronized (lock) {
       activeHere.add(task);
+      keptUntil.remove(task);
       lock.notifyAll();
       long deadline = System.nanoTime() + ACTIVATE_WAIT_NANOS;
       while (openTasks.contains(task) && running) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          throw new IllegalStateException("the standby copy of task " + task + " did not close "
-              + "within 60 s: its stores cannot be opened as the task's own");
+          throw new IllegalStateException("the standby copy of task " + task + " was not handed "
+              + "over within 60 s: its stores cannot be opened as the task's own");
         }
         try {
           TimeUnit.NANOSECONDS.timedWait(lock, left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while closing the standby copy of task "
+          throw new IllegalStateException("interrupted while taking the standby copy of task "
               + task, e);
         }
       }
+      List<Copy> copies = handedOver.remove(task);
+      Map<String, OpenCopy> engines = new HashMap<>();
+      if (copies != null) {
+        for (Copy c : copies) {
+          engines.put(c.spec.name(), new OpenCopy(c.engine, c.applied));
+        }
+      }
+      return engines;
     }
   }
 
   /** Task {@code task} left its container here: a standby copy of it may be kept again. */
   public void deactivate(int task) {
+    List<Copy> uncollected;
+    synchronized (lock) {
+      // (A copy handed over after its activate gave up waiting: nobody will collect it now.)
+      uncollected = handedOver.remove(task);
+    }
+    closeMarked(uncollected); // before a new copy may open the same files
     synchronized (lock) {
       activeHere.remove(task);
       lock.notifyAll();
@@ -250,20 +295,16 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   private void cycle() {
-    Set<Integer> desired = new TreeSet<>();
-    synchronized (lock) {
-      wantedByContainer.values().forEach(desired::addAll);
-      desired.removeAll(activeHere);
-    }
+    Set<Integer> desired = desired();
     boolean closed = false;
     for (int task : new ArrayList<>(open.keySet())) {
       if (!desired.contains(task)) {
-        close(task);
+        closeOrHandOver(task);
         closed = true;
       }
     }
     if (closed) {
-      // At once, not after the opens below: a container taking a closed copy's task waits in
+      // At once, not after the opens below: a container taking a copy's task waits in
       // activate for this, and opening a handful of new copies takes half a second.
       publish();
     }
@@ -315,6 +356,26 @@ public final class StandbyReplicas implements AutoCloseable {
       openTasks.remove(task);
       lock.notifyAll();
     }
+  }
+
+  /**
+   * The copies to keep open: every container's wishes, and copies open already that were
+   * dropped a moment ago; never a task active here.
+   */
+  private Set<Integer> desired() {
+    Set<Integer> desired = new TreeSet<>();
+    synchronized (lock) {
+      wantedByContainer.values().forEach(desired::addAll);
+      long now = System.nanoTime();
+      keptUntil.values().removeIf(until -> now - until >= 0);
+      for (int task : keptUntil.keySet()) {
+        if (open.containsKey(task)) {
+          desired.add(task);
+        }
+      }
+      desired.removeAll(activeHere);
+    }
+    return desired;
   }
 
   private boolean desiredUnchanged(Set<Integer> desired) {
@@ -515,18 +576,78 @@ public final class StandbyReplicas implements AutoCloseable {
     LOG.info("standby copy of task {} closed: {}", task, describe(copies));
   }
 
-  private void release(Copy c, boolean markFirst) {
-    SystemConsumer consumer = consumers.get(c.spec.changelogSystem());
-    if (consumer != null && c.lagGauge != null) {
-      consumer.unregister(c.index);
-      metrics.removeGauge("standby", c.gaugeName(), c.lagGauge);
+  /**
+   * A copy no longer wanted: handed over open if a container here is taking its task (the
+   * engines it holds something in; one that holds nothing is closed, its files wiped at the
+   * open), closed otherwise.
+   */
+  private void closeOrHandOver(int task) {
+    boolean taking;
+    synchronized (lock) {
+      taking = activeHere.contains(task);
     }
+    if (!taking) {
+      close(task);
+      return;
+    }
+    List<Copy> copies = open.remove(task);
+    List<Copy> handed = new ArrayList<>();
+    for (Copy c : copies) {
+      if (c.applied >= 0) {
+        detach(c);
+        handed.add(c);
+      } else {
+        release(c, false);
+      }
+    }
+    boolean taken;
+    synchronized (lock) {
+      taken = activeHere.contains(task); // (its container may have given up meanwhile)
+      if (taken) {
+        handedOver.put(task, handed);
+      }
+    }
+    if (taken) {
+      LOG.info("standby copy of task {} handed over open: {}", task, describe(handed));
+    } else {
+      closeMarked(handed);
+    }
+  }
+
+  /** Closes copies detached from the thread's reading, synced and marked. Any thread. */
+  private static void closeMarked(List<Copy> copies) {
+    if (copies == null) {
+      return;
+    }
+    for (Copy c : copies) {
+      try {
+        mark(c);
+      } finally {
+        c.engine.close();
+      }
+    }
+  }
+
+  private void release(Copy c, boolean markFirst) {
+    detach(c);
     try {
       if (markFirst) {
         mark(c);
       }
     } finally {
       c.engine.close();
+    }
+  }
+
+  /** Stops reading a copy's changelog and frees its index (its engine stays as it is). */
+  private void detach(Copy c) {
+    SystemConsumer consumer = consumers.get(c.spec.changelogSystem());
+    try {
+      if (consumer != null && c.lagGauge != null) {
+        consumer.unregister(c.index);
+        metrics.removeGauge("standby", c.gaugeName(), c.lagGauge);
+      }
+    } finally {
       byIndex[c.index] = null;
       freeIndices.add(c.index);
     }
@@ -584,6 +705,12 @@ public final class StandbyReplicas implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    List<List<Copy>> uncollected;
+    synchronized (lock) {
+      uncollected = new ArrayList<>(handedOver.values());
+      handedOver.clear();
+    }
+    uncollected.forEach(StandbyReplicas::closeMarked);
     resources.close();
   }
 }

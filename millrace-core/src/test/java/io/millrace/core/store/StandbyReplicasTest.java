@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A process's standby copies, with a memory changelog and an engine whose "files" outlive its
  * instances: a copy follows its changelog and marks its files; a task taken by a container of the
- * process closes its copy first (synced and marked) and none is opened while it is active here.
+ * process gets its copy's engines handed over open, and none is opened while it is active here.
  */
 class StandbyReplicasTest {
   private final String changelog = "standby-" + UUID.randomUUID();
@@ -58,7 +58,7 @@ class StandbyReplicasTest {
     standbys = new StandbyReplicas(List.of(spec), dir, Map.of(), 4,
         system -> new MemorySystemFactory().consumer(new TestSystemContext("memory", "standby",
             1, Map.of(), Map.of(), metrics)),
-        metrics, TimeUnit.MILLISECONDS.toNanos(5), "standby-test");
+        metrics, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.SECONDS.toNanos(1), "standby-test");
     return standbys;
   }
 
@@ -90,7 +90,7 @@ class StandbyReplicasTest {
   }
 
   @Test
-  void takingTheTaskClosesItsCopyMarkedAndNoneOpensUntilItLeaves() throws Exception {
+  void takingTheTaskHandsItsCopyOverOpenAndNoneOpensUntilItLeaves() throws Exception {
     write(2, 0, 3);
     StandbyReplicas s = standbys();
     s.want(0, Set.of(2));
@@ -99,14 +99,23 @@ class StandbyReplicasTest {
     Await.until(Duration.ofSeconds(10), "the new records applied",
         () -> disk.files(storeDir(2)).get(bytes("k5")) != null);
 
-    s.activate(2);
+    // A new assignment: the group drops the copy, then a container here takes the task.
+    s.want(0, Set.of());
+    Map<String, StandbyReplicas.OpenCopy> handed = s.activate(2);
     disk.active.add(storeDir(2)); // from here the engine refuses to open it for the standby
-    assertThat(disk.openNow(storeDir(2))).as("the copy is closed").isFalse();
-    assertThat(LocalOffsetFile.read(storeDir(2))).as("marked with all it held").isEqualTo(5);
+    assertThat(handed).containsOnlyKeys("counts");
+    assertThat(handed.get("counts").offset()).as("what the copy held").isEqualTo(5);
+    assertThat(handed.get("counts").engine().get(bytes("k5"))).isNotNull();
+    assertThat(disk.openNow(storeDir(2))).as("still open, now the task's").isTrue();
+    assertThat(disk.opened.get(storeDir(2))).as("not opened again").isEqualTo(1);
+    assertThat(metrics.snapshot().getOrDefault("standby", Map.of()))
+        .as("no copy follows its changelog now").doesNotContainKey("task-2/counts-lag");
     write(2, 6, 9); // the active's writes, while it runs here
 
+    handed.get("counts").engine().close(); // the task leaves: its container closes its stores
     disk.active.remove(storeDir(2));
     s.deactivate(2);
+    s.want(0, Set.of(2)); // and the group wants its copy here again
     Await.until(Duration.ofSeconds(10), "the copy follows again, from its mark",
         () -> LocalOffsetFile.read(storeDir(2)) == 8);
     assertThat(disk.opened.get(storeDir(2))).as("opened twice in all").isEqualTo(2);
@@ -114,7 +123,18 @@ class StandbyReplicasTest {
   }
 
   @Test
-  void takingATaskWaitsForItsOwnCopyToCloseNotForNewCopiesToOpen() throws Exception {
+  void aCopyThatHoldsNothingYetIsClosedNotHandedOver() throws Exception {
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(3)); // its changelog is empty
+    Await.until(Duration.ofSeconds(10), "task 3's copy open", () -> disk.openNow(storeDir(3)));
+
+    assertThat(s.activate(3)).isEmpty();
+    assertThat(disk.openNow(storeDir(3))).as("closed: the task's stores open anew").isFalse();
+    s.deactivate(3);
+  }
+
+  @Test
+  void takingATaskWaitsForItsOwnCopyNotForNewCopiesToOpen() throws Exception {
     write(1, 0, 3);
     StandbyReplicas s = standbys();
     s.want(0, Set.of(1));
@@ -124,13 +144,14 @@ class StandbyReplicasTest {
     try {
       // A rebalance: this process now keeps a copy of task 2 and takes task 1 as its own.
       s.want(0, Set.of(2));
-      CompletableFuture<Void> taken = CompletableFuture.runAsync(() -> s.activate(1));
+      CompletableFuture<Map<String, StandbyReplicas.OpenCopy>> taken =
+          CompletableFuture.supplyAsync(() -> s.activate(1));
 
       Await.until(Duration.ofSeconds(10), "task 1 taken while task 2's copy still opens",
           taken::isDone);
       assertThat(slowOpen.getCount()).isEqualTo(1);
-      assertThat(disk.openNow(storeDir(1))).isFalse();
-      assertThat(LocalOffsetFile.read(storeDir(1))).isEqualTo(2);
+      assertThat(taken.join().get("counts").offset()).isEqualTo(2);
+      taken.join().get("counts").engine().close();
     } finally {
       slowOpen.countDown();
     }
@@ -176,9 +197,10 @@ class StandbyReplicasTest {
         try {
           while (System.nanoTime() < end) {
             int task = id * 2 + random.nextInt(2); // each container its own two tasks
-            s.activate(task);
+            Map<String, StandbyReplicas.OpenCopy> handed = s.activate(task);
             disk.active.add(storeDir(task));
             write(task, 0, 1 + random.nextInt(3)); // as its active, it writes the changelog
+            handed.values().forEach(copy -> copy.engine().close()); // its stores close
             disk.active.remove(storeDir(task));
             s.deactivate(task);
             if (random.nextInt(4) == 0) {
