@@ -75,7 +75,13 @@ public final class ContainerStores implements AutoCloseable {
    * time.
    */
   static final long MARK_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+  /** When the files were last marked (the thread that applies commits' writes). */
   private long lastMarkNanos = Long.MIN_VALUE;
+  /**
+   * Exactly-once: the last commit's sealed writes being applied (and the files marked), on the
+   * commit's thread; whatever seals, syncs, marks or closes next waits for it first.
+   */
+  private volatile CompletableFuture<Void> applying = CompletableFuture.completedFuture(null);
   /** Each open task's instances, by task number, in the order the tasks were taken. */
   private final Map<Integer, List<StoreInstance>> byTask = new LinkedHashMap<>();
   private final Map<Integer, Map<String, KeyValueStore<?, ?>>> storesByTask = new HashMap<>();
@@ -541,6 +547,7 @@ public final class ContainerStores implements AutoCloseable {
    * since the commit began may be there too, which a replay puts again).
    */
   public void beforeCheckpoint(Snapshot stores, long[] checkpoint, int from) {
+    awaitApplied(); // the last commit's marks read the offsets this overwrites
     List<Logged> logged = stores.logged;
     if (from + logged.size() != checkpoint.length) {
       // The layout the checkpoint was made for is not the stores' own any more: writing it would
@@ -564,30 +571,75 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
+   * Exactly-once, commit step 4's start (the flusher drained, the checkpoint's transaction about
+   * to commit): the staging engines seal what they staged, which is exactly that transaction's
+   * writes; what the tasks write from now on stages for the next. Loop thread.
+   */
+  public void seal() {
+    if (staged) {
+      awaitApplied();
+      sync.sealAll();
+    }
+  }
+
+  /** As {@link #afterCheckpoint(Snapshot, Executor)}, all of it on this thread. */
+  public void afterCheckpoint(Snapshot stores) {
+    afterCheckpoint(stores, Runnable::run);
+  }
+
+  /**
    * Commit, step 5 (the checkpoint is written): records in each persistent store's directory the
    * changelog offset its files hold, which the checkpoint now holds too. Not before: a
    * checkpoint that failed (or was fenced) must not leave files claiming writes it never made.
-   * Under exactly-once the engines are synced first: that applies the writes they staged, which
-   * the checkpoint's transaction has just made true. A crash before the mark replays the
-   * changelog from the previous one, which puts the same values again. For the stores the commit
-   * began with; loop thread.
+   * Under exactly-once the engines first apply the writes they sealed, which the checkpoint's
+   * transaction has just made true, and are synced before a mark; all of it on {@code
+   * exactlyOnceAfter} (a commit's own thread, while the tasks go on: reads find the sealed
+   * writes until the engines hold them). A crash before the mark replays the changelog from the
+   * previous one, which puts the same values again. For the stores the commit began with; loop
+   * thread.
    */
-  public void afterCheckpoint(Snapshot stores) {
+  public void afterCheckpoint(Snapshot stores, Executor exactlyOnceAfter) {
     if (staged) {
-      sync.applyAll();
-      for (Logged l : stores.logged) {
-        l.applied = l.offset;
-      }
-      long now = System.nanoTime();
-      if (lastMarkNanos != Long.MIN_VALUE && now - lastMarkNanos < MARK_INTERVAL_NANOS
-          && !firstMarkDue()) {
-        return;
-      }
-      sync.syncAll();
-      lastMarkNanos = now;
+      awaitApplied();
+      applying = CompletableFuture.runAsync(() -> applyAndMark(stores), exactlyOnceAfter);
+      return;
     }
     for (Logged l : stores.logged) {
       mark(l, l.offset);
+    }
+  }
+
+  /** Exactly-once: a committed transaction's writes applied, and the files marked when due. */
+  private void applyAndMark(Snapshot stores) {
+    sync.applyAll();
+    for (Logged l : stores.logged) {
+      l.applied = l.offset;
+    }
+    long now = System.nanoTime();
+    if (lastMarkNanos != Long.MIN_VALUE && now - lastMarkNanos < MARK_INTERVAL_NANOS
+        && !firstMarkDue(stores.logged)) {
+      return;
+    }
+    sync.syncCommitted();
+    lastMarkNanos = now;
+    for (Logged l : stores.logged) {
+      mark(l, l.offset);
+    }
+  }
+
+  /**
+   * Waits for the last commit's writes to be applied; throws what applying them threw (the
+   * engines may lack a committed write then: the container stops, and a restart replays them).
+   */
+  private void awaitApplied() {
+    try {
+      applying.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException("applying a commit's writes failed: " + e.getCause(),
+          e.getCause());
     }
   }
 
@@ -595,7 +647,7 @@ public final class ContainerStores implements AutoCloseable {
    * Whether an instance has reached a changelog offset but its files were never marked since it
    * opened: marked now, a crash replays its tail instead of restoring it in full.
    */
-  private boolean firstMarkDue() {
+  private static boolean firstMarkDue(List<Logged> logged) {
     for (Logged l : logged) {
       if (!l.marked && l.offset != CheckpointStore.NONE && l.persistent()) {
         return true;
@@ -614,6 +666,7 @@ public final class ContainerStores implements AutoCloseable {
 
   private void syncAndMarkAppliedQuietly(int taskNumber) {
     try {
+      awaitApplied();
       syncAndMarkApplied(taskNumber);
     } catch (RuntimeException e) {
       // The files keep their previous mark, which a restart replays from: nothing is lost.

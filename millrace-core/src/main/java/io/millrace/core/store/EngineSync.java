@@ -72,15 +72,39 @@ final class EngineSync implements AutoCloseable {
   }
 
   /**
-   * Applies what the staging engines among the local ones hold (exactly-once, once the commit's
+   * Applies what the staging engines among the local ones sealed (exactly-once, once the commit's
    * transaction committed), at once on the pool; throws the first failure once all are done.
    */
   void applyAll() {
     eachLocal(current.local(), engine -> {
       if (engine instanceof StagedEngine staged) {
-        staged.apply();
+        staged.applySealed();
       }
     });
+  }
+
+  /**
+   * Seals what each staging engine among the local ones staged: the commit's transaction holds
+   * exactly these writes. One after another: a reference swap each.
+   */
+  void sealAll() {
+    for (StorageEngine engine : current.local()) {
+      if (engine instanceof StagedEngine staged) {
+        staged.seal();
+      }
+    }
+  }
+
+  /**
+   * Syncs the engines underneath the staging ones (and the others): only what commits applied,
+   * never a write sealed or staged since.
+   */
+  void syncCommitted() {
+    for (StorageEngine engine : current.others()) {
+      engine.sync();
+    }
+    eachLocal(current.local(), engine ->
+        (engine instanceof StagedEngine staged ? staged.engine() : engine).sync());
   }
 
   private void eachLocal(List<StorageEngine> local,

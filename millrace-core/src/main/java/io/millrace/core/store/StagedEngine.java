@@ -3,10 +3,12 @@ package io.millrace.core.store;
 import io.millrace.api.store.engine.StorageEngine;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
@@ -16,10 +18,12 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * changelog's tail instead of a full restore (Kafka Streams 4.3 wipes the files instead).
  *
  * <p>{@link #write} stages; {@link #get} and {@link #range} read the staged writes over the
- * engine's, so the task reads its own writes; {@link #apply}, which the commit calls only once the
- * transaction committed, writes them to the engine as one batch ({@link #sync} also syncs it). A
- * crash, an abort or a {@link #close} before that drops them: the files keep what the last commit
- * left.
+ * engine's, so the task reads its own writes. A commit {@linkplain #seal seals} what is staged
+ * (then exactly its transaction's writes) before the transaction commits, and new writes stage
+ * afresh; once it committed, {@link #applySealed} writes the sealed ones to the engine as one
+ * batch, on the commit's thread while the tasks go on (reads look at the staged writes, then the
+ * sealed ones, then the engine's). A crash, an abort or a {@link #close} before that drops them:
+ * the files keep what the last commit left.
  *
  * <p>The staged writes are a skip list, so the container's flushing thread may stage while the
  * loop thread reads ({@link #concurrentWrites}); they hold one commit interval's flushed entries,
@@ -29,8 +33,16 @@ public final class StagedEngine implements StorageEngine {
   /** Marks a staged delete (compared by identity: a real value is never this array). */
   private static final byte[] DELETED = new byte[0];
   private final StorageEngine engine;
-  private final ConcurrentSkipListMap<byte[], byte[]> staged =
-      new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+  private static final NavigableMap<byte[], byte[]> NONE_SEALED =
+      Collections.unmodifiableNavigableMap(new TreeMap<>(Arrays::compareUnsigned));
+  /** Written by the flusher's thread; replaced by {@link #seal} on the loop, the flusher idle. */
+  private volatile ConcurrentSkipListMap<byte[], byte[]> staged = newStaged();
+  /**
+   * The writes of a transaction that is committing or committed, until they are applied: set on
+   * the loop, read there, and put back to none by the thread that applies them, after the engine
+   * holds them (a reader that still sees them reads what the engine now holds as well).
+   */
+  private volatile NavigableMap<byte[], byte[]> sealed = NONE_SEALED;
 
   /** Stages the writes to {@code engine} (a persistent one: a memory engine needs no staging). */
   public StagedEngine(StorageEngine engine) {
@@ -42,16 +54,28 @@ public final class StagedEngine implements StorageEngine {
     return engine;
   }
 
-  /** Writes staged and not applied yet. */
+  private static ConcurrentSkipListMap<byte[], byte[]> newStaged() {
+    return new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+  }
+
+  /** Writes staged and not sealed yet. */
   public int stagedCount() {
     return staged.size();
+  }
+
+  /** Writes sealed and not applied yet. */
+  public int sealedCount() {
+    return sealed.size();
   }
 
   @Override
   public byte[] get(byte[] key) {
     byte[] value = staged.get(key);
     if (value == null) {
-      return engine.get(key);
+      value = sealed.get(key);
+      if (value == null) {
+        return engine.get(key);
+      }
     }
     return value == DELETED ? null : value;
   }
@@ -66,43 +90,70 @@ public final class StagedEngine implements StorageEngine {
 
   @Override
   public EngineIterator range(byte[] from, byte[] to) {
-    NavigableMap<byte[], byte[]> view = from == null && to == null ? staged
-        : from == null ? staged.headMap(to, false)
-        : to == null ? staged.tailMap(from, true)
-        : staged.subMap(from, true, to, false);
-    return new MergedIterator(view.entrySet().iterator(), engine.range(from, to));
+    NavigableMap<byte[], byte[]> sealedNow = sealed;
+    EngineIterator underneath = engine.range(from, to);
+    if (!sealedNow.isEmpty()) {
+      underneath = new MergedIterator(view(sealedNow, from, to), underneath);
+    }
+    return new MergedIterator(view(staged, from, to), underneath);
+  }
+
+  private static Iterator<Map.Entry<byte[], byte[]>> view(NavigableMap<byte[], byte[]> map,
+      byte[] from, byte[] to) {
+    NavigableMap<byte[], byte[]> view = from == null && to == null ? map
+        : from == null ? map.headMap(to, false)
+        : to == null ? map.tailMap(from, true)
+        : map.subMap(from, true, to, false);
+    return view.entrySet().iterator();
   }
 
   /**
-   * Applies the staged writes to the engine as one batch, then syncs it: the commit calls this
-   * after its transaction committed, never before.
+   * Seals what is staged: the commit calls this once its transaction holds exactly these writes
+   * (every one handed to the flusher has been staged, and nothing is being staged), before the
+   * transaction commits. Loop thread.
+   *
+   * @throws IllegalStateException if the writes sealed before were not applied yet
+   */
+  public void seal() {
+    if (!sealed.isEmpty()) {
+      throw new IllegalStateException("the writes of the previous commit were not applied yet");
+    }
+    if (!staged.isEmpty()) {
+      sealed = staged;
+      staged = newStaged();
+    }
+  }
+
+  /**
+   * Applies the sealed writes to the engine as one batch, then syncs it: the commit calls this
+   * after its transaction committed, never before. What is staged and not sealed stays staged.
    */
   @Override
   public void sync() {
-    apply();
+    applySealed();
     engine.sync();
   }
 
   /**
-   * Applies the staged writes to the engine as one batch, without syncing it: the commit calls
-   * this after its transaction committed, never before. The engine then holds committed writes
-   * only, synced or not, so a crash leaves its files at some committed state, which a replay of
-   * the changelog from their last mark brings up to date.
+   * Applies the sealed writes to the engine as one batch, without syncing it: the commit calls
+   * this after its transaction committed, never before (on its own thread, while the loop reads
+   * and the flusher stages). The engine then holds committed writes only, synced or not, so a
+   * crash leaves its files at some committed state, which a replay of the changelog from their
+   * last mark brings up to date.
    */
-  public void apply() {
-    if (!staged.isEmpty()) {
-      List<byte[]> keys = new ArrayList<>(staged.size());
-      List<byte[]> values = new ArrayList<>(staged.size());
-      for (Map.Entry<byte[], byte[]> e : staged.entrySet()) {
-        keys.add(e.getKey());
-        values.add(e.getValue() == DELETED ? null : e.getValue());
-      }
-      engine.write(keys, values);
-      for (int i = 0; i < keys.size(); i++) {
-        // Only the value applied: a write that came meanwhile stays staged for the next apply.
-        staged.remove(keys.get(i), values.get(i) == null ? DELETED : values.get(i));
-      }
+  public void applySealed() {
+    NavigableMap<byte[], byte[]> writes = sealed;
+    if (writes.isEmpty()) {
+      return;
     }
+    List<byte[]> keys = new ArrayList<>(writes.size());
+    List<byte[]> values = new ArrayList<>(writes.size());
+    for (Map.Entry<byte[], byte[]> e : writes.entrySet()) {
+      keys.add(e.getKey());
+      values.add(e.getValue() == DELETED ? null : e.getValue());
+    }
+    engine.write(keys, values);
+    sealed = NONE_SEALED; // after the engine holds them: dropped whole, no remove per key
   }
 
   @Override
@@ -115,10 +166,11 @@ public final class StagedEngine implements StorageEngine {
     return true;
   }
 
-  /** Drops what is staged (it was never committed) and closes the engine. */
+  /** Drops what is staged or sealed and not applied (never committed) and closes the engine. */
   @Override
   public void close() {
-    staged.clear();
+    staged = newStaged();
+    sealed = NONE_SEALED;
     engine.close();
   }
 
