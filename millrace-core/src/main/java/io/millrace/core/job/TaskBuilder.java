@@ -95,9 +95,8 @@ final class TaskBuilder implements TaskSource {
       if (standbys != null) {
         // A standby copy here is handed over open: the stores take its engines as they are and
         // replay only the changelog's tail.
-        for (int number : taskNumbers) {
-          handedOver.put(number, new HashMap<>(standbys.activate(number)));
-        }
+        standbys.activate(taskNumbers).forEach((number, copies) ->
+            handedOver.put(number, new HashMap<>(copies)));
       }
       long copiesClosed = System.nanoTime();
       Map<String, Map<Integer, StreamMetadata>> heads = inputHeads(taskNumbers);

@@ -210,33 +210,49 @@ public final class StandbyReplicas implements AutoCloseable {
    * @throws IllegalStateException if the copy was not handed over within 60 s
    */
   public Map<String, OpenCopy> activate(int task) {
+    return activate(Set.of(task)).get(task);
+  }
+
+  /**
+   * As {@link #activate(int)} for several tasks at once: the standby thread hands their copies
+   * over together (one after another, each would wait for one of its cycles). Any thread.
+   *
+   * @return per task, its copy's engines by store name (empty: no copy)
+   * @throws IllegalStateException if a copy was not handed over within 60 s (the ones that were
+   *     stay the standby's to close: call {@link #deactivate} for every task)
+   */
+  public Map<Integer, Map<String, OpenCopy>> activate(Set<Integer> tasks) {
     synchronized (lock) {
-      activeHere.add(task);
-      keptUntil.remove(task);
+      activeHere.addAll(tasks);
+      keptUntil.keySet().removeAll(tasks);
       lock.notifyAll();
       long deadline = System.nanoTime() + ACTIVATE_WAIT_NANOS;
-      while (openTasks.contains(task) && running) {
+      while (running && tasks.stream().anyMatch(openTasks::contains)) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          throw new IllegalStateException("the standby copy of task " + task + " was not handed "
-              + "over within 60 s: its stores cannot be opened as the task's own");
+          throw new IllegalStateException("the standby copies of tasks " + tasks + " were not "
+              + "handed over within 60 s: their stores cannot be opened as the tasks' own");
         }
         try {
           TimeUnit.NANOSECONDS.timedWait(lock, left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while taking the standby copy of task "
-              + task, e);
+          throw new IllegalStateException("interrupted while taking the standby copies of tasks "
+              + tasks, e);
         }
       }
-      List<Copy> copies = handedOver.remove(task);
-      Map<String, OpenCopy> engines = new HashMap<>();
-      if (copies != null) {
-        for (Copy c : copies) {
-          engines.put(c.spec.name(), new OpenCopy(c.engine, c.applied));
+      Map<Integer, Map<String, OpenCopy>> byTask = new TreeMap<>();
+      for (int task : tasks) {
+        List<Copy> copies = handedOver.remove(task);
+        Map<String, OpenCopy> engines = new HashMap<>();
+        if (copies != null) {
+          for (Copy c : copies) {
+            engines.put(c.spec.name(), new OpenCopy(c.engine, c.applied));
+          }
         }
+        byTask.put(task, engines);
       }
-      return engines;
+      return byTask;
     }
   }
 
@@ -310,6 +326,9 @@ public final class StandbyReplicas implements AutoCloseable {
     }
     long now = System.nanoTime();
     for (int task : desired) {
+      if (handOverDue()) {
+        break; // a container waits to take one: first that, then the opens (next cycle)
+      }
       Long retry = retryAfter.get(task);
       if (!open.containsKey(task) && (retry == null || now - retry >= 0) && claim(task)) {
         openCopies(task);
@@ -330,9 +349,20 @@ public final class StandbyReplicas implements AutoCloseable {
       return;
     }
     follow();
-    if (System.nanoTime() - nextMark >= 0) {
-      markAll();
+    if (System.nanoTime() - nextMark >= 0 && markAll()) {
       nextMark = System.nanoTime() + markIntervalNanos;
+    }
+  }
+
+  /** Whether a container of this process waits to take the task of an open copy. */
+  private boolean handOverDue() {
+    synchronized (lock) {
+      for (int task : activeHere) {
+        if (open.containsKey(task)) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 
@@ -547,13 +577,23 @@ public final class StandbyReplicas implements AutoCloseable {
     }
   };
 
-  /** Syncs every copy that moved and marks its files with the offset it holds. */
-  private void markAll() {
+  /**
+   * Syncs every copy that moved and marks its files with the offset it holds; stops early for a
+   * container waiting to take a copy (a sync flushes RocksDB's memtables: tens of milliseconds
+   * each on a busy machine), the rest marked at the next cycle.
+   *
+   * @return whether every copy was marked
+   */
+  private boolean markAll() {
     for (List<Copy> copies : open.values()) {
       for (Copy c : copies) {
-        mark(c);
+        if (handOverDue()) {
+          return false;
+        }
+        mark(c); // (one marked already: nothing to do again)
       }
     }
+    return true;
   }
 
   private static void mark(Copy c) {

@@ -38,8 +38,10 @@ import java.util.TreeSet;
  *   <li><b>Standby replicas</b> ({@code job.standby.replicas}), once the actives are placed: each
  *       task's copies go to as many other processes, never to the process of its active (nor,
  *       while it moves, of its current owner), where possible in another rack than its active's,
- *       each process taking about as many copies as the others; among those, to the processes
- *       with the freshest local files (so copies stay where they are), then the fewest copies.
+ *       each process taking about as many copies as the others, and of each process's actives
+ *       about as many as the others (so when a process dies, the balanced placement of its tasks
+ *       finds a copy of each where it puts it); among those, to the processes with the freshest
+ *       local files (so copies stay where they are), then the fewest copies.
  * </ol>
  *
  * <p>Deterministic: the same members and costs give the same placement.
@@ -216,6 +218,11 @@ final class TaskPlacement {
     // Each process's fair share of the copies, rounded up: balance first, freshness within it.
     int share = (tasks * copies + byProcess.size() - 1) / byProcess.size();
     Map<String, Integer> held = new HashMap<>();
+    // And its fair share of each process's actives' copies: the others divide a process's tasks
+    // when it dies, each taking those it holds copies of (a balanced takeover stays warm).
+    Map<String, Integer> activesOf = new HashMap<>();
+    targetProcess.values().forEach(p -> activesOf.merge(p, 1, Integer::sum));
+    Map<String, Map<String, Integer>> heldOf = new HashMap<>(); // keeper -> active -> copies
     for (int t = 0; t < tasks; t++) {
       Set<String> excluded = new TreeSet<>();
       String active = targetProcess.get(t);
@@ -230,11 +237,17 @@ final class TaskPlacement {
         excluded.add(warmingIn.get(t)); // a warm-up copy is there already
       }
       String activeRack = active == null ? "" : rackOfProcess.getOrDefault(active, "");
+      int othersShare = active == null ? Integer.MAX_VALUE
+          : (activesOf.get(active) * copies + byProcess.size() - 2) / (byProcess.size() - 1);
+      Map<String, Integer> ofActive = new HashMap<>();
+      heldOf.forEach((keeper, byActive) -> ofActive.put(keeper,
+          byActive.getOrDefault(active, 0)));
       for (int r = 0; r < copies; r++) {
         String best = null;
         for (String p : byProcess.keySet()) {
           if (!excluded.contains(p) && (best == null
-              || better(t, p, best, share, held, activeRack, rackOfProcess, cost))) {
+              || better(t, p, best, share, held, othersShare, ofActive, activeRack,
+                  rackOfProcess, cost))) {
             best = p;
           }
         }
@@ -243,6 +256,10 @@ final class TaskPlacement {
         }
         excluded.add(best);
         held.merge(best, 1, Integer::sum);
+        if (active != null) {
+          heldOf.computeIfAbsent(best, k -> new HashMap<>()).merge(active, 1, Integer::sum);
+          ofActive.merge(best, 1, Integer::sum);
+        }
         Member keeper = null; // the process's container with the fewest copies
         for (Member m : byProcess.get(best)) {
           if (keeper == null
@@ -258,7 +275,8 @@ final class TaskPlacement {
 
   /** Whether process {@code p} is a better keeper of a copy of task {@code t} than {@code q}. */
   private static boolean better(int t, String p, String q, int share, Map<String, Integer> held,
-      String activeRack, Map<String, String> rackOfProcess, RestoreCost cost) {
+      int othersShare, Map<String, Integer> ofActive, String activeRack,
+      Map<String, String> rackOfProcess, RestoreCost cost) {
     boolean pFull = held.getOrDefault(p, 0) >= share;
     boolean qFull = held.getOrDefault(q, 0) >= share;
     if (pFull != qFull) {
@@ -268,6 +286,11 @@ final class TaskPlacement {
     boolean qSameRack = sameRack(activeRack, rackOfProcess.getOrDefault(q, ""));
     if (pSameRack != qSameRack) {
       return !pSameRack;
+    }
+    boolean pFullOfActive = ofActive.getOrDefault(p, 0) >= othersShare;
+    boolean qFullOfActive = ofActive.getOrDefault(q, 0) >= othersShare;
+    if (pFullOfActive != qFullOfActive) {
+      return !pFullOfActive;
     }
     long pCost = cost.of(t, p);
     long qCost = cost.of(t, q);
