@@ -125,12 +125,28 @@ public final class StagedEngine implements StorageEngine {
   }
 
   /**
-   * Applies the sealed writes to the engine as one batch, then syncs it: the commit calls this
-   * after its transaction committed, never before. What is staged and not sealed stays staged.
+   * The engine contract's sync: every write that returned before it is in the engine, synced
+   * (sealed and staged ones alike, a write staged meanwhile kept for later). The commit protocol
+   * never calls it while a transaction is open: it seals, applies the sealed writes once the
+   * transaction committed, and syncs the engine underneath ({@code EngineSync.syncCommitted}).
    */
   @Override
   public void sync() {
     applySealed();
+    ConcurrentSkipListMap<byte[], byte[]> writes = staged;
+    if (!writes.isEmpty()) {
+      List<byte[]> keys = new ArrayList<>(writes.size());
+      List<byte[]> values = new ArrayList<>(writes.size());
+      for (Map.Entry<byte[], byte[]> e : writes.entrySet()) {
+        keys.add(e.getKey());
+        values.add(e.getValue() == DELETED ? null : e.getValue());
+      }
+      engine.write(keys, values);
+      for (int i = 0; i < keys.size(); i++) {
+        // Only the value applied: a write that came meanwhile stays staged for the next apply.
+        writes.remove(keys.get(i), values.get(i) == null ? DELETED : values.get(i));
+      }
+    }
     engine.sync();
   }
 

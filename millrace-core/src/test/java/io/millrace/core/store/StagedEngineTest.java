@@ -40,15 +40,24 @@ class StagedEngineTest {
     assertThat(staged.get(b("a"))).isEqualTo(b("1"));
     assertThat(engine.get(b("a"))).as("not committed yet").isNull();
     assertThat(staged.stagedCount()).isEqualTo(2);
-    staged.sync();
-    assertThat(engine.get(b("a"))).as("a sync applies only what was sealed").isNull();
 
     staged.seal();
     assertThat(staged.stagedCount()).isZero();
     assertThat(staged.sealedCount()).isEqualTo(2);
-    staged.sync();
+    assertThat(engine.get(b("a"))).as("sealed, its transaction not committed yet").isNull();
+    staged.applySealed();
     assertThat(entries(engine)).containsExactly("a=1", "b=2");
     assertThat(staged.sealedCount()).isZero();
+  }
+
+  @Test
+  void aSyncAppliesEverythingWrittenBeforeItAsTheEngineContractSays() {
+    staged.write(List.of(b("a")), List.of(b("1")));
+    staged.seal();
+    staged.write(List.of(b("b")), List.of(b("2")));
+    staged.sync();
+    assertThat(entries(engine)).containsExactly("a=1", "b=2");
+    assertThat(staged.stagedCount() + staged.sealedCount()).isZero();
   }
 
   @Test
