@@ -213,7 +213,8 @@ public final class ContainerStores implements AutoCloseable {
       for (StoreSpec spec : specs) {
         opened.add(openOne(spec, taskNumber, taskName,
             storesDir.resolve(spec.name()).resolve("task-" + taskNumber),
-            handedOver.remove(spec.name())));
+            handedOver.get(spec.name())));
+        handedOver.remove(spec.name()); // (only now: if the open failed, it stays the caller's)
       }
     } catch (RuntimeException e) {
       for (StoreInstance instance : opened) {

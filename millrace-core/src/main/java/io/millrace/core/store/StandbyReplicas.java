@@ -20,6 +20,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +86,13 @@ public final class StandbyReplicas implements AutoCloseable {
   private final Map<Integer, Long> keptUntil = new HashMap<>();
   /** Copies handed over open, per task, until the container that takes the task collects them. */
   private final Map<Integer, List<Copy>> handedOver = new HashMap<>();
+  /** Tasks whose uncollected copies a {@link #deactivate} is closing: none opens meanwhile. */
+  private final Set<Integer> closing = new HashSet<>();
+  /**
+   * Engines collected by containers and not closed yet: they use this object's memory (block
+   * cache, write-buffer manager), which {@link #close} frees only once they are all closed.
+   */
+  private final AtomicInteger handedOpen = new AtomicInteger();
   private Thread thread;
   private volatile boolean running = true;
 
@@ -247,7 +256,8 @@ public final class StandbyReplicas implements AutoCloseable {
         Map<String, OpenCopy> engines = new HashMap<>();
         if (copies != null) {
           for (Copy c : copies) {
-            engines.put(c.spec.name(), new OpenCopy(c.engine, c.applied));
+            handedOpen.incrementAndGet();
+            engines.put(c.spec.name(), new OpenCopy(new HandedEngine(c.engine), c.applied));
           }
         }
         byTask.put(task, engines);
@@ -260,13 +270,24 @@ public final class StandbyReplicas implements AutoCloseable {
   public void deactivate(int task) {
     List<Copy> uncollected;
     synchronized (lock) {
-      // (A copy handed over after its activate gave up waiting: nobody will collect it now.)
+      // (A copy handed over after its activate gave up waiting: nobody will collect it now.
+      // In the same step as leaving activeHere, so none is handed over after this.)
       uncollected = handedOver.remove(task);
-    }
-    closeMarked(uncollected); // before a new copy may open the same files
-    synchronized (lock) {
       activeHere.remove(task);
+      if (uncollected != null) {
+        closing.add(task); // no new copy opens its files until they are closed
+      }
       lock.notifyAll();
+    }
+    if (uncollected != null) {
+      try {
+        closeMarked(uncollected);
+      } finally {
+        synchronized (lock) {
+          closing.remove(task);
+          lock.notifyAll();
+        }
+      }
     }
   }
 
@@ -373,7 +394,7 @@ public final class StandbyReplicas implements AutoCloseable {
    */
   private boolean claim(int task) {
     synchronized (lock) {
-      if (activeHere.contains(task) || !running) {
+      if (activeHere.contains(task) || closing.contains(task) || !running) {
         return false;
       }
       openTasks.add(task);
@@ -632,12 +653,18 @@ public final class StandbyReplicas implements AutoCloseable {
     }
     List<Copy> copies = open.remove(task);
     List<Copy> handed = new ArrayList<>();
+    RuntimeException failure = null;
     for (Copy c : copies) {
-      if (c.applied >= 0) {
-        detach(c);
-        handed.add(c);
-      } else {
-        release(c, false);
+      try {
+        if (c.applied >= 0) {
+          detach(c);
+          handed.add(c);
+        } else {
+          release(c, false);
+        }
+      } catch (RuntimeException e) {
+        failure = e; // this copy is closed, not handed over; the others still are
+        closeQuietly(c);
       }
     }
     boolean taken;
@@ -651,6 +678,68 @@ public final class StandbyReplicas implements AutoCloseable {
       LOG.info("standby copy of task {} handed over open: {}", task, describe(handed));
     } else {
       closeMarked(handed);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static void closeQuietly(Copy c) {
+    try {
+      c.engine.close();
+    } catch (RuntimeException e) {
+      LOG.warn("standby copy of task {} failed to close: {}", c.task, e.toString());
+    }
+  }
+
+  /** A handed-over engine, which counts itself closed once ({@link #handedOpen}). */
+  private final class HandedEngine implements StorageEngine {
+    private final StorageEngine engine;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    HandedEngine(StorageEngine engine) {
+      this.engine = engine;
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+      return engine.get(key);
+    }
+
+    @Override
+    public void write(List<byte[]> keys, List<byte[]> values) {
+      engine.write(keys, values);
+    }
+
+    @Override
+    public EngineIterator range(byte[] from, byte[] to) {
+      return engine.range(from, to);
+    }
+
+    @Override
+    public void sync() {
+      engine.sync();
+    }
+
+    @Override
+    public boolean persistent() {
+      return engine.persistent();
+    }
+
+    @Override
+    public boolean concurrentWrites() {
+      return engine.concurrentWrites();
+    }
+
+    @Override
+    public void close() {
+      if (closed.compareAndSet(false, true)) {
+        try {
+          engine.close();
+        } finally {
+          handedOpen.decrementAndGet();
+        }
+      }
     }
   }
 
@@ -751,6 +840,13 @@ public final class StandbyReplicas implements AutoCloseable {
       handedOver.clear();
     }
     uncollected.forEach(StandbyReplicas::closeMarked);
+    if (handedOpen.get() > 0) {
+      // A container left stores open (its flusher hung): freeing the memory under them would
+      // crash the process; it goes with the process instead.
+      LOG.error("{} store engine(s) handed over by the standby copies are still open: their "
+          + "memory is left to the process's end", handedOpen.get());
+      return;
+    }
     resources.close();
   }
 }

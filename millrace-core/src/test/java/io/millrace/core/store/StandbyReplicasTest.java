@@ -158,6 +158,47 @@ class StandbyReplicasTest {
     Await.until(Duration.ofSeconds(10), "task 2's copy open", () -> disk.openNow(storeDir(2)));
   }
 
+  /**
+   * A container gives up taking a task (interrupted) while the standby thread is busy; the copy
+   * is handed over after, to nobody: it is closed when the task leaves, and a copy follows
+   * again, never two open at once.
+   */
+  @Test
+  void aCopyHandedOverAfterItsTakerGaveUpIsClosedWhenTheTaskLeaves() throws Exception {
+    write(1, 0, 3);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(1));
+    Await.until(Duration.ofSeconds(10), "task 1's copy following", () -> s.lag(0).get(1) == 0L);
+    CountDownLatch slowOpen = new CountDownLatch(1);
+    disk.gates.put(storeDir(2), slowOpen);
+    s.want(0, Set.of(1, 2));
+    Await.until(Duration.ofSeconds(10), "the standby thread busy opening task 2's copy",
+        () -> disk.atGate.contains(storeDir(2)));
+    AtomicReference<Throwable> gaveUp = new AtomicReference<>();
+    Thread taker = new Thread(() -> {
+      try {
+        s.activate(1);
+      } catch (IllegalStateException e) {
+        gaveUp.set(e);
+      }
+    });
+    taker.start();
+    Await.until(Duration.ofSeconds(10), "the taker waiting",
+        () -> taker.getState() == Thread.State.TIMED_WAITING);
+    taker.interrupt();
+    taker.join();
+    assertThat(gaveUp.get()).hasMessageContaining("interrupted");
+
+    slowOpen.countDown();
+    Await.until(Duration.ofSeconds(10), "task 1's copy handed over, to nobody",
+        () -> !s.held().containsKey(1));
+    assertThat(disk.openNow(storeDir(1))).isTrue();
+    s.deactivate(1);
+    Await.until(Duration.ofSeconds(10), "task 1's copy closed and opened again",
+        () -> disk.opened.get(storeDir(1)) == 2 && disk.openNow(storeDir(1)));
+    assertThat(disk.misuse.get()).isNull();
+  }
+
   @Test
   void aCopyWithoutAMarkStartsEmptyAndAnotherContainersWishesCountToo() throws Exception {
     write(0, 0, 4);
@@ -242,6 +283,8 @@ class StandbyReplicasTest {
     final Set<Path> active = ConcurrentHashMap.newKeySet();
     /** Directories whose open waits until their latch is released. */
     final Map<Path, CountDownLatch> gates = new ConcurrentHashMap<>();
+    /** Directories whose open is waiting at its gate now. */
+    final Set<Path> atGate = ConcurrentHashMap.newKeySet();
     final AtomicReference<String> misuse = new AtomicReference<>();
 
     MemoryEngine files(Path dir) {
@@ -266,10 +309,13 @@ class StandbyReplicasTest {
     public StorageEngine open(EngineSpec spec, Path dir, EngineResources resources) {
       CountDownLatch gate = gates.get(dir);
       if (gate != null) {
+        atGate.add(dir);
         try {
           gate.await(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
+        } finally {
+          atGate.remove(dir);
         }
       }
       Boolean wasOpen = open.put(dir, true);
