@@ -135,16 +135,11 @@ public final class StagedEngine implements StorageEngine {
     applySealed();
     ConcurrentSkipListMap<byte[], byte[]> writes = staged;
     if (!writes.isEmpty()) {
-      List<byte[]> keys = new ArrayList<>(writes.size());
-      List<byte[]> values = new ArrayList<>(writes.size());
-      for (Map.Entry<byte[], byte[]> e : writes.entrySet()) {
-        keys.add(e.getKey());
-        values.add(e.getValue() == DELETED ? null : e.getValue());
-      }
-      engine.write(keys, values);
-      for (int i = 0; i < keys.size(); i++) {
+      Batch applied = write(writes);
+      for (int i = 0; i < applied.keys().size(); i++) {
         // Only the value applied: a write that came meanwhile stays staged for the next apply.
-        writes.remove(keys.get(i), values.get(i) == null ? DELETED : values.get(i));
+        byte[] value = applied.values().get(i);
+        writes.remove(applied.keys().get(i), value == null ? DELETED : value);
       }
     }
     engine.sync();
@@ -159,9 +154,17 @@ public final class StagedEngine implements StorageEngine {
    */
   public void applySealed() {
     NavigableMap<byte[], byte[]> writes = sealed;
-    if (writes.isEmpty()) {
-      return;
+    if (!writes.isEmpty()) {
+      write(writes);
+      sealed = NONE_SEALED; // after the engine holds them: dropped whole, no remove per key
     }
+  }
+
+  /** Keys and values written to the engine in one batch (a null value deletes). */
+  private record Batch(List<byte[]> keys, List<byte[]> values) {}
+
+  /** Writes {@code writes} to the engine as one batch, its deletes as null values. */
+  private Batch write(NavigableMap<byte[], byte[]> writes) {
     List<byte[]> keys = new ArrayList<>(writes.size());
     List<byte[]> values = new ArrayList<>(writes.size());
     for (Map.Entry<byte[], byte[]> e : writes.entrySet()) {
@@ -169,7 +172,7 @@ public final class StagedEngine implements StorageEngine {
       values.add(e.getValue() == DELETED ? null : e.getValue());
     }
     engine.write(keys, values);
-    sealed = NONE_SEALED; // after the engine holds them: dropped whole, no remove per key
+    return new Batch(keys, values);
   }
 
   @Override
