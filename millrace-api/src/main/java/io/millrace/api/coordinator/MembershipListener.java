@@ -40,9 +40,10 @@ public interface MembershipListener {
   /**
    * The tasks whose stores this container keeps standby copies of, for the group: it follows
    * their changelogs, so that whichever process takes one of them after a failure replays only
-   * the tail. Replaces the previous set; called at the end of every rebalance, before the tasks
-   * the container takes are {@link #assigned}. Default: keeps none (a container without
-   * persistent stores has nothing to keep).
+   * the tail. Replaces the previous set; called at the end of every rebalance, after the tasks
+   * the container takes are {@link #assigned} (a copy of a task it takes now is then handed to
+   * its stores open, not closed first). Default: keeps none (a container without persistent
+   * stores has nothing to keep).
    */
   default void standbys(Set<Integer> tasks) {}
 

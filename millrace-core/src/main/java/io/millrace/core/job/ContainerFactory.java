@@ -33,13 +33,6 @@ import java.util.concurrent.TimeUnit;
  * tasks its membership gives it.
  */
 public final class ContainerFactory {
-  /**
-   * How long a standby copy the group no longer wants stays open: a new assignment drops the
-   * copy of a task just before a container here takes the task, which then gets it open (its
-   * membership's callbacks follow each other within milliseconds; 5 s is ample on a busy host).
-   */
-  private static final long KEEP_DROPPED_COPY_NANOS = TimeUnit.SECONDS.toNanos(5);
-
   private ContainerFactory() {}
 
   /**
@@ -156,8 +149,7 @@ public final class ContainerFactory {
     return new StandbyReplicas(plan.stores(), plan.storesDir(), plan.config().asMap(),
         plan.stores().size() * plan.taskCount(),
         system -> plan.factories().get(system).consumer(context(plan, system, standbyId)),
-        plan.metrics(), markNanos, KEEP_DROPPED_COPY_NANOS, "millrace-" + plan.jobName()
-        + "-standby");
+        plan.metrics(), markNanos, "millrace-" + plan.jobName() + "-standby");
   }
 
   static DefaultSystemContext context(JobPlan plan, String system, int id) {

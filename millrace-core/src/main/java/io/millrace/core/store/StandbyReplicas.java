@@ -65,7 +65,6 @@ public final class StandbyReplicas implements AutoCloseable {
   private final Function<String, SystemConsumer> consumerOf;
   private final MetricsRegistry metrics;
   private final long markIntervalNanos;
-  private final long keepNanos;
   private final String threadName;
 
   // Shared with the containers' threads, under lock.
@@ -78,12 +77,6 @@ public final class StandbyReplicas implements AutoCloseable {
   private final Map<Integer, Long> lagByTask = new HashMap<>();
   /** Each open copy's changelog offset per store, per task: what {@link #held} reports. */
   private final Map<Integer, Map<String, Long>> heldByTask = new TreeMap<>();
-  /**
-   * Copies no container wants any more, kept open until then (task -> System.nanoTime()): a
-   * group's new assignment drops a copy just before a container of this process takes its task,
-   * which then gets it open instead of closed.
-   */
-  private final Map<Integer, Long> keptUntil = new HashMap<>();
   /** Copies handed over open, per task, until the container that takes the task collects them. */
   private final Map<Integer, List<Copy>> handedOver = new HashMap<>();
   /** Tasks whose uncollected copies a {@link #deactivate} is closing: none opens meanwhile. */
@@ -164,20 +157,17 @@ public final class StandbyReplicas implements AutoCloseable {
    * @param metrics where the lag gauges go (group {@code standby})
    * @param markInterval how often the copies are synced and marked, in nanoseconds: what a
    *     takeover replays at most beyond what the active wrote since
-   * @param keep how long a copy no container wants any more stays open, in nanoseconds, in case
-   *     a container here takes its task (a group drops the copy first, then assigns the task)
    * @param threadName the standby thread's name
    */
   public StandbyReplicas(List<StoreSpec> specs, Path storesDir, Map<String, String> jobConfig,
       int expectedCopies, Function<String, SystemConsumer> consumerOf, MetricsRegistry metrics,
-      long markInterval, long keep, String threadName) {
+      long markInterval, String threadName) {
     this.specs = specs.stream().filter(StoreSpec::hasChangelog).toList();
     this.storesDir = storesDir;
     this.resources = new StoreResources(jobConfig, Math.max(1, expectedCopies));
     this.consumerOf = consumerOf;
     this.metrics = metrics;
     this.markIntervalNanos = markInterval;
-    this.keepNanos = keep;
     this.threadName = threadName;
   }
 
@@ -190,15 +180,10 @@ public final class StandbyReplicas implements AutoCloseable {
       return;
     }
     synchronized (lock) {
-      Set<Integer> before = tasks.isEmpty() ? wantedByContainer.remove(containerId)
-          : wantedByContainer.put(containerId, new TreeSet<>(tasks));
-      if (before != null) {
-        long until = System.nanoTime() + keepNanos;
-        for (int task : before) {
-          if (!tasks.contains(task)) {
-            keptUntil.put(task, until);
-          }
-        }
+      if (tasks.isEmpty()) {
+        wantedByContainer.remove(containerId);
+      } else {
+        wantedByContainer.put(containerId, new TreeSet<>(tasks));
       }
       if (thread == null && !tasks.isEmpty() && running) {
         thread = new Thread(this::run, threadName);
@@ -233,7 +218,6 @@ public final class StandbyReplicas implements AutoCloseable {
   public Map<Integer, Map<String, OpenCopy>> activate(Set<Integer> tasks) {
     synchronized (lock) {
       activeHere.addAll(tasks);
-      keptUntil.keySet().removeAll(tasks);
       lock.notifyAll();
       long deadline = System.nanoTime() + ACTIVATE_WAIT_NANOS;
       while (running && tasks.stream().anyMatch(openTasks::contains)) {
@@ -409,21 +393,11 @@ public final class StandbyReplicas implements AutoCloseable {
     }
   }
 
-  /**
-   * The copies to keep open: every container's wishes, and copies open already that were
-   * dropped a moment ago; never a task active here.
-   */
+  /** The copies to keep open: every container's wishes, never a task active here. */
   private Set<Integer> desired() {
     Set<Integer> desired = new TreeSet<>();
     synchronized (lock) {
       wantedByContainer.values().forEach(desired::addAll);
-      long now = System.nanoTime();
-      keptUntil.values().removeIf(until -> now - until >= 0);
-      for (int task : keptUntil.keySet()) {
-        if (open.containsKey(task)) {
-          desired.add(task);
-        }
-      }
       desired.removeAll(activeHere);
     }
     return desired;

@@ -56,6 +56,12 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   private volatile ProcessStatus.Container status = ProcessStatus.Container.idle();
   /** The standby copies this container keeps, as the last assignment gave them. */
   private volatile Set<Integer> standbys = Set.of();
+  /**
+   * The copies of the assignment being completed, told to the listener only after its tasks
+   * ({@link #onPartitionsAssigned}), or null: a copy of a task this container takes now is then
+   * handed over open instead of closed first (loop thread).
+   */
+  private Set<Integer> copiesToTell;
   /** Its warm-up copies that have not asked for their rebalance yet (loop thread). */
   private Set<Integer> warmups = Set.of();
   private long warmupsSince;
@@ -270,7 +276,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     standbys = all;
     warmups = warmup;
     warmupsSince = System.nanoTime();
-    call(() -> listener.standbys(all));
+    copiesToTell = all;
   }
 
   /**
@@ -336,6 +342,11 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     long started = System.currentTimeMillis();
     if (!leaving && !tasks.isEmpty()) {
       call(() -> listener.assigned(tasks));
+    }
+    Set<Integer> copies = copiesToTell;
+    copiesToTell = null;
+    if (!leaving && copies != null) {
+      call(() -> listener.standbys(copies));
     }
     if (!leaving) {
       rebalanced(started, System.currentTimeMillis() - started, tasks);
