@@ -58,8 +58,21 @@ class StandbyReplicasTest {
     standbys = new StandbyReplicas(List.of(spec), dir, Map.of(), 4,
         system -> new MemorySystemFactory().consumer(new TestSystemContext("memory", "standby",
             1, Map.of(), Map.of(), metrics)),
-        metrics, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.SECONDS.toNanos(1), "standby-test");
+        metrics, TimeUnit.MILLISECONDS.toNanos(5), "standby-test");
     return standbys;
+  }
+
+  /**
+   * Standby copies following task 1's changelog (3 records, caught up); opening a copy of task
+   * 2 will wait until {@code task2Opens} is released.
+   */
+  private StandbyReplicas followingTask1(CountDownLatch task2Opens) throws Exception {
+    write(1, 0, 3);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(1));
+    Await.until(Duration.ofSeconds(10), "task 1's copy following", () -> s.lag(0).get(1) == 0L);
+    disk.gates.put(storeDir(2), task2Opens);
+    return s;
   }
 
   private Path storeDir(int task) {
@@ -99,9 +112,9 @@ class StandbyReplicasTest {
     Await.until(Duration.ofSeconds(10), "the new records applied",
         () -> disk.files(storeDir(2)).get(bytes("k5")) != null);
 
-    // A new assignment: the group drops the copy, then a container here takes the task.
-    s.want(0, Set.of());
+    // A new assignment: a container here takes the task, then the group drops its copy.
     Map<String, StandbyReplicas.OpenCopy> handed = s.activate(2);
+    s.want(0, Set.of());
     disk.active.add(storeDir(2)); // from here the engine refuses to open it for the standby
     assertThat(handed).containsOnlyKeys("counts");
     assertThat(handed.get("counts").offset()).as("what the copy held").isEqualTo(5);
@@ -135,12 +148,8 @@ class StandbyReplicasTest {
 
   @Test
   void takingATaskWaitsForItsOwnCopyNotForNewCopiesToOpen() throws Exception {
-    write(1, 0, 3);
-    StandbyReplicas s = standbys();
-    s.want(0, Set.of(1));
-    Await.until(Duration.ofSeconds(10), "task 1's copy following", () -> s.lag(0).get(1) == 0L);
     CountDownLatch slowOpen = new CountDownLatch(1);
-    disk.gates.put(storeDir(2), slowOpen); // opening task 2's copy takes until released
+    StandbyReplicas s = followingTask1(slowOpen);
     try {
       // A rebalance: this process now keeps a copy of task 2 and takes task 1 as its own.
       s.want(0, Set.of(2));
@@ -165,12 +174,8 @@ class StandbyReplicasTest {
    */
   @Test
   void aCopyHandedOverAfterItsTakerGaveUpIsClosedWhenTheTaskLeaves() throws Exception {
-    write(1, 0, 3);
-    StandbyReplicas s = standbys();
-    s.want(0, Set.of(1));
-    Await.until(Duration.ofSeconds(10), "task 1's copy following", () -> s.lag(0).get(1) == 0L);
     CountDownLatch slowOpen = new CountDownLatch(1);
-    disk.gates.put(storeDir(2), slowOpen);
+    StandbyReplicas s = followingTask1(slowOpen);
     s.want(0, Set.of(1, 2));
     Await.until(Duration.ofSeconds(10), "the standby thread busy opening task 2's copy",
         () -> disk.atGate.contains(storeDir(2)));
