@@ -1,6 +1,9 @@
 package io.millrace.api.checkpoint;
 
-/** Writes one container's checkpoints. Loop thread only. */
+/**
+ * Writes one container's checkpoints. Loop thread only, but for a {@link #write} after {@link
+ * #holdSends}, which may run on another thread.
+ */
 public interface CheckpointWriter {
   /**
    * Durably records the offsets; returns once they would survive a crash.
@@ -22,4 +25,30 @@ public interface CheckpointWriter {
   default boolean commitsWhatWasSent() {
     return false;
   }
+
+  /**
+   * Whether a write that {@link #commitsWhatWasSent} may run on another thread while the loop
+   * goes on: {@link #holdSends} then holds back what the loop sends meanwhile, which goes into
+   * what follows the write. Default: false.
+   */
+  default boolean writesBesideSends() {
+    return false;
+  }
+
+  /**
+   * Where a commit takes its offsets (loop thread, {@link #writesBesideSends} only): the sends
+   * this thread makes from now on are held back until the next {@link #write} ends (they follow
+   * it) or {@link #dropHeldSends} drops them; what it sent before is in that write. Anything the
+   * write needs from the loop thread's state (a group member's generation) is taken now. The
+   * write may then run on any one other thread.
+   */
+  default void holdSends() {
+    throw new UnsupportedOperationException("this checkpoint writer cannot write beside sends");
+  }
+
+  /**
+   * Ends a {@link #holdSends} without a write (the commit failed before it): the held sends are
+   * dropped, as the uncommitted sends before them will be. Any thread.
+   */
+  default void dropHeldSends() {}
 }

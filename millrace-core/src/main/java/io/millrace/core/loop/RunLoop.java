@@ -425,10 +425,12 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    */
   boolean commitBeside() {
     try {
-      boolean onItsWay = committer.inBackground();
+      // One on its way that takes its offsets at its write, and has not taken them yet, holds
+      // the leaving tasks' last ones: no other is needed.
+      boolean covers = committer.inBackground() && committer.takesOffsetsAtWrite()
+          && !committer.offsetsTaken();
       finishBeside();
-      if (!onItsWay || !committer.takesOffsetsAtWrite()) {
-        // (One whose offsets were taken at its write holds the leaving tasks' last ones.)
+      if (!covers) {
         committer.begin(); // in the background, or whole if it cannot be
         finishBeside();
       }

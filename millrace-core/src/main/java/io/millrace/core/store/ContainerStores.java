@@ -531,6 +531,29 @@ public final class ContainerStores implements AutoCloseable {
   }
 
   /**
+   * Whether the flusher has a thread of its own: a transaction may then commit beside the loop,
+   * the flusher {@linkplain #parkFlusher parked} after the commit's records (inline, the loop's
+   * own flushes would send and stage into the committing transaction).
+   */
+  public boolean flusherThreaded() {
+    return flusher.threaded();
+  }
+
+  /**
+   * The flusher finishes what was handed over so far ({@link #awaitHandedOver} that), then waits
+   * for {@link #unparkFlusher}: what the stores flush from now on goes into the next transaction.
+   * Loop thread.
+   */
+  public void parkFlusher() {
+    flusher.parkAfterHanded();
+  }
+
+  /** Lets the flusher go on after {@link #parkFlusher}. Any thread. */
+  public void unparkFlusher() {
+    flusher.unpark();
+  }
+
+  /**
    * Waits until the flusher has done everything handed to it: no changelog send of it runs while
    * a transaction commits. Loop thread.
    */
@@ -574,7 +597,8 @@ public final class ContainerStores implements AutoCloseable {
   /**
    * Exactly-once, commit step 4's start (the flusher drained, the checkpoint's transaction about
    * to commit): the staging engines seal what they staged, which is exactly that transaction's
-   * writes; what the tasks write from now on stages for the next. Loop thread.
+   * writes; what the tasks write from now on stages for the next. The committing thread: the
+   * loop's, or the commit's with the flusher parked after the transaction's writes.
    */
   public void seal() {
     if (staged) {

@@ -35,12 +35,13 @@ public final class StagedEngine implements StorageEngine {
   private final StorageEngine engine;
   private static final NavigableMap<byte[], byte[]> NONE_SEALED =
       Collections.unmodifiableNavigableMap(new TreeMap<>(Arrays::compareUnsigned));
-  /** Written by the flusher's thread; replaced by {@link #seal} on the loop, the flusher idle. */
+  /** Written by the flusher's thread; replaced by {@link #seal}, the flusher idle or parked. */
   private volatile ConcurrentSkipListMap<byte[], byte[]> staged = newStaged();
   /**
-   * The writes of a transaction that is committing or committed, until they are applied: set on
-   * the loop, read there, and put back to none by the thread that applies them, after the engine
-   * holds them (a reader that still sees them reads what the engine now holds as well).
+   * The writes of a transaction that is committing or committed, until they are applied: set by
+   * the committing thread, read on the loop, and put back to none by the thread that applies
+   * them, after the engine holds them (a reader that still sees them reads what the engine now
+   * holds as well).
    */
   private volatile NavigableMap<byte[], byte[]> sealed = NONE_SEALED;
 
@@ -90,12 +91,16 @@ public final class StagedEngine implements StorageEngine {
 
   @Override
   public EngineIterator range(byte[] from, byte[] to) {
+    // Read in the order writes move (staged, then sealed, then the engine), as get does: a seal
+    // or an apply on the commit thread between two reads then shows a write twice (the newer
+    // layer wins), never not at all.
+    NavigableMap<byte[], byte[]> stagedNow = staged;
     NavigableMap<byte[], byte[]> sealedNow = sealed;
     EngineIterator underneath = engine.range(from, to);
     if (!sealedNow.isEmpty()) {
       underneath = new MergedIterator(view(sealedNow, from, to), underneath);
     }
-    return new MergedIterator(view(staged, from, to), underneath);
+    return new MergedIterator(view(stagedNow, from, to), underneath);
   }
 
   private static Iterator<Map.Entry<byte[], byte[]>> view(NavigableMap<byte[], byte[]> map,
@@ -110,7 +115,9 @@ public final class StagedEngine implements StorageEngine {
   /**
    * Seals what is staged: the commit calls this once its transaction holds exactly these writes
    * (every one handed to the flusher has been staged, and nothing is being staged), before the
-   * transaction commits. Loop thread.
+   * transaction commits. The committing thread (the loop's, or the commit's while the flusher is
+   * parked), beside reads on the loop: {@code sealed} is set before {@code staged}, which
+   * readers read first, so a reader between the two finds a write in one or the other.
    *
    * @throws IllegalStateException if the writes sealed before were not applied yet
    */

@@ -37,6 +37,13 @@ public final class StoreFlusher implements AutoCloseable {
   /** Threads waiting in {@link #await}: the thread wakes them when it finishes a batch. */
   private final AtomicInteger waiting = new AtomicInteger();
   private final Object finishedSignal = new Object();
+  /**
+   * The last batch the thread may finish before it parks, or {@link Long#MAX_VALUE}: a commit
+   * whose transaction commits beside the loop parks it after the batches that belong in that
+   * transaction ({@link #parkAfterHanded}). Read once per batch.
+   */
+  private volatile long parkAfter = Long.MAX_VALUE;
+  private final Object parkSignal = new Object();
 
   /** One flush: the engine to write it to and the changelog to send it to (null: not here). */
   private record Batch(StorageEngine engine, ChangelogWriter changelog, List<byte[]> keys,
@@ -114,6 +121,29 @@ public final class StoreFlusher implements AutoCloseable {
     await(handed);
   }
 
+  /** Whether a thread of its own does the engine writes and sends that may leave the loop. */
+  boolean threaded() {
+    return thread != null;
+  }
+
+  /**
+   * The thread finishes what was handed over so far, then waits for {@link #unpark} before the
+   * next batch: a transaction committing beside the loop holds exactly the changelog records
+   * handed over before this (and, under exactly-once, the engines stage nothing more until it
+   * sealed). Loop thread.
+   */
+  void parkAfterHanded() {
+    parkAfter = handed;
+  }
+
+  /** Lets the thread go on after {@link #parkAfterHanded}. Any thread. */
+  void unpark() {
+    parkAfter = Long.MAX_VALUE;
+    synchronized (parkSignal) {
+      parkSignal.notifyAll();
+    }
+  }
+
   /** How many batches were handed over so far: {@link #await} that to wait for them. */
   long handed() {
     return handed;
@@ -147,6 +177,13 @@ public final class StoreFlusher implements AutoCloseable {
   private void run() {
     try {
       for (Batch b = queue.take(); b != STOP; b = queue.take()) {
+        if (finished.get() >= parkAfter) { // b was handed after a commit's transaction closed
+          synchronized (parkSignal) {
+            while (finished.get() >= parkAfter) {
+              parkSignal.wait();
+            }
+          }
+        }
         try {
           if (failure.get() == null) {
             if (b.engine != null) {

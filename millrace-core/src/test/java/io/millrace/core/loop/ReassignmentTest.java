@@ -120,9 +120,18 @@ class ReassignmentTest {
 
   /** Records every checkpoint written: the latest offset of each partition. */
   private static final class RecordedCheckpoints implements CheckpointStore {
-    final Map<StreamPartition, Long> latest = new TreeMap<>(
-        (a, b) -> a.toString().compareTo(b.toString()));
-    int writes;
+    final Map<StreamPartition, Long> latest = java.util.Collections.synchronizedMap(
+        new TreeMap<>((a, b) -> a.toString().compareTo(b.toString())));
+    /** Counted after {@link #latest} is written (on the commit thread, for a write beside). */
+    volatile int writes;
+    /** Whether a write may run beside the loop, its sends held ({@code writesBesideSends}). */
+    boolean besideSends;
+    /** Holds each write until opened (a transaction's commit that takes a while). */
+    java.util.concurrent.CountDownLatch writeGate = new java.util.concurrent.CountDownLatch(0);
+    /** Run where the loop holds its sends: the offsets are taken there. */
+    Runnable onHold = () -> {};
+    final List<String> holdThreads = new CopyOnWriteArrayList<>();
+    final List<String> writeThreads = new CopyOnWriteArrayList<>();
 
     @Override
     public Map<StreamPartition, Long> read() {
@@ -137,17 +146,34 @@ class ReassignmentTest {
       return new CheckpointWriter() {
         @Override
         public void write(long[] offsets) {
-          writes++;
+          writeThreads.add(Thread.currentThread().getName());
+          try {
+            writeGate.await();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
           for (int i = 0; i < partitions.size(); i++) {
             if (offsets[i] != NONE) {
               latest.put(partitions.get(i), offsets[i]);
             }
           }
+          writes++;
         }
 
         @Override
         public boolean commitsWhatWasSent() {
           return transactional;
+        }
+
+        @Override
+        public boolean writesBesideSends() {
+          return besideSends;
+        }
+
+        @Override
+        public void holdSends() {
+          holdThreads.add(Thread.currentThread().getName());
+          onHold.run();
         }
       };
     }
@@ -610,6 +636,72 @@ class ReassignmentTest {
     cyclesUntilACheckpoint(loop);
     assertThat(checkpoints.latest).as("the offsets as the transaction commits: exactly what it "
         + "holds").containsEntry(P0, zero.offsets.get(zero.offsets.size() - 1));
+  }
+
+  /** The offset of the last message {@code task} processed. */
+  private static long lastOf(RecordingTask task) {
+    return task.offsets.get(task.offsets.size() - 1);
+  }
+
+  @Test
+  void aTransactionWrittenBesideTheLoopHoldsWhatItsOffsetsCoverWhileTheTasksGoOn()
+      throws Exception {
+    GatedProducer gated = new GatedProducer();
+    checkpoints.transactional = true;
+    checkpoints.besideSends = true;
+    checkpoints.writeGate = new java.util.concurrent.CountDownLatch(1);
+    RunLoop loop = commitJustBegun(gated, Set.of(0));
+    RecordingTask zero = task(0, 0);
+    java.util.concurrent.atomic.AtomicLong atHold = new java.util.concurrent.atomic.AtomicLong();
+    checkpoints.onHold = () -> atHold.set(lastOf(zero));
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+    gated.gate.countDown();
+    cyclesUntil(loop, () -> {
+      clock.now += MS;
+      return !checkpoints.writeThreads.isEmpty();
+    });
+
+    int before = zero.offsets.size();
+    cycles(loop, 20);
+    assertThat(zero.offsets.size()).as("the task goes on while the transaction commits")
+        .isGreaterThan(before);
+    assertThat(checkpoints.writes).isZero();
+    checkpoints.writeGate.countDown();
+    cyclesUntilACheckpoint(loop);
+    assertThat(checkpoints.latest).as("the offsets where the loop's sends were held")
+        .containsEntry(P0, atHold.get());
+    assertThat(lastOf(zero)).isGreaterThan(atHold.get());
+    assertThat(checkpoints.holdThreads).containsExactly(Thread.currentThread().getName());
+    assertThat(checkpoints.writeThreads).containsExactly("millrace-commit-0");
+  }
+
+  @Test
+  void aRevokeWhileATransactionCommitsBesideTheLoopCommitsAgainForWhatTheTaskProcessedSince()
+      throws Exception {
+    GatedProducer gated = new GatedProducer();
+    checkpoints.transactional = true;
+    checkpoints.besideSends = true;
+    checkpoints.writeGate = new java.util.concurrent.CountDownLatch(1);
+    RunLoop loop = commitJustBegun(gated, Set.of(0, 1));
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+    gated.gate.countDown();
+    cyclesUntil(loop, () -> {
+      clock.now += MS;
+      return !checkpoints.writeThreads.isEmpty();
+    });
+    cycles(loop, 20); // task 0 processes more than the committing transaction's offsets cover
+
+    // The write ends only once the revoke is under way, so the revoke finds it on its way.
+    coordinator.script.add(l -> {
+      checkpoints.writeGate.countDown();
+      l.revoked(Set.of(0));
+    });
+    nextMembershipPoll(loop);
+    RecordingTask zero = task(0, 0);
+    assertThat(checkpoints.latest).as("up to the revoke, not to where the first write held")
+        .containsEntry(P0, lastOf(zero));
+    assertThat(checkpoints.writes).as("the write on its way, and the revoke's").isEqualTo(2);
+    assertThat(zero.closed).isTrue();
   }
 
   @Test

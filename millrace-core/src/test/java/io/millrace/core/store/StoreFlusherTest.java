@@ -239,6 +239,39 @@ class StoreFlusherTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aParkedFlusherFinishesWhatWasHandedOverAndStartsNothingLaterUntilUnparked()
+      throws Exception {
+    Recording producer = new Recording(true);
+    RecordingEngine engine = new RecordingEngine(true);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      ChangelogWriter writer = new ChangelogWriter(producer, 0, 0);
+      long next = 0;
+      for (int commit = 0; commit < 300; commit++) {
+        for (int i = 0; i < 1 + commit % 3; i++) {
+          flusher.flush(engine, writer, List.of(bytes(next)), List.of(bytes(next++)));
+        }
+        long handed = flusher.handed();
+        long inTheCommit = next;
+        flusher.parkAfterHanded(); // a commit's transaction closes here
+        for (int i = 0; i < 1 + commit % 4; i++) { // the loop goes on (the queue holds 4)
+          flusher.flush(engine, writer, List.of(bytes(next)), List.of(bytes(next++)));
+        }
+        // The commit's thread waits for its batches, which the flusher finishes, parked after.
+        java.util.concurrent.CompletableFuture.runAsync(() -> flusher.await(handed))
+            .get(30, TimeUnit.SECONDS);
+        assertThat(producer.byPartition.get(0)).as("sent in commit %d", commit)
+            .hasSize((int) inTheCommit);
+        assertThat(engine.written).hasSize((int) inTheCommit);
+        flusher.unpark();
+      }
+      flusher.drain();
+      assertThat(producer.byPartition.get(0)).hasSize((int) next).isSorted();
+      assertThat(engine.written).hasSize((int) next).isSorted();
+    }
+  }
+
+  @Test
   void anEngineAndAProducerThatTakeWorkOnlyFromTheLoopGetItThere() {
     Recording producer = new Recording(false);
     RecordingEngine engine = new RecordingEngine(false);

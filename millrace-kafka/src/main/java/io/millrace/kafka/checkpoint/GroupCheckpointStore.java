@@ -242,6 +242,8 @@ public final class GroupCheckpointStore implements CheckpointStore {
     private final int[][] changelogIndex;
     private final String[][] changelogStore;
     private final StringBuilder text = new StringBuilder();
+    /** The member's generation where the loop's sends were held, for the write that follows. */
+    private volatile ConsumerGroupMetadata heldGroup;
 
     Writer(int containerId, List<StreamPartition> partitions, ContainerTransaction transaction,
         boolean holdsAllSends) {
@@ -289,8 +291,31 @@ public final class GroupCheckpointStore implements CheckpointStore {
       return holdsAllSends;
     }
 
+    /** A transaction holding every send commits on any thread, the loop's sends held. */
+    @Override
+    public boolean writesBesideSends() {
+      return holdsAllSends;
+    }
+
+    @Override
+    public void holdSends() {
+      // The consumer is the loop's (one thread only): its generation is read here, where the
+      // offsets are taken, for the write on the commit's thread.
+      heldGroup = groupMetadata.apply(containerId);
+      transaction.holdSends();
+    }
+
+    @Override
+    public void dropHeldSends() {
+      heldGroup = null;
+      transaction.dropHeld();
+    }
+
     @Override
     public void write(long[] offsets) {
+      ConsumerGroupMetadata group = heldGroup != null ? heldGroup
+          : groupMetadata.apply(containerId);
+      heldGroup = null;
       Map<TopicPartition, OffsetAndMetadata> commit = new LinkedHashMap<>();
       for (int j = 0; j < inputs.length; j++) {
         long last = offsets[inputIndex[j]];
@@ -307,7 +332,7 @@ public final class GroupCheckpointStore implements CheckpointStore {
         }
         commit.put(inputs[j], new OffsetAndMetadata(last + 1, text.toString()));
       }
-      transaction.commit(commit, groupMetadata.apply(containerId));
+      transaction.commit(commit, group);
     }
   }
 

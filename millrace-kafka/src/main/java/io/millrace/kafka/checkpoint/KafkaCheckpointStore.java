@@ -340,6 +340,22 @@ public final class KafkaCheckpointStore implements CheckpointStore {
       return transaction != null && holdsAllSends;
     }
 
+    /** In a transaction holding every send: it commits on any thread, the loop's sends held. */
+    @Override
+    public boolean writesBesideSends() {
+      return commitsWhatWasSent();
+    }
+
+    @Override
+    public void holdSends() {
+      transaction.holdSends();
+    }
+
+    @Override
+    public void dropHeldSends() {
+      transaction.dropHeld();
+    }
+
     @Override
     public void write(long[] offsets) {
       pending.clear();

@@ -3,12 +3,17 @@ package io.millrace.kafka.produce;
 import io.millrace.api.checkpoint.CheckpointException;
 import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.system.SystemProducer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
@@ -31,15 +36,39 @@ import org.apache.kafka.common.errors.TransactionAbortedException;
  * <p>A transaction opens at the first send after a commit ({@link #beforeSend}), so a container
  * with nothing to send, or one that is stopping, holds none open.
  *
- * <p>Threading: {@link #beforeSend} from any thread of the container that sends; {@link #commit}
- * and {@link #abort} on the loop thread, when no send is in progress (the commit protocol drains
- * the store flusher first).
+ * <p><b>A commit beside the sends.</b> Kafka refuses a send while a transaction commits, and the
+ * commit's round trips (its records acknowledged, the offsets, the end marker) took the loop
+ * 20-300 ms of every commit it stood still for. So a commit may {@linkplain #holdSends hold back}
+ * the loop thread's sends at the moment its offsets are taken: they wait here, serialized, while
+ * the transaction commits on another thread, and are sent first thing after it, into the next
+ * (in order, before any later send of that thread). The store flusher's thread is not held: it
+ * sends the changelog records of the commit, and parks itself before anything later.
+ *
+ * <p>Threading: {@link #beforeSend} and {@link #send(ProducerRecord, Callback)} from any thread of
+ * the container that sends; {@link #commit} and {@link #abort} on one thread at a time, when no
+ * send that belongs in the transaction is in progress (the commit protocol waits for the store
+ * flusher to have sent the commit's changelog records first, and holds the loop's sends).
  */
 public final class ContainerTransaction {
   private final KafkaProducer<byte[], byte[]> producer;
   private final String transactionalId;
   /** Whether a transaction is open: read on every send, so volatile (one read, no lock). */
   private volatile boolean open;
+  /**
+   * The thread whose sends are held while a commit runs beside it, or null: read on every send
+   * (one volatile read; the lock only while one is held).
+   */
+  private volatile Thread holding;
+  /** The held sends, in order; guarded by this. */
+  private final List<Held> held = new ArrayList<>();
+  private long heldBytes;
+  /**
+   * Held sends past this many bytes make the holding thread wait for the commit instead: a
+   * commit that takes long (a slow broker) holds the loop back, not the heap.
+   */
+  static final long HELD_BYTES_LIMIT = 32L << 20;
+
+  private record Held(ProducerRecord<byte[], byte[]> record, Callback callback) {}
 
   /**
    * Wraps a producer created with a {@code transactional.id}; initializes its transactions.
@@ -81,12 +110,76 @@ public final class ContainerTransaction {
 
   /**
    * Sends a record of the commit itself (a checkpoint) in the transaction, opening it if needed.
-   * Loop thread, during a commit.
+   * The committing thread, during a commit.
    */
-  public java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
-      org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]> record) {
+  public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
     beforeSend();
     return producer.send(record);
+  }
+
+  /**
+   * Sends a record in the open transaction (opening one if none is), or holds it back until the
+   * commit running beside this thread has ended ({@link #holdSends}).
+   *
+   * @return the send's future, or null if it was held (its callback reports it once sent)
+   */
+  public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
+    Thread h = holding;
+    if (h != null && h == Thread.currentThread() && hold(record, callback)) {
+      return null;
+    }
+    beforeSend();
+    return producer.send(record, callback);
+  }
+
+  private synchronized boolean hold(ProducerRecord<byte[], byte[]> record, Callback callback) {
+    while (holding != null && heldBytes >= HELD_BYTES_LIMIT) {
+      try {
+        wait(); // the commit ends (released or dropped) and wakes this
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for a commit to end", e);
+      }
+    }
+    if (holding == null) {
+      return false; // released meanwhile: send it now, after the ones held
+    }
+    held.add(new Held(record, callback));
+    heldBytes += size(record.key()) + size(record.value()) + 64; // 64: the record's own fields
+    return true;
+  }
+
+  private static int size(byte[] bytes) {
+    return bytes == null ? 0 : bytes.length;
+  }
+
+  /**
+   * From now until the next {@link #commit} or {@link #abort} ends, the calling thread's sends
+   * are held back: everything it sent before is in the transaction that commit commits, nothing
+   * after. Call it where the commit's offsets are taken.
+   */
+  public void holdSends() {
+    holding = Thread.currentThread();
+  }
+
+  /** Sends what was held, in order, into a new transaction; wakes a thread waiting to hold. */
+  private synchronized void releaseHeld() {
+    try {
+      for (Held h : held) {
+        beforeSend();
+        producer.send(h.record, h.callback);
+      }
+    } finally {
+      stopHolding();
+    }
+  }
+
+  /** Drops what was held (the transaction it would follow aborted: so is it, in effect). */
+  private synchronized void stopHolding() {
+    held.clear();
+    heldBytes = 0;
+    holding = null;
+    notifyAll();
   }
 
   private synchronized void begin() {
@@ -107,7 +200,8 @@ public final class ContainerTransaction {
    */
   public void commit(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
     if (!open && offsets.isEmpty()) {
-      return; // nothing sent, nothing processed: nothing to commit
+      releaseHeld(); // nothing sent, nothing processed: nothing to commit
+      return;
     }
     try {
       begin();
@@ -116,6 +210,7 @@ public final class ContainerTransaction {
       }
       producer.commitTransaction();
       open = false;
+      releaseHeld();
     } catch (CommitFailedException | FencedInstanceIdException e) {
       abortQuietly(e);
       throw new CommitFencedException("commit refused by group " + group.groupId()
@@ -132,7 +227,16 @@ public final class ContainerTransaction {
       abortQuietly(e);
       throw new CheckpointException("the commit's transaction (" + transactionalId
           + ") failed and was aborted: " + e, e);
+    } finally {
+      if (holding != null) {
+        stopHolding(); // it failed: what was held followed what did not commit
+      }
     }
+  }
+
+  /** Ends a hold without a commit (the commit failed before): what was held is dropped. */
+  public void dropHeld() {
+    stopHolding();
   }
 
   /**
@@ -142,6 +246,7 @@ public final class ContainerTransaction {
    *     sent is aborted all the same, and this producer cannot go on)
    */
   public synchronized void abort() {
+    stopHolding(); // what was held followed what is aborted now: it goes too
     if (open) {
       open = false;
       try {

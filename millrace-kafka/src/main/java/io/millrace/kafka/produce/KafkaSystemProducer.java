@@ -190,12 +190,11 @@ public final class KafkaSystemProducer implements SystemProducer {
   }
 
   private void send(ProducerRecord<byte[], byte[]> record, int index) {
-    if (transaction != null) {
-      transaction.beforeSend();
-    }
-    Future<RecordMetadata> sent = producer.send(record, callbacks[index]);
+    Future<RecordMetadata> sent = transaction != null
+        ? transaction.send(record, callbacks[index]) // null: held while a commit runs beside
+        : producer.send(record, callbacks[index]);
     // Done already only if refused before it left (one volatile read per send otherwise).
-    if (sent.isDone()) {
+    if (sent != null && sent.isDone()) {
       refusedNow(sent, topics[index]);
     }
   }

@@ -1,0 +1,149 @@
+package io.millrace.kafka;
+
+import static io.millrace.kafka.KafkaTestSupport.readAll;
+import static io.millrace.kafka.KafkaTestSupport.topic;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.kafka.dev.DevBroker;
+import io.millrace.kafka.produce.ContainerTransaction;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A transaction that commits beside the loop (real broker): the loop's sends from the moment its
+ * offsets were taken are held, then follow the commit in order; another thread's sends (the store
+ * flusher's changelog records) go into the committing transaction; an abort drops what was held.
+ */
+class ContainerTransactionTest {
+  private static final Callback NONE = (metadata, error) -> {};
+
+  private static KafkaProducer<byte[], byte[]> producer(String bootstrap, String id) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("transactional.id", id);
+    p.put("linger.ms", "5");
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  private static ProducerRecord<byte[], byte[]> record(String topic, String value) {
+    return new ProducerRecord<>(topic, 0, null, value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static List<String> committed(String bootstrap, String topic) {
+    return readAll(bootstrap, topic, true).stream().map(ConsumerRecord::value).toList();
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void theLoopsSendsWhileACommitRunsBesideItFollowTheCommitInOrder() throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String out = topic("held-out");
+    String changelog = topic("held-changelog");
+    TestBroker.createTopic(broker.bootstrapServers(), out, 1);
+    TestBroker.createTopic(broker.bootstrapServers(), changelog, 1);
+    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers(),
+        topic("held-tx"))) {
+      ContainerTransaction transaction = new ContainerTransaction(producer, "held", "test");
+      for (int i = 0; i < 10; i++) {
+        assertThat(transaction.send(record(out, "a" + i), NONE)).isNotNull();
+      }
+      transaction.holdSends(); // this thread is the loop: its offsets were taken here
+      for (int i = 0; i < 10; i++) {
+        assertThat(transaction.send(record(out, "b" + i), NONE)).as("held").isNull();
+      }
+      AtomicInteger acknowledged = new AtomicInteger();
+      // The flusher's changelog records of the commit pass, and the commit runs beside the loop.
+      CompletableFuture.runAsync(() -> {
+        assertThat(transaction.send(record(changelog, "c0"), NONE)).isNotNull();
+        transaction.commit(Map.of(), null);
+      }).get(60, TimeUnit.SECONDS);
+      transaction.send(record(out, "b10"), (metadata, error) -> acknowledged.incrementAndGet());
+
+      assertThat(committed(broker.bootstrapServers(), out))
+          .as("the commit held what came before the hold, and nothing after")
+          .containsExactly("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9");
+      assertThat(committed(broker.bootstrapServers(), changelog)).containsExactly("c0");
+
+      transaction.commit(Map.of(), null);
+      assertThat(acknowledged).hasValue(1);
+      List<String> all = committed(broker.bootstrapServers(), out);
+      assertThat(all.subList(10, all.size())).as("the held sends, in order, before later ones")
+          .containsExactly("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9", "b10");
+    }
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void sendsHeldBehindACommitThatFailsAreDroppedWithWhatItAborted() throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String out = topic("held-aborted");
+    TestBroker.createTopic(broker.bootstrapServers(), out, 1);
+    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers(),
+        topic("held-abort-tx"))) {
+      ContainerTransaction transaction = new ContainerTransaction(producer, "held", "test");
+      transaction.send(record(out, "kept"), NONE);
+      transaction.commit(Map.of(), null);
+
+      transaction.send(record(out, "aborted"), NONE);
+      transaction.holdSends();
+      assertThat(transaction.send(record(out, "held"), NONE)).isNull();
+      CompletableFuture.runAsync(transaction::abort).get(60, TimeUnit.SECONDS);
+      assertThat(transaction.send(record(out, "after"), NONE)).as("no longer held").isNotNull();
+      transaction.commit(Map.of(), null);
+
+      assertThat(committed(broker.bootstrapServers(), out)).containsExactly("kept", "after");
+    }
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void manyCommitsBesideAThreadThatNeverStopsSendingLoseNoneAndKeepTheirOrder()
+      throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String out = topic("held-stress");
+    TestBroker.createTopic(broker.bootstrapServers(), out, 1);
+    int sends = 20_000;
+    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers(),
+        topic("held-stress-tx"))) {
+      ContainerTransaction transaction = new ContainerTransaction(producer, "held", "test");
+      java.util.concurrent.ExecutorService committer =
+          java.util.concurrent.Executors.newSingleThreadExecutor();
+      try {
+        CompletableFuture<Void> commit = CompletableFuture.completedFuture(null);
+        int commits = 0;
+        for (int i = 0; i < sends; i++) {
+          transaction.send(record(out, Integer.toString(i)), NONE);
+          if (i % 1_000 == 250) {
+            commit.get(60, TimeUnit.SECONDS); // one at a time, as the committer does
+            transaction.holdSends();
+            commit = CompletableFuture.runAsync(() -> transaction.commit(Map.of(), null),
+                committer);
+            commits++;
+          }
+        }
+        commit.get(60, TimeUnit.SECONDS);
+        transaction.commit(Map.of(), null);
+        assertThat(commits).isEqualTo(sends / 1_000);
+      } finally {
+        committer.shutdown();
+      }
+    }
+    List<String> all = committed(broker.bootstrapServers(), out);
+    assertThat(all).hasSize(sends);
+    for (int i = 0; i < sends; i++) {
+      assertThat(all.get(i)).isEqualTo(Integer.toString(i));
+    }
+  }
+}
