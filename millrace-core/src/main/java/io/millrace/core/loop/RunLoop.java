@@ -616,8 +616,15 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
     long now = clock.nanoTime();
     cycleNanos = now;
+    // Not while a transaction commits beside the loop with the offsets it took: a poll may
+    // rejoin the group, whose next generation would refuse that commit's offsets as a zombie's.
+    // (The group waits for this member's join; a commit takes 20-300 ms.)
     if (now >= nextMembershipPollNanos) {
-      pollMembership(now); // tasks may leave or arrive here, between two deliveries
+      if (committer.offsetsTaken()) {
+        nextMembershipPollNanos = now + COMMIT_POLL_NANOS; // look again, without spinning
+      } else {
+        pollMembership(now); // tasks may leave or arrive here, between two deliveries
+      }
     }
     if (tasks.isEmpty()) {
       if (nextMembershipPollNanos == Long.MAX_VALUE) {

@@ -676,7 +676,7 @@ class ReassignmentTest {
   }
 
   @Test
-  void aRevokeWhileATransactionCommitsBesideTheLoopCommitsAgainForWhatTheTaskProcessedSince()
+  void theMembershipIsNotPolledWhileATransactionCommitsBesideTheLoopThenTheRevokeCommitsAgain()
       throws Exception {
     GatedProducer gated = new GatedProducer();
     checkpoints.transactional = true;
@@ -689,19 +689,24 @@ class ReassignmentTest {
       clock.now += MS;
       return !checkpoints.writeThreads.isEmpty();
     });
-    cycles(loop, 20); // task 0 processes more than the committing transaction's offsets cover
+    coordinator.script.add(l -> l.revoked(Set.of(0)));
 
-    // The write ends only once the revoke is under way, so the revoke finds it on its way.
-    coordinator.script.add(l -> {
-      checkpoints.writeGate.countDown();
-      l.revoked(Set.of(0));
-    });
+    // A poll could rejoin the group, whose next generation would refuse the committing
+    // transaction's offsets: the membership waits for the write.
     nextMembershipPoll(loop);
+    cycles(loop, 20); // task 0 processes more than the committing transaction's offsets cover
     RecordingTask zero = task(0, 0);
-    assertThat(checkpoints.latest).as("up to the revoke, not to where the first write held")
+    assertThat(coordinator.script).as("not polled while the write is on its way").hasSize(1);
+    assertThat(zero.closed).isFalse();
+
+    checkpoints.writeGate.countDown();
+    cyclesUntil(loop, () -> {
+      clock.now += MS;
+      return zero.closed;
+    });
+    assertThat(checkpoints.latest).as("the revoke's commit: up to the revoke")
         .containsEntry(P0, lastOf(zero));
     assertThat(checkpoints.writes).as("the write on its way, and the revoke's").isEqualTo(2);
-    assertThat(zero.closed).isTrue();
   }
 
   @Test
