@@ -38,13 +38,19 @@ public interface CheckpointWriter {
   /**
    * Where a commit takes its offsets (loop thread, {@link #writesBesideSends} only): the sends
    * this thread makes from now on are held back until the next {@link #write} ends (they follow
-   * it) or {@link #dropHeldSends} drops them; what it sent before is in that write. Anything the
+   * it: {@link #sendHeld}) or {@link #dropHeldSends} drops them; what it sent before is in that write. Anything the
    * write needs from the loop thread's state (a group member's generation) is taken now. The
    * write may then run on any one other thread.
    */
   default void holdSends() {
     throw new UnsupportedOperationException("this checkpoint writer cannot write beside sends");
   }
+
+  /**
+   * Loop thread, once the write that followed {@link #holdSends} ended: sends what was held, in
+   * order (the loop's next send would too; this is for a loop with nothing more to send).
+   */
+  default void sendHeld() {}
 
   /**
    * Ends a {@link #holdSends} without a write (the commit failed before it): the held sends are

@@ -447,6 +447,7 @@ public final class Committer implements AutoCloseable {
       }
       throw e;
     }
+    p.writer.sendHeld(); // what the loop sent during the write, now into the next transaction
     committed();
     long ended = System.nanoTime();
     if (ended - p.began > SLOW_COMMIT_NANOS || LOG.isDebugEnabled()) {

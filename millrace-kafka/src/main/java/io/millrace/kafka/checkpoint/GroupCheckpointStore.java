@@ -306,6 +306,11 @@ public final class GroupCheckpointStore implements CheckpointStore {
     }
 
     @Override
+    public void sendHeld() {
+      transaction.sendHeld();
+    }
+
+    @Override
     public void dropHeldSends() {
       heldGroup = null;
       transaction.dropHeld();

@@ -352,6 +352,11 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     }
 
     @Override
+    public void sendHeld() {
+      transaction.sendHeld();
+    }
+
+    @Override
     public void dropHeldSends() {
       transaction.dropHeld();
     }

@@ -40,8 +40,8 @@ import org.apache.kafka.common.errors.TransactionAbortedException;
  * commit's round trips (its records acknowledged, the offsets, the end marker) took the loop
  * 20-300 ms of every commit it stood still for. So a commit may {@linkplain #holdSends hold back}
  * the loop thread's sends at the moment its offsets are taken: they wait here, serialized, while
- * the transaction commits on another thread, and are sent first thing after it, into the next
- * (in order, before any later send of that thread). The store flusher's thread is not held: it
+ * the transaction commits on another thread, and are sent after it, into the next, by that
+ * thread (in order, before any later send of it). The store flusher's thread is not held: it
  * sends the changelog records of the commit, and parks itself before anything later.
  *
  * <p>Threading: {@link #beforeSend} and {@link #send(ProducerRecord, Callback)} from any thread of
@@ -61,6 +61,8 @@ public final class ContainerTransaction {
   private volatile Thread holding;
   /** The held sends, in order; guarded by this. */
   private final List<Held> held = new ArrayList<>();
+  /** Whether the commit the sends were held for ended: they go next; guarded by this. */
+  private boolean committed;
   private long heldBytes;
   /**
    * Held sends past this many bytes make the holding thread wait for the commit instead: a
@@ -133,16 +135,20 @@ public final class ContainerTransaction {
   }
 
   private synchronized boolean hold(ProducerRecord<byte[], byte[]> record, Callback callback) {
-    while (holding != null && heldBytes >= HELD_BYTES_LIMIT) {
+    while (holding != null && !committed && heldBytes >= HELD_BYTES_LIMIT) {
       try {
-        wait(); // the commit ends (released or dropped) and wakes this
+        wait(); // the commit ends (committed or dropped) and wakes this
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for a commit to end", e);
       }
     }
     if (holding == null) {
-      return false; // released meanwhile: send it now, after the ones held
+      return false; // dropped meanwhile: send it now
+    }
+    if (committed) {
+      sendHeldNow(); // the commit ended: what was held goes first, then this
+      return false;
     }
     held.add(new Held(record, callback));
     heldBytes += size(record.key()) + size(record.value()) + 64; // 64: the record's own fields
@@ -158,12 +164,37 @@ public final class ContainerTransaction {
    * are held back: everything it sent before is in the transaction that commit commits, nothing
    * after. Call it where the commit's offsets are taken.
    */
-  public void holdSends() {
+  public synchronized void holdSends() {
+    if (committed) {
+      sendHeldNow(); // (the last hold's, if nothing sent them yet)
+    }
     holding = Thread.currentThread();
   }
 
-  /** Sends what was held, in order, into a new transaction; wakes a thread waiting to hold. */
-  private synchronized void releaseHeld() {
+  /**
+   * The holding thread, once the commit ended: sends what it held, in order, into the next
+   * transaction (its next send does so too). On that thread, not the committing one: the loop
+   * goes on sending meanwhile, and two threads feeding one producer only contend.
+   */
+  public void sendHeld() {
+    if (holding == Thread.currentThread()) {
+      synchronized (this) {
+        if (committed) {
+          sendHeldNow();
+        }
+      }
+    }
+  }
+
+  /** Sends what a thread held during the last commit if nothing sent it since. */
+  private synchronized void sendHeldOfTheLastCommit() {
+    if (committed) {
+      sendHeldNow();
+    }
+  }
+
+  /** Sends what was held and ends the hold. Under the lock. */
+  private void sendHeldNow() {
     try {
       for (Held h : held) {
         beforeSend();
@@ -174,11 +205,20 @@ public final class ContainerTransaction {
     }
   }
 
+  /** The commit ended: the holding thread sends what it held next ({@link #sendHeld}). */
+  private synchronized void committed() {
+    if (holding != null) {
+      committed = true;
+      notifyAll();
+    }
+  }
+
   /** Drops what was held (the transaction it would follow aborted: so is it, in effect). */
   private synchronized void stopHolding() {
     held.clear();
     heldBytes = 0;
     holding = null;
+    committed = false;
     notifyAll();
   }
 
@@ -199,10 +239,12 @@ public final class ContainerTransaction {
    * @throws CommitFencedException if the group refused the offsets: the transaction is aborted
    */
   public void commit(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
+    sendHeldOfTheLastCommit(); // they belong in this one
     if (!open && offsets.isEmpty()) {
-      releaseHeld(); // nothing sent, nothing processed: nothing to commit
+      committed(); // nothing sent, nothing processed: nothing to commit
       return;
     }
+    boolean done = false;
     try {
       begin();
       if (!offsets.isEmpty()) {
@@ -210,7 +252,8 @@ public final class ContainerTransaction {
       }
       producer.commitTransaction();
       open = false;
-      releaseHeld();
+      done = true;
+      committed();
     } catch (CommitFailedException | FencedInstanceIdException e) {
       abortQuietly(e);
       throw new CommitFencedException("commit refused by group " + group.groupId()
@@ -228,7 +271,7 @@ public final class ContainerTransaction {
       throw new CheckpointException("the commit's transaction (" + transactionalId
           + ") failed and was aborted: " + e, e);
     } finally {
-      if (holding != null) {
+      if (!done && holding != null) {
         stopHolding(); // it failed: what was held followed what did not commit
       }
     }
