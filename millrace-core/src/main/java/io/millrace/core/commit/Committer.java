@@ -208,7 +208,7 @@ public final class Committer implements AutoCloseable {
    * @throws io.millrace.api.checkpoint.CommitFencedException if another member owns the tasks
    */
   public void commit() {
-    settle();
+    settle(true);
     if (writer == null) {
       return; // the container never held a partition: there is nothing to commit
     }
@@ -384,9 +384,11 @@ public final class Committer implements AutoCloseable {
    * stores' entries dirtied during the waits handed over, the offsets taken, the loop's sends
    * held from here on, and the flusher parked after the handed entries: the transaction then
    * holds exactly what the offsets cover. The commit thread waits for the flusher to have sent
-   * them, seals the staged writes (exactly-once), commits the transaction (the held sends follow,
-   * into the next), lets the flusher go on and marks the files (exactly-once: applies the sealed
-   * writes first); the loop goes on meanwhile, and learns the outcome at {@link #finish}.
+   * them, seals the staged writes (exactly-once), commits the transaction, lets the flusher go
+   * on and marks the files (exactly-once: applies the sealed writes first); the loop goes on
+   * meanwhile, learns the outcome at {@link #finish} and sends what it held into the next
+   * transaction. It does not poll its membership meanwhile (RunLoop): a rejoin could move the
+   * group to a generation that refuses the offsets.
    */
   private void writeBeside(Pending p) {
     long handed = stores == null ? 0 : stores.handOver();
@@ -398,7 +400,15 @@ public final class Committer implements AutoCloseable {
       stores.parkFlusher();
     }
     p.held = System.nanoTime();
-    p.writing = CompletableFuture.runAsync(() -> writeHeld(p, handed), thread());
+    try {
+      p.writing = CompletableFuture.runAsync(() -> writeHeld(p, handed), thread());
+    } catch (RuntimeException e) { // the commit thread is gone (closed): undo the barrier
+      p.writer.dropHeldSends();
+      if (stores != null) {
+        stores.unparkFlusher();
+      }
+      throw e;
+    }
     pending = p;
   }
 
@@ -413,8 +423,8 @@ public final class Committer implements AutoCloseable {
         stores.seal(); // exactly-once: the flusher parked after the transaction's writes
       }
       p.writer.write(p.offsets);
-    } catch (RuntimeException e) {
-      p.writer.dropHeldSends(); // (a failed write dropped them already)
+    } catch (RuntimeException | Error e) {
+      p.writer.dropHeldSends(); // before the write, or a failed one: they follow no commit
       throw e;
     } finally {
       if (stores != null) {
@@ -438,6 +448,7 @@ public final class Committer implements AutoCloseable {
     try {
       outcome(p.writing);
     } catch (RuntimeException e) {
+      p.writer.dropHeldSends(); // (what the loop sent since the failure: dropped, not sent)
       if (stores != null) {
         try {
           stores.awaitFlusher();
@@ -503,9 +514,18 @@ public final class Committer implements AutoCloseable {
   /**
    * Waits for a commit in the background to end its waits and drops it: a whole commit, a loss
    * of the tasks or a stop follows, and no store may close under it. Its failure is only logged:
-   * what failed (a producer's send, the flusher) fails the whole commit that follows too.
+   * what failed (a producer's send, the flusher) fails the whole commit that follows too, and a
+   * whole commit rethrows a failed write beside the loop itself.
    */
   public void settle() {
+    settle(false);
+  }
+
+  /**
+   * As {@link #settle()}; {@code rethrow}: a failed write beside the loop is thrown, not only
+   * logged (a whole commit follows, which must not commit offsets past what that write aborted).
+   */
+  private void settle(boolean rethrow) {
     Pending p = pending;
     if (p == null) {
       return;
@@ -522,6 +542,9 @@ public final class Committer implements AutoCloseable {
       try {
         written(p); // its offsets were taken and the loop's sends held: it runs to its end
       } catch (RuntimeException e) {
+        if (rethrow) {
+          throw e;
+        }
         LOG.warn("container {}: a commit's write beside the loop failed: {}", containerId,
             e.toString());
       }

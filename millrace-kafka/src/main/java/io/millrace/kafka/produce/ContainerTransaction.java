@@ -63,6 +63,11 @@ public final class ContainerTransaction {
   private final List<Held> held = new ArrayList<>();
   /** Whether the commit the sends were held for ended: they go next; guarded by this. */
   private boolean committed;
+  /**
+   * Whether that commit failed: the holding thread's sends are dropped (they follow what it
+   * aborted) until it learns of the failure ({@link #dropHeld}); guarded by this.
+   */
+  private boolean failed;
   private long heldBytes;
   /**
    * Held sends past this many bytes make the holding thread wait for the commit instead: a
@@ -146,6 +151,9 @@ public final class ContainerTransaction {
     if (holding == null) {
       return false; // dropped meanwhile: send it now
     }
+    if (failed) {
+      return true; // the commit failed: dropped with what it aborted, until the loop learns it
+    }
     if (committed) {
       sendHeldNow(); // the commit ended: what was held goes first, then this
       return false;
@@ -219,6 +227,19 @@ public final class ContainerTransaction {
     heldBytes = 0;
     holding = null;
     committed = false;
+    failed = false;
+    notifyAll();
+  }
+
+  /**
+   * The commit failed: what was held is dropped, and so is what the holding thread sends until
+   * it learns of the failure ({@link #dropHeld}), so that nothing sent after the offsets the
+   * commit took goes into a transaction of its own while what came before was aborted.
+   */
+  private synchronized void failHold() {
+    held.clear();
+    heldBytes = 0;
+    failed = true;
     notifyAll();
   }
 
@@ -272,14 +293,19 @@ public final class ContainerTransaction {
           + ") failed and was aborted: " + e, e);
     } finally {
       if (!done && holding != null) {
-        stopHolding(); // it failed: what was held followed what did not commit
+        failHold(); // it failed: what was held followed what did not commit
       }
     }
   }
 
-  /** Ends a hold without a commit (the commit failed before): what was held is dropped. */
-  public void dropHeld() {
-    stopHolding();
+  /**
+   * Ends a hold whose commit failed or never ran: what was held is dropped. Not once the commit
+   * committed: what was held then follows it, and the holding thread sends it.
+   */
+  public synchronized void dropHeld() {
+    if (!committed) {
+      stopHolding();
+    }
   }
 
   /**
@@ -289,7 +315,16 @@ public final class ContainerTransaction {
    *     sent is aborted all the same, and this producer cannot go on)
    */
   public synchronized void abort() {
-    stopHolding(); // what was held followed what is aborted now: it goes too
+    try {
+      abortOnly();
+    } finally {
+      // What was held followed what is aborted now: it goes too. (After the abort: a send that
+      // saw no hold any more must not find the aborted transaction still open.)
+      stopHolding();
+    }
+  }
+
+  private synchronized void abortOnly() {
     if (open) {
       open = false;
       try {
@@ -302,7 +337,7 @@ public final class ContainerTransaction {
 
   private void abortQuietly(Exception cause) {
     try {
-      abort();
+      abortOnly(); // the hold stays, failed, until the loop learns of the failure
     } catch (RuntimeException e) { // KafkaException, or a fence (CheckpointException)
       cause.addSuppressed(e); // the producer cannot go on: the caller's failure says why
     }
