@@ -108,6 +108,34 @@ class ContainerTransactionTest {
   }
 
   @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void afterACommitBesideTheLoopFailedTheLoopsSendsAreDroppedUntilItLearnsOfIt()
+      throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String out = topic("held-failed");
+    TestBroker.createTopic(broker.bootstrapServers(), out, 1);
+    String id = topic("held-failed-tx");
+    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers(), id)) {
+      ContainerTransaction transaction = new ContainerTransaction(producer, id, "test");
+      transaction.send(record(out, "before"), NONE);
+      transaction.holdSends();
+      assertThat(transaction.send(record(out, "held"), NONE)).isNull();
+      // Another process takes the transactional id over: this one's commit is fenced.
+      try (KafkaProducer<byte[], byte[]> other = producer(broker.bootstrapServers(), id)) {
+        new ContainerTransaction(other, id, "test");
+        assertThat(CompletableFuture.runAsync(() -> transaction.commit(Map.of(), null)))
+            .failsWithin(60, TimeUnit.SECONDS).withThrowableOfType(
+                java.util.concurrent.ExecutionException.class)
+            .withMessageContaining(id); // fenced, or aborted by the broker
+      }
+      assertThat(transaction.send(record(out, "after the failure"), NONE))
+          .as("dropped: it follows what the failed commit aborted").isNull();
+      transaction.dropHeld(); // the loop learnt of the failure
+    }
+    assertThat(committed(broker.bootstrapServers(), out)).isEmpty();
+  }
+
+  @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void manyCommitsBesideAThreadThatNeverStopsSendingLoseNoneAndKeepTheirOrder()
       throws Exception {

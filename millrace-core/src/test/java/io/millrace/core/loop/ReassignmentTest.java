@@ -1,6 +1,7 @@
 package io.millrace.core.loop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.ClosableTask;
@@ -128,6 +129,8 @@ class ReassignmentTest {
     boolean besideSends;
     /** Holds each write until opened (a transaction's commit that takes a while). */
     java.util.concurrent.CountDownLatch writeGate = new java.util.concurrent.CountDownLatch(0);
+    /** Whether the next write fails (its transaction aborted). */
+    volatile boolean failNextWrite;
     /** Run where the loop holds its sends: the offsets are taken there. */
     Runnable onHold = () -> {};
     final List<String> holdThreads = new CopyOnWriteArrayList<>();
@@ -151,6 +154,11 @@ class ReassignmentTest {
             writeGate.await();
           } catch (InterruptedException e) {
             throw new IllegalStateException(e);
+          }
+          if (failNextWrite) {
+            failNextWrite = false;
+            throw new io.millrace.api.checkpoint.CheckpointException(
+                "the commit's transaction (test-c0) failed and was aborted", null);
           }
           for (int i = 0; i < partitions.size(); i++) {
             if (offsets[i] != NONE) {
@@ -673,6 +681,31 @@ class ReassignmentTest {
     assertThat(lastOf(zero)).isGreaterThan(atHold.get());
     assertThat(checkpoints.holdThreads).containsExactly(Thread.currentThread().getName());
     assertThat(checkpoints.writeThreads).containsExactly("millrace-commit-0");
+  }
+
+  @Test
+  void aWholeCommitAfterAWriteBesideTheLoopFailedThrowsItInsteadOfCommittingPastIt()
+      throws Exception {
+    GatedProducer gated = new GatedProducer();
+    checkpoints.transactional = true;
+    checkpoints.besideSends = true;
+    checkpoints.failNextWrite = true;
+    checkpoints.writeGate = new java.util.concurrent.CountDownLatch(1);
+    RunLoop loop = commitJustBegun(gated, Set.of(0));
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+    gated.gate.countDown();
+    cyclesUntil(loop, () -> {
+      clock.now += MS;
+      return !checkpoints.writeThreads.isEmpty();
+    });
+    cycles(loop, 5);
+
+    // A task asks for a commit (a whole one) while the write fails: the offsets it would take
+    // cover outputs that the failed write aborted.
+    checkpoints.writeGate.countDown();
+    assertThatThrownBy(loop::commit)
+        .hasMessageContaining("the commit's transaction (test-c0) failed and was aborted");
+    assertThat(checkpoints.writes).as("no checkpoint past the aborted transaction").isZero();
   }
 
   @Test
