@@ -14,7 +14,6 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Env;
 import org.rocksdb.Priority;
-import org.rocksdb.RocksDB;
 
 /**
  * {@code stores.<name>.factory=rocksdb}: a RocksDB instance per store per task, under
@@ -31,7 +30,7 @@ public final class RocksDbEngineFactory implements StorageEngineFactory {
   static final String OPTION_PREFIX = "rocksdb.";
 
   static {
-    RocksDB.loadLibrary();
+    RocksDbNativeLibrary.load(); // one extracted copy, not one per JVM
     // RocksDB's flush pool is process-wide and starts with one thread: a commit that syncs
     // several stores at once (EngineSync) would still see their memtables written one by one.
     Env env = Env.getDefault();
