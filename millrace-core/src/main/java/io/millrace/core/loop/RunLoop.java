@@ -84,6 +84,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private long periodicCommitNanos = Long.MAX_VALUE;
   /** How often the loop looks whether a commit in the background has done its waits. */
   private static final long COMMIT_POLL_NANOS = 1_000_000L;
+  /** How long a commit waits for a synchronous task's message on the worker pool. */
+  private static final long QUIESCE_NANOS = 60_000_000_000L;
   private long nextWindowNanos = Long.MAX_VALUE;
   private final CallbackTimers timers;
   private long nextTimeoutCheckNanos = Long.MAX_VALUE;
@@ -348,6 +350,42 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     abandonInFlight(leaving);
   }
 
+  /**
+   * Waits for the messages in flight of the synchronous tasks on the worker pool, where the
+   * container has stores: such a task's process uses its stores on a worker thread ({@code
+   * task.max.concurrency=1} keeps it to one message at a time), and a commit hands the same
+   * stores' caches over on this thread, which a store does not allow beside it. At most one
+   * message per task; Samza's commit waits for the messages in flight too. Loop thread, before
+   * each step of a commit that hands the stores over.
+   */
+  private void quiesceStoreUsers() {
+    if (async == null || stores == null) {
+      return;
+    }
+    long deadline = System.nanoTime() + QUIESCE_NANOS; // other threads' work: the real clock
+    for (TaskInstance busy = syncInFlight(); busy != null; busy = syncInFlight()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("task " + busy.name + " has had a message in process on "
+            + "the worker pool for " + QUIESCE_NANOS / 1_000_000_000L + " s: a commit cannot "
+            + "hand its stores over while its process may be using them");
+      }
+      async.applyCompletions();
+      if (syncInFlight() != null) {
+        async.awaitCompletion(1_000_000L);
+      }
+    }
+  }
+
+  /** A synchronous task with a message in flight on the worker pool, or null. */
+  private TaskInstance syncInFlight() {
+    for (TaskInstance t : tasks) {
+      if (t.asyncTask == null && t.inFlight > 0) {
+        return t;
+      }
+    }
+    return null;
+  }
+
   private static boolean inFlight(List<TaskInstance> tasks) {
     for (TaskInstance t : tasks) {
       if (t.inFlight > 0) {
@@ -374,6 +412,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    */
   boolean commit() {
     try {
+      quiesceStoreUsers();
       committer.commit();
       return true;
     } catch (CommitFencedException e) {
@@ -400,9 +439,11 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       try {
         if (committer.inBackground()) {
           if (committer.prepared()) {
+            quiesceStoreUsers();
             committer.finish();
           }
         } else if (now >= periodicCommitNanos) { // (a whole commit may have settled the last)
+          quiesceStoreUsers();
           committer.begin();
           periodicCommitNanos = now + settings.commitNanos();
         }
@@ -431,6 +472,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
           && !committer.offsetsTaken();
       finishBeside();
       if (!covers) {
+        quiesceStoreUsers();
         committer.begin(); // in the background, or whole if it cannot be
         finishBeside();
       }
@@ -448,6 +490,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private void finishBeside() throws InterruptedException {
     while (committer.inBackground()) {
       awaitPreparedBeside();
+      quiesceStoreUsers();
       committer.finish();
     }
   }

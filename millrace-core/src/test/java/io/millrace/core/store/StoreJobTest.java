@@ -106,6 +106,30 @@ class StoreJobTest {
     assertThat(LAST_COUNT).hasSize(10).allSatisfy((k, v) -> assertThat(v).isEqualTo(5L));
   }
 
+  /**
+   * A synchronous task on the worker pool uses its store on worker threads while the loop's
+   * commits hand the same store's cache over: the commits wait for its message in flight, so no
+   * count is lost, on the worker or in the changelog a restart restores from.
+   */
+  @Test
+  void aTaskOnTheWorkerPoolKeepsExactCountsThroughCommitsEveryMillisecond() throws Throwable {
+    Map<String, String> c = job();
+    c.put("job.container.thread.pool.size", "4");
+    c.put("task.max.concurrency", "1");
+    c.put("task.commit.ms", "1");
+    c.put("stores.counts.cache.size", "8"); // evictions on the workers, hand-overs on the loop
+    for (int run = 1; run <= 2; run++) {
+      MemoryStream in = MemoryStreams.create(input, 2);
+      append(in, 200 * run, 40);
+      in.seal();
+      LAST_COUNT.clear();
+      LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(c)));
+      int expected = 200 * run;
+      assertThat(LAST_COUNT).as("run %d", run).hasSize(40)
+          .allSatisfy((k, v) -> assertThat(v).isEqualTo((long) expected));
+    }
+  }
+
   @Test
   void severalStoresRestoreInParallelToTheSameStateAsOnOneThread() throws Throwable {
     String second = changelog + "-second";
