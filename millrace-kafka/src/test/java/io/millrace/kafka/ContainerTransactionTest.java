@@ -4,7 +4,6 @@ import static io.millrace.kafka.KafkaTestSupport.readAll;
 import static io.millrace.kafka.KafkaTestSupport.topic;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.kafka.dev.DevBroker;
 import io.millrace.kafka.produce.ContainerTransaction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -41,19 +40,27 @@ class ContainerTransactionTest {
     return new ProducerRecord<>(topic, 0, null, value.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static List<String> committed(String bootstrap, String topic) {
-    return readAll(bootstrap, topic, true).stream().map(ConsumerRecord::value).toList();
+  private static List<String> committed(String topic) {
+    return readAll(bootstrap(), topic, true).stream().map(ConsumerRecord::value).toList();
+  }
+
+  private static String bootstrap() {
+    return TestBroker.shared().bootstrapServers();
+  }
+
+  /** A new topic of one partition on the shared broker. */
+  private static String newTopic(String prefix) {
+    String name = topic(prefix);
+    TestBroker.createTopic(bootstrap(), name, 1);
+    return name;
   }
 
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void theLoopsSendsWhileACommitRunsBesideItFollowTheCommitInOrder() throws Exception {
-    DevBroker broker = TestBroker.shared();
-    String out = topic("held-out");
-    String changelog = topic("held-changelog");
-    TestBroker.createTopic(broker.bootstrapServers(), out, 1);
-    TestBroker.createTopic(broker.bootstrapServers(), changelog, 1);
-    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers(),
+    String out = newTopic("held-out");
+    String changelog = newTopic("held-changelog");
+    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap(),
         topic("held-tx"))) {
       ContainerTransaction transaction = new ContainerTransaction(producer, "held", "test");
       for (int i = 0; i < 10; i++) {
@@ -71,14 +78,14 @@ class ContainerTransactionTest {
       }).get(60, TimeUnit.SECONDS);
       transaction.send(record(out, "b10"), (metadata, error) -> acknowledged.incrementAndGet());
 
-      assertThat(committed(broker.bootstrapServers(), out))
+      assertThat(committed(out))
           .as("the commit held what came before the hold, and nothing after")
           .containsExactly("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9");
-      assertThat(committed(broker.bootstrapServers(), changelog)).containsExactly("c0");
+      assertThat(committed(changelog)).containsExactly("c0");
 
       transaction.commit(Map.of(), null);
       assertThat(acknowledged).hasValue(1);
-      List<String> all = committed(broker.bootstrapServers(), out);
+      List<String> all = committed(out);
       assertThat(all.subList(10, all.size())).as("the held sends, in order, before later ones")
           .containsExactly("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9", "b10");
     }
@@ -87,10 +94,8 @@ class ContainerTransactionTest {
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void sendsHeldBehindACommitThatFailsAreDroppedWithWhatItAborted() throws Exception {
-    DevBroker broker = TestBroker.shared();
-    String out = topic("held-aborted");
-    TestBroker.createTopic(broker.bootstrapServers(), out, 1);
-    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers(),
+    String out = newTopic("held-aborted");
+    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap(),
         topic("held-abort-tx"))) {
       ContainerTransaction transaction = new ContainerTransaction(producer, "held", "test");
       transaction.send(record(out, "kept"), NONE);
@@ -103,7 +108,7 @@ class ContainerTransactionTest {
       assertThat(transaction.send(record(out, "after"), NONE)).as("no longer held").isNotNull();
       transaction.commit(Map.of(), null);
 
-      assertThat(committed(broker.bootstrapServers(), out)).containsExactly("kept", "after");
+      assertThat(committed(out)).containsExactly("kept", "after");
     }
   }
 
@@ -111,17 +116,15 @@ class ContainerTransactionTest {
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void afterACommitBesideTheLoopFailedTheLoopsSendsAreDroppedUntilItLearnsOfIt()
       throws Exception {
-    DevBroker broker = TestBroker.shared();
-    String out = topic("held-failed");
-    TestBroker.createTopic(broker.bootstrapServers(), out, 1);
+    String out = newTopic("held-failed");
     String id = topic("held-failed-tx");
-    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers(), id)) {
+    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap(), id)) {
       ContainerTransaction transaction = new ContainerTransaction(producer, id, "test");
       transaction.send(record(out, "before"), NONE);
       transaction.holdSends();
       assertThat(transaction.send(record(out, "held"), NONE)).isNull();
       // Another process takes the transactional id over: this one's commit is fenced.
-      try (KafkaProducer<byte[], byte[]> other = producer(broker.bootstrapServers(), id)) {
+      try (KafkaProducer<byte[], byte[]> other = producer(bootstrap(), id)) {
         new ContainerTransaction(other, id, "test");
         assertThat(CompletableFuture.runAsync(() -> transaction.commit(Map.of(), null)))
             .failsWithin(60, TimeUnit.SECONDS).withThrowableOfType(
@@ -132,18 +135,16 @@ class ContainerTransactionTest {
           .as("dropped: it follows what the failed commit aborted").isNull();
       transaction.dropHeld(); // the loop learnt of the failure
     }
-    assertThat(committed(broker.bootstrapServers(), out)).isEmpty();
+    assertThat(committed(out)).isEmpty();
   }
 
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void manyCommitsBesideAThreadThatNeverStopsSendingLoseNoneAndKeepTheirOrder()
       throws Exception {
-    DevBroker broker = TestBroker.shared();
-    String out = topic("held-stress");
-    TestBroker.createTopic(broker.bootstrapServers(), out, 1);
+    String out = newTopic("held-stress");
     int sends = 20_000;
-    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers(),
+    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap(),
         topic("held-stress-tx"))) {
       ContainerTransaction transaction = new ContainerTransaction(producer, "held", "test");
       java.util.concurrent.ExecutorService committer =
@@ -168,7 +169,7 @@ class ContainerTransactionTest {
         committer.shutdown();
       }
     }
-    List<String> all = committed(broker.bootstrapServers(), out);
+    List<String> all = committed(out);
     assertThat(all).hasSize(sends);
     for (int i = 0; i < sends; i++) {
       assertThat(all.get(i)).isEqualTo(Integer.toString(i));

@@ -88,6 +88,7 @@ public final class Committer implements AutoCloseable {
   /** The commit on its way in the background, or null. */
   private Pending pending;
   private ExecutorService thread;
+  private Runnable beforeHandOver = () -> {};
 
   /** A commit begun on the loop: its waits run on the commit thread, or on the loop (whole). */
   private static final class Pending {
@@ -249,12 +250,37 @@ public final class Committer implements AutoCloseable {
    */
   private Pending handOver(ContainerStores.Snapshot snapshot) {
     long began = System.nanoTime();
-    long handed = stores == null ? 0 : stores.handOver();
+    long handed = handOverStores();
+    takeOffsets(offsets);
+    return new Pending(writer, offsets, inputs.length, snapshot, handed, began,
+        System.nanoTime());
+  }
+
+  /**
+   * Hands the stores' dirty entries to the flusher once whatever else uses them has let go
+   * ({@link #beforeHandOver}); returns what to wait for the flusher to have done (0: no stores).
+   */
+  private long handOverStores() {
+    if (stores == null) {
+      return 0;
+    }
+    beforeHandOver.run();
+    return stores.handOver();
+  }
+
+  /**
+   * Runs {@code quiesce} on the loop before each hand-over of the stores' caches: the container
+   * waits there for its tasks on the worker pool, whose messages use the same stores.
+   */
+  public void beforeHandOver(Runnable quiesce) {
+    this.beforeHandOver = quiesce;
+  }
+
+  /** Notes each input's last processed offset into {@code offsets} (this layout's order). */
+  private void takeOffsets(long[] offsets) {
     for (int i = 0; i < inputs.length; i++) {
       offsets[i] = inputs[i].lastOffset();
     }
-    return new Pending(writer, offsets, inputs.length, snapshot, handed, began,
-        System.nanoTime());
   }
 
   /** Steps 1 to 3's waits: on the commit thread, or on the loop for a whole commit. */
@@ -365,11 +391,9 @@ public final class Committer implements AutoCloseable {
       // A transaction: it must hold exactly what its offsets cover. So the offsets are taken now,
       // and the stores' entries dirtied since the commit began go into it too.
       if (stores != null) {
-        stores.flush();
+        stores.awaitHandedOver(handOverStores());
       }
-      for (int i = 0; i < inputs.length; i++) {
-        p.offsets[i] = inputs[i].lastOffset();
-      }
+      takeOffsets(p.offsets);
     } else if (stores != null) {
       // The write may still be a transaction's commit (one that does not hold every send, an
       // output being on another cluster), beside which the flusher must not send changelogs.
@@ -391,10 +415,8 @@ public final class Committer implements AutoCloseable {
    * group to a generation that refuses the offsets.
    */
   private void writeBeside(Pending p) {
-    long handed = stores == null ? 0 : stores.handOver();
-    for (int i = 0; i < inputs.length; i++) {
-      p.offsets[i] = inputs[i].lastOffset();
-    }
+    long handed = handOverStores();
+    takeOffsets(p.offsets);
     p.writer.holdSends();
     if (stores != null) {
       stores.parkFlusher();
@@ -431,12 +453,11 @@ public final class Committer implements AutoCloseable {
         stores.unparkFlusher();
       }
     }
-    long written = System.nanoTime();
+    p.written = System.nanoTime();
     if (stores != null) {
       stores.afterCheckpoint(p.stores); // marks (exactly-once: applies first), on this thread
     }
     p.marked = System.nanoTime();
-    p.written = written;
   }
 
   /**

@@ -20,6 +20,7 @@ import io.millrace.core.store.ContainerStores;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -123,6 +124,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     this.stores = parts.stores();
     this.coordinator = parts.coordinator();
     this.settleNanos = parts.settleNanos();
+    if (stores != null) {
+      committer.beforeHandOver(this::quiesceStoreUsers);
+    }
     AsyncSettings asyncSettings = settings.async();
     this.pool = asyncSettings.poolSize() > 0
         ? WorkerPool.create(containerId, asyncSettings.poolSize(), asyncSettings.poolVirtual())
@@ -339,15 +343,31 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (async == null) {
       return;
     }
-    // A real wait for other threads' callbacks: measured on the system clock, not the loop's.
-    long deadline = System.nanoTime() + settleNanos;
-    while (inFlight(leaving) && System.nanoTime() - deadline < 0) {
+    awaitInFlight(leaving, t -> true, settleNanos);
+    abandonInFlight(leaving);
+  }
+
+  /**
+   * Applies completions until none of {@code among} that {@code which} selects has a message in
+   * flight, for at most {@code nanos} (a real wait for other threads' callbacks: measured on the
+   * system clock, not the loop's).
+   *
+   * @return a task that still has a message in flight then, or null
+   */
+  private TaskInstance awaitInFlight(List<TaskInstance> among, Predicate<TaskInstance> which,
+      long nanos) {
+    long deadline = System.nanoTime() + nanos;
+    for (TaskInstance busy = inFlight(among, which); busy != null;
+        busy = inFlight(among, which)) {
+      if (System.nanoTime() - deadline >= 0) {
+        return busy;
+      }
       async.applyCompletions();
-      if (inFlight(leaving)) {
+      if (inFlight(among, which) != null) {
         async.awaitCompletion(1_000_000L);
       }
     }
-    abandonInFlight(leaving);
+    return null;
   }
 
   /**
@@ -355,44 +375,29 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * container has stores: such a task's process uses its stores on a worker thread ({@code
    * task.max.concurrency=1} keeps it to one message at a time), and a commit hands the same
    * stores' caches over on this thread, which a store does not allow beside it. At most one
-   * message per task; Samza's commit waits for the messages in flight too. Loop thread, before
-   * each step of a commit that hands the stores over.
+   * message per task; Samza's commit waits for the messages in flight too. Loop thread: the
+   * committer runs it before each hand-over of the stores ({@code Committer.beforeHandOver}).
    */
   private void quiesceStoreUsers() {
-    if (async == null || stores == null) {
+    if (async == null) {
       return;
     }
-    long deadline = System.nanoTime() + QUIESCE_NANOS; // other threads' work: the real clock
-    for (TaskInstance busy = syncInFlight(); busy != null; busy = syncInFlight()) {
-      if (System.nanoTime() - deadline > 0) {
-        throw new IllegalStateException("task " + busy.name + " has had a message in process on "
-            + "the worker pool for " + QUIESCE_NANOS / 1_000_000_000L + " s: a commit cannot "
-            + "hand its stores over while its process may be using them");
-      }
-      async.applyCompletions();
-      if (syncInFlight() != null) {
-        async.awaitCompletion(1_000_000L);
-      }
+    TaskInstance busy = awaitInFlight(tasks, t -> t.asyncTask == null, QUIESCE_NANOS);
+    if (busy != null) {
+      throw new IllegalStateException("task " + busy.name + " has had a message in process on "
+          + "the worker pool for " + QUIESCE_NANOS / 1_000_000_000L + " s: a commit cannot "
+          + "hand its stores over while its process may be using them");
     }
   }
 
-  /** A synchronous task with a message in flight on the worker pool, or null. */
-  private TaskInstance syncInFlight() {
+  /** A task of {@code tasks} that {@code which} selects with a message in flight, or null. */
+  private static TaskInstance inFlight(List<TaskInstance> tasks, Predicate<TaskInstance> which) {
     for (TaskInstance t : tasks) {
-      if (t.asyncTask == null && t.inFlight > 0) {
+      if (t.inFlight > 0 && which.test(t)) {
         return t;
       }
     }
     return null;
-  }
-
-  private static boolean inFlight(List<TaskInstance> tasks) {
-    for (TaskInstance t : tasks) {
-      if (t.inFlight > 0) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Forgets the tasks' messages in flight: a callback that comes later changes nothing. */
@@ -412,7 +417,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    */
   boolean commit() {
     try {
-      quiesceStoreUsers();
       committer.commit();
       return true;
     } catch (CommitFencedException e) {
@@ -439,11 +443,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       try {
         if (committer.inBackground()) {
           if (committer.prepared()) {
-            quiesceStoreUsers();
             committer.finish();
           }
         } else if (now >= periodicCommitNanos) { // (a whole commit may have settled the last)
-          quiesceStoreUsers();
           committer.begin();
           periodicCommitNanos = now + settings.commitNanos();
         }
@@ -472,7 +474,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
           && !committer.offsetsTaken();
       finishBeside();
       if (!covers) {
-        quiesceStoreUsers();
         committer.begin(); // in the background, or whole if it cannot be
         finishBeside();
       }
@@ -490,7 +491,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   private void finishBeside() throws InterruptedException {
     while (committer.inBackground()) {
       awaitPreparedBeside();
-      quiesceStoreUsers();
       committer.finish();
     }
   }

@@ -223,12 +223,10 @@ public final class ContainerTransaction {
 
   /** Drops what was held (the transaction it would follow aborted: so is it, in effect). */
   private synchronized void stopHolding() {
-    held.clear();
-    heldBytes = 0;
+    clearHeld();
     holding = null;
     committed = false;
     failed = false;
-    notifyAll();
   }
 
   /**
@@ -237,9 +235,14 @@ public final class ContainerTransaction {
    * commit took goes into a transaction of its own while what came before was aborted.
    */
   private synchronized void failHold() {
+    clearHeld();
+    failed = true;
+  }
+
+  /** Forgets what was held; wakes a thread waiting for room to hold more. Under the lock. */
+  private void clearHeld() {
     held.clear();
     heldBytes = 0;
-    failed = true;
     notifyAll();
   }
 
