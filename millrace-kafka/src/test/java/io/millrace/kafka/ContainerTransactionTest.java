@@ -3,8 +3,15 @@ package io.millrace.kafka;
 import static io.millrace.kafka.KafkaTestSupport.readAll;
 import static io.millrace.kafka.KafkaTestSupport.topic;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.api.checkpoint.CommitFencedException;
+import io.millrace.api.system.StreamSpec;
+import io.millrace.core.metrics.DefaultMetricsRegistry;
+import io.millrace.core.serde.StringSerde;
+import io.millrace.core.testing.TestSystemContext;
 import io.millrace.kafka.produce.ContainerTransaction;
+import io.millrace.kafka.produce.KafkaSystemProducer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -12,10 +19,15 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -136,6 +148,62 @@ class ContainerTransactionTest {
       transaction.dropHeld(); // the loop learnt of the failure
     }
     assertThat(committed(out)).isEmpty();
+  }
+
+  /**
+   * Where the group refuses a commit's offsets (this member's generation is gone), the producer
+   * fails the records still waiting in the transaction with the group's own error as it aborts
+   * them. The loop's next send must see the fence (its tasks are lost, and it rejoins), not an
+   * output failure that stops the container: a zombie of scale-out's fencing test died so.
+   */
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void recordsAbortedWithOffsetsTheGroupRefusedFailTheNextSendAsTheFence() throws Exception {
+    String out = newTopic("refused-out");
+    String job = topic("refused-job");
+    Map<String, String> jobConfig = Map.of("job.name", job,
+        "task.processing.guarantee", "exactly-once", "task.checkpoint.system", "kafka");
+    // A long linger: the records are still waiting when the offsets are refused.
+    Map<String, String> systemConfig = Map.of("bootstrap.servers", bootstrap(),
+        "producer.linger.ms", "60000");
+    KafkaSystemProducer producer = new KafkaSystemProducer(new TestSystemContext("kafka", job, 0,
+        systemConfig, jobConfig, new DefaultMetricsRegistry(false)),
+        KafkaSettings.of("kafka", systemConfig));
+    producer.register(0, new StreamSpec("out", out, new StringSerde(), new StringSerde()), 1);
+    producer.start();
+    try {
+      producer.send(0, 0, null, "aborted", -1);
+      ConsumerGroupMetadata gone = metadataOfAMemberThatLeft(out);
+      assertThatThrownBy(() -> producer.transaction().commit(
+          Map.of(new TopicPartition(out, 0), new OffsetAndMetadata(1)), gone))
+          .isInstanceOf(CommitFencedException.class);
+      assertThatThrownBy(() -> producer.send(0, 0, null, "next", -1))
+          .as("the loop's next send learns of the fence")
+          .isInstanceOf(CommitFencedException.class);
+      producer.abandon(); // the tasks are lost: the loop drops what is uncommitted
+      producer.send(0, 0, null, "after", -1);
+      producer.transaction().commit(Map.of(), null);
+    } finally {
+      producer.stop();
+    }
+    assertThat(committed(out)).containsExactly("after");
+  }
+
+  /** The group metadata of a member that joined a group and left it: the group refuses it. */
+  private static ConsumerGroupMetadata metadataOfAMemberThatLeft(String topic) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap());
+    p.put("group.id", topic("refused-group"));
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p,
+        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (consumer.assignment().isEmpty()) {
+        assertThat(System.nanoTime()).as("joined the group in time").isLessThan(deadline);
+        consumer.poll(java.time.Duration.ofMillis(100));
+      }
+      return consumer.groupMetadata();
+    } // closing leaves the group
   }
 
   @Test

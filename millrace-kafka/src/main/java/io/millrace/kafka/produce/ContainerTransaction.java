@@ -357,6 +357,16 @@ public final class ContainerTransaction {
         || failure instanceof TransactionAbortedException;
   }
 
+  /**
+   * Whether a failure means the group refused the transaction's offsets (a commit beside the loop
+   * found the member's generation gone): the producer fails the records still waiting in the
+   * aborted transaction with this same error, which is the fence, not their own failure.
+   */
+  public static boolean refusedByGroup(Throwable failure) {
+    return failure instanceof CommitFailedException
+        || failure instanceof FencedInstanceIdException;
+  }
+
   private CommitFencedException abortedByBroker(Exception e) {
     return new CommitFencedException("the broker aborted transaction " + transactionalId
         + " (it stayed open longer than its transaction.timeout.ms, or another producer with "

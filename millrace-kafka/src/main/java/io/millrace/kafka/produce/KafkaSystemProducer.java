@@ -287,6 +287,15 @@ public final class KafkaSystemProducer implements SystemProducer {
           + " (open longer than its transaction.timeout.ms, or fenced by another producer with "
           + "its id, of a process that took over)", failure.getCause());
     }
+    if (transaction != null && ContainerTransaction.refusedByGroup(failure.getCause())) {
+      // The group refused the commit's offsets (this member's generation is not the group's any
+      // more), and the producer failed the records still waiting in that transaction with the
+      // same error: they were aborted with it. The fence, not this task's output failure.
+      firstFailure.set(null);
+      throw new CommitFencedException("the group refused the offsets of transaction "
+          + transactionalId + ", which is aborted: another member owns the tasks",
+          failure.getCause());
+    }
     throw (OutputFailedException) failure;
   }
 
