@@ -541,6 +541,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     for (SystemProducer producer : producers) {
       producer.abandon();
     }
+    if (stores != null) {
+      stores.forgetFence(); // a fence the flusher met was the lost tasks'
+    }
   }
 
   /** The tasks are closed and their stores released: their partitions leave the container. */

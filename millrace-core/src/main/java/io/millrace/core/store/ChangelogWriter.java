@@ -1,5 +1,6 @@
 package io.millrace.core.store;
 
+import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.system.OutputFailedException;
 import io.millrace.api.system.SystemProducer;
 import java.util.List;
@@ -30,13 +31,15 @@ public final class ChangelogWriter {
   /**
    * Sends one flush's changes (a null value: a delete), in order, on this thread. A refused change
    * is an {@link OutputFailedException}: a flush holds the writes of many messages, so no message
-   * is charged with it (the container stops; the store would otherwise lose a change).
+   * is charged with it (the container stops; the store would otherwise lose a change). A send
+   * that finds the container fenced ({@link CommitFencedException}: its transaction was aborted)
+   * stays the fence: its tasks are lost, which is no failure of this store.
    */
   void sendNow(List<byte[]> keys, List<byte[]> values) {
     for (int i = 0; i < keys.size(); i++) {
       try {
         producer.send(index, partition, keys.get(i), values.get(i), -1);
-      } catch (OutputFailedException e) {
+      } catch (OutputFailedException | CommitFencedException e) {
         throw e;
       } catch (RuntimeException e) {
         throw new OutputFailedException("a change to changelog partition " + partition

@@ -727,7 +727,13 @@ public final class ContainerStores implements AutoCloseable {
     if (instances == null) {
       return;
     }
-    flusher.drain(); // no deferred write of theirs may land after their engines close
+    // No deferred write of theirs may land after their engines close. A lost task's fence is
+    // not its failure: what it wrote since its last commit is dropped anyway.
+    if (committed) {
+      flusher.drain();
+    } else {
+      flusher.drainAfterLoss();
+    }
     if (staged) {
       syncAndMarkAppliedQuietly(taskNumber);
     } else if (!committed) {
@@ -746,6 +752,14 @@ public final class ContainerStores implements AutoCloseable {
         LOG.warn("store {} of task {} failed to close", instance.spec().name(), taskNumber, e);
       }
     }
+  }
+
+  /**
+   * The container holds no task any more: a fence its flusher met (a changelog send that found
+   * the transaction aborted) was theirs, and the flusher serves the next tasks.
+   */
+  public void forgetFence() {
+    flusher.forgetFence();
   }
 
   /**

@@ -1,4 +1,5 @@
 package io.millrace.core.store;
+import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.store.engine.StorageEngine;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -119,6 +120,31 @@ public final class StoreFlusher implements AutoCloseable {
   /** Waits until everything handed over is done; throws the first failure. */
   public void drain() {
     await(handed);
+  }
+
+  /**
+   * As {@link #drain}, for tasks that are lost: a failure that is the container's fence (a send
+   * found its transaction aborted) is not thrown, since what the lost tasks wrote since their
+   * last commit is dropped anyway; any other failure is.
+   */
+  void drainAfterLoss() {
+    try {
+      drain();
+    } catch (CommitFencedException fence) {
+      // (kept until forgetFence: a task that stays must still learn that its writes were dropped)
+    }
+  }
+
+  /**
+   * Forgets a failure that is the container's fence, once the container holds no task any more:
+   * the batches dropped after it were those tasks', and the tasks given to it next start from
+   * their checkpoints on a flusher that works. Loop thread, with nothing handed over pending.
+   */
+  void forgetFence() {
+    RuntimeException e = failure.get();
+    if (e instanceof CommitFencedException) {
+      failure.compareAndSet(e, null);
+    }
   }
 
   /** Whether a thread of its own does the engine writes and sends that may leave the loop. */

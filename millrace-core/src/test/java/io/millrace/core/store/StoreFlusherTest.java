@@ -2,6 +2,7 @@ package io.millrace.core.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.store.engine.StorageEngine;
 import io.millrace.api.system.StreamSpec;
 import io.millrace.api.system.SystemProducer;
@@ -23,6 +24,7 @@ class StoreFlusherTest {
     final Map<Integer, List<Long>> byPartition = new ConcurrentHashMap<>();
     final List<String> threads = new CopyOnWriteArrayList<>();
     volatile long failAt = -1;
+    volatile long fenceAt = -1;
 
     Recording(boolean concurrent) {
       this.concurrent = concurrent;
@@ -37,6 +39,9 @@ class StoreFlusherTest {
     @Override
     public void send(int index, int partition, Object key, Object value, long timestamp) {
       long v = ByteBuffer.wrap((byte[]) value).getLong();
+      if (v == fenceAt) {
+        throw new CommitFencedException("the broker aborted transaction t-c0", null);
+      }
       if (v == failAt) {
         throw new IllegalStateException("a record sent to topic counts-changelog partition "
             + partition + " was not acknowledged");
@@ -63,6 +68,7 @@ class StoreFlusherTest {
     final List<Long> written = new CopyOnWriteArrayList<>();
     final List<String> threads = new CopyOnWriteArrayList<>();
     volatile long failAt = -1;
+    volatile long fenceAt = -1;
 
     RecordingEngine(boolean concurrent) {
       this.concurrent = concurrent;
@@ -72,7 +78,10 @@ class StoreFlusherTest {
     public void write(List<byte[]> keys, List<byte[]> values) {
       for (byte[] value : values) {
         long v = ByteBuffer.wrap(value).getLong();
-        if (v == failAt) {
+        if (v == fenceAt) {
+        throw new CommitFencedException("the broker aborted transaction t-c0", null);
+      }
+      if (v == failAt) {
           throw new IllegalStateException("store counts: RocksDB write failed: No space left");
         }
         written.add(v);
@@ -166,6 +175,50 @@ class StoreFlusherTest {
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("counts-changelog partition 0 was not acknowledged");
       assertThat(producer.byPartition.get(0)).hasSize(30);
+    }
+  }
+
+  /**
+   * A changelog send that finds the container fenced (its transaction aborted by a refused
+   * commit) fails the flusher with the fence itself, so the loop loses its tasks instead of
+   * failing the container; closing the lost tasks' stores drains past it, and once the container
+   * holds no task the flusher serves the next ones.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aSendThatFindsTheContainerFencedFailsWithTheFenceWhichTheLossOfEveryTaskForgets() {
+    Recording producer = new Recording(true);
+    producer.fenceAt = 30;
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      ChangelogWriter writer = new ChangelogWriter(producer, 0, 0);
+      RecordingEngine engine = new RecordingEngine(true);
+      assertThatThrownBy(() -> flushAThousandAndDrain(flusher, engine, writer))
+          .isExactlyInstanceOf(CommitFencedException.class);
+      flusher.drainAfterLoss(); // the lost tasks' stores close past it
+      assertThatThrownBy(flusher::drain).as("kept until no task is left")
+          .isExactlyInstanceOf(CommitFencedException.class);
+
+      flusher.forgetFence();
+      producer.fenceAt = -1;
+      flusher.flush(engine, writer, List.of(bytes(5_000)), List.of(bytes(5_000)));
+      flusher.drain();
+      assertThat(producer.byPartition.get(0)).hasSize(31).endsWith(5_000L);
+    }
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void anOutputFailureIsNotForgottenWithTheFence() {
+    Recording producer = new Recording(true);
+    producer.failAt = 3;
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      ChangelogWriter writer = new ChangelogWriter(producer, 0, 0);
+      RecordingEngine engine = new RecordingEngine(true);
+      assertThatThrownBy(() -> flushAThousandAndDrain(flusher, engine, writer))
+          .isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(flusher::drainAfterLoss).isInstanceOf(IllegalStateException.class);
+      flusher.forgetFence();
+      assertThatThrownBy(flusher::drain).isInstanceOf(IllegalStateException.class);
     }
   }
 
