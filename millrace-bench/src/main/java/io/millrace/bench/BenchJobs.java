@@ -86,4 +86,13 @@ public final class BenchJobs {
         Path.of(System.getProperty("millrace.broker.lib", "millrace-kafka/target/broker-lib")),
         List.of("-Xms1g", "-Xmx1g"), Duration.ofSeconds(90));
   }
+
+  /**
+   * Stops a benchmark's broker and deletes its directory: the topics of a few runs are
+   * gigabytes, and left behind they filled this machine's disk.
+   */
+  public static void stopBroker(DevBroker broker) throws IOException {
+    broker.stop();
+    TempDirs.deleteRecursively(broker.dir());
+  }
 }

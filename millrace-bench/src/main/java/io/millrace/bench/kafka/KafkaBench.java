@@ -2,6 +2,7 @@ package io.millrace.bench.kafka;
 
 import io.millrace.bench.Args;
 import io.millrace.bench.Stats;
+import io.millrace.bench.BenchJobs;
 import io.millrace.kafka.dev.DevBroker;
 import java.io.BufferedReader;
 import java.io.File;
@@ -169,7 +170,7 @@ public final class KafkaBench {
       ratio(medians, "count-eos", "count", "count_eos_over_count");
     } finally {
       if (broker != null) {
-        broker.stop();
+        BenchJobs.stopBroker(broker); // and its topics: gigabytes after a few runs
       }
     }
   }

@@ -92,7 +92,7 @@ public final class KafkaMemoryBench {
     } finally {
       TempDirs.deleteRecursively(state);
       if (broker != null) {
-        broker.stop();
+        io.millrace.bench.BenchJobs.stopBroker(broker);
       }
     }
   }

@@ -108,8 +108,8 @@ public final class KafkaRun {
   static double[] job(String mode, String bootstrap, String topic, long records,
       Map<String, String> extra) throws Throwable {
     Path state = Files.createTempDirectory("millrace-kafka-bench");
+    String run = UUID.randomUUID().toString().substring(0, 8);
     try {
-      String run = UUID.randomUUID().toString().substring(0, 8);
       Map<String, String> c = new HashMap<>();
       c.put("job.name", "bench-kafka-" + mode + "-" + run);
       c.put("job.state.dir", state.toString());
@@ -154,6 +154,7 @@ public final class KafkaRun {
           records / ((end - start) / 1e9), (cpuNanos() - cpu0) / 1e3 / records};
     } finally {
       TempDirs.deleteRecursively(state);
+      BenchTopics.deleteRunTopics(bootstrap, run); // its output, changelog and checkpoint topics
     }
   }
 

@@ -90,7 +90,7 @@ public final class RestoreBench {
     } finally {
       TempDirs.deleteRecursively(state);
       if (broker != null) {
-        broker.stop();
+        io.millrace.bench.BenchJobs.stopBroker(broker);
       }
     }
   }

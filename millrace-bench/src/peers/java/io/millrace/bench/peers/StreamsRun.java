@@ -91,6 +91,11 @@ final class StreamsRun {
         records / ((last - first) / 1e9), records / ((end - start) / 1e9),
         (cpuNanos() - cpu0) / 1e3 / records);
     streams.cleanUp();
+    // Its output and internal topics: a broker kept between runs would fill the disk.
+    String application = properties.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+    io.millrace.bench.kafka.BenchTopics.deleteRunTopics(
+        properties.getProperty(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG),
+        application.substring(application.lastIndexOf('-') + 1));
   }
 
   private static long cpuNanos() {

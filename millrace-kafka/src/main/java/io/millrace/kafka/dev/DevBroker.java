@@ -81,6 +81,11 @@ public final class DevBroker implements AutoCloseable {
     return process.pid();
   }
 
+  /** The directory of the broker's data, configuration and log. */
+  public Path dir() {
+    return dir;
+  }
+
   /** The broker's log file. */
   public Path logFile() {
     return dir.resolve("broker.log");
