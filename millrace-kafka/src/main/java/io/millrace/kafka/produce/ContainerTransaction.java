@@ -154,9 +154,8 @@ public final class ContainerTransaction {
     if (failed) {
       return true; // the commit failed: dropped with what it aborted, until the loop learns it
     }
-    if (committed) {
-      sendHeldNow(); // the commit ended: what was held goes first, then this
-      return false;
+    if (sendHeldIfCommitted()) {
+      return false; // the commit ended: what was held went first, then this
     }
     held.add(new Held(record, callback));
     heldBytes += size(record.key()) + size(record.value()) + 64; // 64: the record's own fields
@@ -173,9 +172,7 @@ public final class ContainerTransaction {
    * after. Call it where the commit's offsets are taken.
    */
   public synchronized void holdSends() {
-    if (committed) {
-      sendHeldNow(); // (the last hold's, if nothing sent them yet)
-    }
+    sendHeldIfCommitted(); // (the last hold's, if nothing sent them yet)
     holding = Thread.currentThread();
   }
 
@@ -186,23 +183,18 @@ public final class ContainerTransaction {
    */
   public void sendHeld() {
     if (holding == Thread.currentThread()) {
-      synchronized (this) {
-        if (committed) {
-          sendHeldNow();
-        }
-      }
+      sendHeldIfCommitted();
     }
   }
 
-  /** Sends what a thread held during the last commit if nothing sent it since. */
-  private synchronized void sendHeldOfTheLastCommit() {
-    if (committed) {
-      sendHeldNow();
+  /**
+   * If the commit the sends were held for ended, sends what was held, in order, and ends the
+   * hold; says whether it did.
+   */
+  private synchronized boolean sendHeldIfCommitted() {
+    if (!committed) {
+      return false;
     }
-  }
-
-  /** Sends what was held and ends the hold. Under the lock. */
-  private void sendHeldNow() {
     try {
       for (Held h : held) {
         beforeSend();
@@ -211,6 +203,7 @@ public final class ContainerTransaction {
     } finally {
       stopHolding();
     }
+    return true;
   }
 
   /** The commit ended: the holding thread sends what it held next ({@link #sendHeld}). */
@@ -263,7 +256,7 @@ public final class ContainerTransaction {
    * @throws CommitFencedException if the group refused the offsets: the transaction is aborted
    */
   public void commit(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata group) {
-    sendHeldOfTheLastCommit(); // they belong in this one
+    sendHeldIfCommitted(); // what the last hold kept, if nothing sent it: it belongs in this one
     if (!open && offsets.isEmpty()) {
       committed(); // nothing sent, nothing processed: nothing to commit
       return;
@@ -351,23 +344,31 @@ public final class ContainerTransaction {
    * open past {@code transaction.timeout.ms}, as when the process was paused): what it sent since
    * the last commit is gone, and its tasks are lost as if it had been fenced.
    */
-  public static boolean abortedByBroker(Throwable failure) {
+  private static boolean isAbortedByBroker(Throwable failure) {
     return failure instanceof InvalidProducerEpochException
         || failure instanceof InvalidTxnStateException
         || failure instanceof TransactionAbortedException;
   }
 
   /**
-   * Whether a failure means the group refused the transaction's offsets (a commit beside the loop
-   * found the member's generation gone): the producer fails the records still waiting in the
-   * aborted transaction with this same error, which is the fence, not their own failure.
+   * The fence a record's failure is, or null if it is the record's own: the producer fails the
+   * records still waiting in an aborted transaction with the error that aborted it, the broker's
+   * (the transaction stayed open too long) or the group's (it refused the commit's offsets, this
+   * member's generation being gone). Either way the container's tasks are lost, and no message's
+   * output failed.
    */
-  public static boolean refusedByGroup(Throwable failure) {
-    return failure instanceof CommitFailedException
-        || failure instanceof FencedInstanceIdException;
+  public CommitFencedException fenceOf(Throwable failure) {
+    if (isAbortedByBroker(failure)) {
+      return abortedByBroker(failure);
+    }
+    if (failure instanceof CommitFailedException || failure instanceof FencedInstanceIdException) {
+      return new CommitFencedException("the group refused the offsets of transaction "
+          + transactionalId + ", which is aborted: another member owns the tasks", failure);
+    }
+    return null;
   }
 
-  private CommitFencedException abortedByBroker(Exception e) {
+  private CommitFencedException abortedByBroker(Throwable e) {
     return new CommitFencedException("the broker aborted transaction " + transactionalId
         + " (it stayed open longer than its transaction.timeout.ms, or another producer with "
         + "its id, of a process that took over, fenced it: was this process paused?)", e);

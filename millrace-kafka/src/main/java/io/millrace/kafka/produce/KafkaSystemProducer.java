@@ -278,23 +278,14 @@ public final class KafkaSystemProducer implements SystemProducer {
     if (failure == null) {
       return;
     }
-    if (transaction != null && ContainerTransaction.abortedByBroker(failure.getCause())) {
-      // The broker aborted the container's transaction (it stayed open longer than
-      // transaction.timeout.ms): what was sent since the last commit is gone, so the tasks are
-      // lost as if fenced, and come back from their checkpoints and changelogs.
+    CommitFencedException fence = transaction == null ? null
+        : transaction.fenceOf(failure.getCause());
+    if (fence != null) {
+      // The container's transaction was aborted (by the broker, or with offsets the group
+      // refused) and this record with it: its tasks are lost, and come back from their
+      // checkpoints and changelogs elsewhere or here. Not this task's output failure.
       firstFailure.set(null);
-      throw new CommitFencedException("the broker aborted transaction " + transactionalId
-          + " (open longer than its transaction.timeout.ms, or fenced by another producer with "
-          + "its id, of a process that took over)", failure.getCause());
-    }
-    if (transaction != null && ContainerTransaction.refusedByGroup(failure.getCause())) {
-      // The group refused the commit's offsets (this member's generation is not the group's any
-      // more), and the producer failed the records still waiting in that transaction with the
-      // same error: they were aborted with it. The fence, not this task's output failure.
-      firstFailure.set(null);
-      throw new CommitFencedException("the group refused the offsets of transaction "
-          + transactionalId + ", which is aborted: another member owns the tasks",
-          failure.getCause());
+      throw fence;
     }
     throw (OutputFailedException) failure;
   }
