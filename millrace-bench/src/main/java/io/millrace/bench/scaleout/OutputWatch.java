@@ -24,6 +24,12 @@ final class OutputWatch implements AutoCloseable {
   private final int[] lastPid;
   private final long[] firstAfterMs;
   private final long[] maxGapMs;
+  /** Each task's last record's input timestamp (the job passes its input's on). */
+  private final long[] lastInputMs;
+  /** For each task's longest gap: how far apart the two records' inputs were written. */
+  private final long[] inputGapAtMaxMs;
+  /** Each task's longest time from an input's writing to its emission, in the window. */
+  private final long[] maxLatencyMs;
   private long total;
   private long afterMs = Long.MAX_VALUE;
   private int excludedPid;
@@ -39,6 +45,9 @@ final class OutputWatch implements AutoCloseable {
     this.lastPid = new int[tasks];
     this.firstAfterMs = new long[tasks];
     this.maxGapMs = new long[tasks];
+    this.lastInputMs = new long[tasks];
+    this.inputGapAtMaxMs = new long[tasks];
+    this.maxLatencyMs = new long[tasks];
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
     p.put("enable.auto.commit", "false");
@@ -57,7 +66,7 @@ final class OutputWatch implements AutoCloseable {
           for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
             byte[] v = r.value();
             if (v != null && v.length == Emission.BYTES) {
-              seen(r.partition(), Emission.emittedMs(v), Emission.pid(v));
+              seen(r.partition(), Emission.emittedMs(v), Emission.pid(v), r.timestamp());
             }
           }
         }
@@ -69,14 +78,19 @@ final class OutputWatch implements AutoCloseable {
     thread.start();
   }
 
-  private synchronized void seen(int task, long ms, int pid) {
+  private synchronized void seen(int task, long ms, int pid, long inputMs) {
     total++;
     long previous = lastMs[task];
-    if (ms >= gapFromMs && ms <= gapToMs && previous > 0 && ms > previous) {
-      maxGapMs[task] = Math.max(maxGapMs[task], ms - previous);
+    if (ms >= gapFromMs && ms <= gapToMs) {
+      if (previous > 0 && ms - previous > maxGapMs[task]) {
+        maxGapMs[task] = ms - previous;
+        inputGapAtMaxMs[task] = inputMs - lastInputMs[task];
+      }
+      maxLatencyMs[task] = Math.max(maxLatencyMs[task], ms - inputMs);
     }
     if (ms > previous) {
       lastMs[task] = ms;
+      lastInputMs[task] = inputMs;
     }
     lastPid[task] = pid;
     if (ms > afterMs && pid != excludedPid && firstAfterMs[task] == 0) {
@@ -141,6 +155,8 @@ final class OutputWatch implements AutoCloseable {
   /** Starts measuring each task's longest gap between emissions from {@code fromMs}. */
   synchronized void startGaps(long fromMs) {
     Arrays.fill(maxGapMs, 0);
+    Arrays.fill(inputGapAtMaxMs, 0);
+    Arrays.fill(maxLatencyMs, 0);
     gapFromMs = fromMs;
     gapToMs = Long.MAX_VALUE;
   }
@@ -154,6 +170,21 @@ final class OutputWatch implements AutoCloseable {
   synchronized long[] maxGaps() {
     check();
     return maxGapMs.clone();
+  }
+
+  /**
+   * For each task's longest gap, how far apart its two records were written to the input: a gap
+   * the input had too is the feeder's (or the machine's), not the job's.
+   */
+  synchronized long[] inputGapsAtMax() {
+    check();
+    return inputGapAtMaxMs.clone();
+  }
+
+  /** Each task's longest time from an input record's writing to its emission, in the window. */
+  synchronized long[] maxLatencies() {
+    check();
+    return maxLatencyMs.clone();
   }
 
   @Override

@@ -52,9 +52,10 @@ import java.util.stream.Collectors;
  *   <li><b>eos-recovery</b> (not run by default; {@code bench kafka-eos-recovery}): one process
  *       holding {@code --state-mb} under exactly-once is killed with SIGKILL and started again:
  *       time to ready stores, see {@link EosRecovery}.
- *   <li><b>cost</b>: Millrace only, the stateless job over a pre-filled input with 1, 2 and 3
- *       processes on this one machine: aggregate records/s over a window that starts once the
- *       group is stable. On two cores this is the cost of coordination, not scaling.
+ *   <li><b>cost</b>: the stateless job over a pre-filled input with 1, 2 and 3 processes on this
+ *       one machine: aggregate records/s over a window that starts once the group is stable. On
+ *       two cores this is the cost of coordination, not scaling; Kafka Streams' own ratio, run
+ *       the same way, says what the machine takes from any system.
  * </ul>
  */
 public final class ScaleOutBench {
@@ -158,8 +159,10 @@ public final class ScaleOutBench {
           }
         }
         if (scenarios.contains("cost")) {
-          bench.cost(round, args.getLong("cost-records", 16_000_000),
-              args.getLong("cost-warmup-ms", 10_000), args.getLong("cost-window-ms", 10_000));
+          for (String system : systems) {
+            bench.cost(system, round, args.getLong("cost-records", 16_000_000),
+                args.getLong("cost-warmup-ms", 10_000), args.getLong("cost-window-ms", 10_000));
+          }
         }
       }
       bench.report(runs);
@@ -268,7 +271,7 @@ public final class ScaleOutBench {
    */
   private void join(String system, int round, String kind, JobSpec job, Fleet fleet,
       OutputWatch watch, String label) throws Exception {
-    long baselineGap = steadyGap(watch);
+    Gap baselineGap = steadyGap(watch);
 
     int[] ownersBefore = watch.owners();
     long joinMs = System.currentTimeMillis();
@@ -281,42 +284,79 @@ public final class ScaleOutBench {
     await(fleet, "every task emitting after the rebalance", 300,
         () -> watch.allEmittedAfter(stableMs));
     Thread.sleep(5_000);
-    int[] ownersAfter = watch.owners();
+    Set<Integer> stayed = stayed(ownersBefore, watch.owners());
+    Gap gap = gaps(watch, System.currentTimeMillis(), stayed);
+    System.out.printf(Locale.ROOT, "round %d %s join (%s job): longest gap of the %d tasks that "
+            + "stayed %s; steady running before: %s; %d tasks changed owner%n",
+        round, system, kind, stayed.size(), gap, baselineGap, partitions - stayed.size());
+    add(system + "_join_" + kind + "_gap_ms", gap.ms());
+    add(system + "_join_" + kind + "_input_gap_ms", gap.inputMs());
+    add(system + "_join_" + kind + "_latency_ms", gap.latencyMs());
+    add(system + "_steady_" + kind + "_gap_ms", baselineGap.ms());
+    add(system + "_steady_" + kind + "_input_gap_ms", baselineGap.inputMs());
+    add(system + "_steady_" + kind + "_latency_ms", baselineGap.latencyMs());
+    add(system + "_join_" + kind + "_moved", partitions - stayed.size());
+  }
+
+  /**
+   * The longest gap of any task that kept its owner over the next 5 s of running with no process
+   * joining or leaving (the commit's pause). A task that moved is left out: after a failover a
+   * group may still be moving tasks whose warm-up copies caught up, and a move's gap is not a
+   * pause of the loop.
+   */
+  private Gap steadyGap(OutputWatch watch) throws Exception {
+    int[] ownersBefore = watch.owners();
+    long fromMs = System.currentTimeMillis();
+    watch.startGaps(fromMs);
+    Thread.sleep(5_000); // a benchmark's steady window, not a test's synchronisation
+    Set<Integer> stayed = stayed(ownersBefore, watch.owners());
+    if (stayed.size() < partitions) {
+      System.out.printf(Locale.ROOT, "(%d task(s) moved in the steady window: left out of its "
+          + "gap)%n", partitions - stayed.size());
+    }
+    return gaps(watch, fromMs + 5_000, stayed);
+  }
+
+  private Set<Integer> stayed(int[] ownersBefore, int[] ownersAfter) {
     Set<Integer> stayed = new HashSet<>();
     for (int t = 0; t < partitions; t++) {
       if (ownersBefore[t] == ownersAfter[t]) {
         stayed.add(t);
       }
     }
-    long gap = gaps(watch, System.currentTimeMillis(), stayed);
-    System.out.printf(Locale.ROOT, "round %d %s join (%s job): longest gap of the %d tasks that "
-            + "stayed %d ms (steady running before: %d ms); %d tasks changed owner%n",
-        round, system, kind, stayed.size(), gap, baselineGap, partitions - stayed.size());
-    add(system + "_join_" + kind + "_gap_ms", gap);
-    add(system + "_steady_" + kind + "_gap_ms", baselineGap);
-    add(system + "_join_" + kind + "_moved", partitions - stayed.size());
+    return stayed;
   }
 
-  /** The longest gap of any task over the next 5 s of steady running (the commit's pause). */
-  private static long steadyGap(OutputWatch watch) throws Exception {
-    long fromMs = System.currentTimeMillis();
-    watch.startGaps(fromMs);
-    Thread.sleep(5_000); // a benchmark's steady window, not a test's synchronisation
-    return gaps(watch, fromMs + 5_000, null);
+  /**
+   * A window's longest gap between two emissions of one task, how far apart those two records'
+   * inputs were written (the part of the gap the input had already), and the longest time any
+   * record took from its writing to its emission.
+   */
+  record Gap(long ms, long inputMs, long latencyMs) {
+    @Override
+    public String toString() {
+      return ms + " ms (input " + inputMs + " ms apart, longest latency " + latencyMs + " ms)";
+    }
   }
 
   /** Ends the gap window at {@code toMs}, lets the reader catch up, returns the longest gap. */
-  private static long gaps(OutputWatch watch, long toMs, Set<Integer> tasks) throws Exception {
+  private static Gap gaps(OutputWatch watch, long toMs, Set<Integer> tasks) throws Exception {
     watch.endGaps(toMs);
     Thread.sleep(1_500); // emissions before toMs that the reader has not read yet
     long[] gaps = watch.maxGaps();
-    long max = 0;
+    long[] inputGaps = watch.inputGapsAtMax();
+    long[] latencies = watch.maxLatencies();
+    Gap max = new Gap(0, 0, 0);
+    long latency = 0;
     for (int t = 0; t < gaps.length; t++) {
       if (tasks == null || tasks.contains(t)) {
-        max = Math.max(max, gaps[t]);
+        if (gaps[t] > max.ms()) {
+          max = new Gap(gaps[t], inputGaps[t], 0);
+        }
+        latency = Math.max(latency, latencies[t]);
       }
     }
-    return max;
+    return new Gap(max.ms(), max.inputMs(), latency);
   }
 
   private void leave(String system, int round, boolean join) throws Exception {
@@ -371,7 +411,7 @@ public final class ScaleOutBench {
               && watch.allEmittedWithin(1_000) && owners(watch) == 3);
       System.out.printf(Locale.ROOT, "round %d %s scale-up: 3 processes running after %,d ms%n",
           round, system, System.currentTimeMillis() - started);
-      long baselineGap = steadyGap(watch);
+      Gap baselineGap = steadyGap(watch);
 
       int[] ownersBefore = watch.owners();
       long joinMs = System.currentTimeMillis();
@@ -386,19 +426,19 @@ public final class ScaleOutBench {
       long balancedMs = watch.tasksOf(joiner).size() >= share
           ? System.currentTimeMillis() - joinMs : -1;
       Thread.sleep(5_000);
-      long gap = gaps(watch, System.currentTimeMillis(), null);
+      Gap gap = gaps(watch, System.currentTimeMillis(), null);
       int[] ownersAfter = watch.owners();
       int moved = 0;
       for (int t = 0; t < partitions; t++) {
         moved += ownersBefore[t] == ownersAfter[t] ? 0 : 1;
       }
-      System.out.printf(Locale.ROOT, "round %d %s scale-up: longest gap of any task %d ms "
-              + "(steady running before: %d ms); %d tasks changed owner%s%n", round,
+      System.out.printf(Locale.ROOT, "round %d %s scale-up: longest gap of any task %s; "
+              + "steady running before: %s; %d tasks changed owner%s%n", round,
           system, gap, baselineGap, moved,
           balancedMs < 0 ? " (its share not reached within " + windowMs + " ms)"
               : ", its share reached " + balancedMs + " ms after it started");
-      add(system + "_scale_up_gap_ms", gap);
-      add(system + "_scale_up_steady_gap_ms", baselineGap);
+      add(system + "_scale_up_gap_ms", gap.ms());
+      add(system + "_scale_up_steady_gap_ms", baselineGap.ms());
       add(system + "_scale_up_moved", moved);
       if (balancedMs >= 0) {
         add(system + "_scale_up_balanced_ms", balancedMs);
@@ -489,7 +529,8 @@ public final class ScaleOutBench {
 
   private String costInput;
 
-  private void cost(int round, long records, long warmupMs, long windowMs) throws Exception {
+  private void cost(String system, int round, long records, long warmupMs, long windowMs)
+      throws Exception {
     if (costInput == null) {
       costInput = "so-cost-in-" + UUID.randomUUID().toString().substring(0, 6);
       group.create(costInput, partitions);
@@ -505,11 +546,11 @@ public final class ScaleOutBench {
     double[] rate = new double[4];
     for (int i = 0; i < 3; i++) {
       int processes = 1 + (i + round - 1) % 3;
-      String id = "so-cost-" + processes + "-" + round + "-"
+      String id = "so-cost-" + system.replace('_', '-') + "-" + processes + "-" + round + "-"
           + UUID.randomUUID().toString().substring(0, 6);
       group.create(id + "-out", partitions);
       JobSpec job = new JobSpec(id, bootstrap, costInput, id + "-out", false, sessionMs, 0, false);
-      try (Fleet fleet = fleet("millrace", job, dir.resolve(id))) {
+      try (Fleet fleet = fleet(system, job, dir.resolve(id))) {
         for (int p = 0; p < processes; p++) {
           fleet.start("p" + p);
         }
@@ -526,16 +567,17 @@ public final class ScaleOutBench {
         if (w1 >= records * 0.98) {
           System.out.println("warning: the input ran out inside the window: raise --cost-records");
         }
-        System.out.printf(Locale.ROOT, "round %d cost: %d process(es) %,.0f records/s%n", round,
-            processes, rate[processes]);
+        System.out.printf(Locale.ROOT, "round %d %s cost: %d process(es) %,.0f records/s%n",
+            round, system, processes, rate[processes]);
       }
     }
+    String prefix = system.equals("millrace") ? "cost_" : system + "_cost_";
     for (int processes = 1; processes <= 3; processes++) {
-      add("cost_" + processes + "_per_sec", rate[processes]);
-      add("cost_" + processes + "_fraction", rate[processes] / rate[1]);
+      add(prefix + processes + "_per_sec", rate[processes]);
+      add(prefix + processes + "_fraction", rate[processes] / rate[1]);
     }
-    System.out.printf(Locale.ROOT, "round %d cost: 2 processes %.3f of one, 3 processes %.3f%n",
-        round, rate[2] / rate[1], rate[3] / rate[1]);
+    System.out.printf(Locale.ROOT, "round %d %s cost: 2 processes %.3f of one, 3 processes %.3f%n",
+        round, system, rate[2] / rate[1], rate[3] / rate[1]);
   }
 
   private static int owners(OutputWatch watch) {
@@ -577,13 +619,22 @@ public final class ScaleOutBench {
         System.out.printf(Locale.ROOT, "RESULT scale-out scenario=join job=%s "
                 + "millrace_max_gap_ms=%.0f kafka_streams_max_gap_ms=%.0f "
                 + "millrace_steady_gap_ms=%.0f kafka_streams_steady_gap_ms=%.0f "
-                + "millrace_moved=%.0f kafka_streams_moved=%.0f%n", kind,
+                + "millrace_moved=%.0f kafka_streams_moved=%.0f "
+                + "millrace_input_gap_ms=%.0f kafka_streams_input_gap_ms=%.0f "
+                + "millrace_latency_ms=%.0f kafka_streams_latency_ms=%.0f "
+                + "millrace_steady_latency_ms=%.0f kafka_streams_steady_latency_ms=%.0f%n", kind,
             median("millrace_join_" + kind + "_gap_ms"),
             median("kafka_streams_join_" + kind + "_gap_ms"),
             median("millrace_steady_" + kind + "_gap_ms"),
             median("kafka_streams_steady_" + kind + "_gap_ms"),
             median("millrace_join_" + kind + "_moved"),
-            median("kafka_streams_join_" + kind + "_moved"));
+            median("kafka_streams_join_" + kind + "_moved"),
+            median("millrace_join_" + kind + "_input_gap_ms"),
+            median("kafka_streams_join_" + kind + "_input_gap_ms"),
+            median("millrace_join_" + kind + "_latency_ms"),
+            median("kafka_streams_join_" + kind + "_latency_ms"),
+            median("millrace_steady_" + kind + "_latency_ms"),
+            median("kafka_streams_steady_" + kind + "_latency_ms"));
       }
     }
     if (figures.containsKey("millrace_leave_ms")) {
@@ -621,10 +672,15 @@ public final class ScaleOutBench {
         // ratio_of_medians beside it, as the rates move a lot from round to round.
         System.out.printf(Locale.ROOT, "RESULT scale-out scenario=cost processes=%d "
                 + "fraction_of_one=%.3f ratio_of_medians=%.3f records_per_sec=%.0f "
-                + "one_process_records_per_sec=%.0f%n",
+                + "one_process_records_per_sec=%.0f kafka_streams_fraction_of_one=%.3f "
+                + "kafka_streams_records_per_sec=%.0f "
+                + "kafka_streams_one_process_records_per_sec=%.0f%n",
             processes, median("cost_" + processes + "_fraction"),
             median("cost_" + processes + "_per_sec") / median("cost_1_per_sec"),
-            median("cost_" + processes + "_per_sec"), median("cost_1_per_sec"));
+            median("cost_" + processes + "_per_sec"), median("cost_1_per_sec"),
+            median("kafka_streams_cost_" + processes + "_fraction"),
+            median("kafka_streams_cost_" + processes + "_per_sec"),
+            median("kafka_streams_cost_1_per_sec"));
       }
     }
   }
