@@ -2,8 +2,9 @@ package io.millrace.core.store;
 import io.millrace.api.checkpoint.CommitFencedException;
 import io.millrace.api.store.engine.StorageEngine;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,10 +26,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * only, but for the flushing thread itself.
  */
 public final class StoreFlusher implements AutoCloseable {
-  /** Batches queued: a flusher that falls behind holds the loop back instead of the heap. */
-  private static final int QUEUE = 4;
-  private static final Batch STOP = new Batch(null, null, null, null);
+  /**
+   * Entries queued at most: a flusher that falls behind holds the loop back instead of the heap.
+   * Counted in entries, not batches: four full batches at the default {@code write.batch.size}
+   * (10,000), as a bound of four batches held before, but a commit that hands over one small
+   * batch per store no longer waits for the flusher once a container has more than four stores
+   * (12 tasks of a count job stopped the loop 100-200 ms a commit for it).
+   */
+  static final int QUEUED_ENTRIES = 40_000;
+  private static final Batch STOP = new Batch(null, null, List.of(), null);
   private final BlockingQueue<Batch> queue;
+  /** Room for entries in the queue; the loop takes it, the thread gives it back. */
+  private final Semaphore room;
   private final Thread thread;
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
   /** Batches the thread has finished with (done, or dropped after a failure). */
@@ -53,9 +62,11 @@ public final class StoreFlusher implements AutoCloseable {
   private StoreFlusher(String threadName) {
     if (threadName == null) {
       queue = null;
+      room = null;
       thread = null;
     } else {
-      queue = new ArrayBlockingQueue<>(QUEUE);
+      queue = new LinkedBlockingQueue<>(); // bounded by room, in entries
+      room = new Semaphore(QUEUED_ENTRIES);
       thread = new Thread(this::run, threadName);
       thread.setDaemon(true);
     }
@@ -96,6 +107,7 @@ public final class StoreFlusher implements AutoCloseable {
       thread.start(); // on the first batch: a job that never defers anything never starts it
     }
     try {
+      room.acquire(weight(keys)); // (a batch larger than the bound waits for an empty queue)
       queue.put(new Batch(engineAway ? engine : null, changelogAway ? changelog : null, keys,
           values));
     } catch (InterruptedException e) {
@@ -222,6 +234,7 @@ public final class StoreFlusher implements AutoCloseable {
         } catch (RuntimeException e) {
           failure.compareAndSet(null, e);
         } finally {
+          room.release(weight(b.keys));
           finished.incrementAndGet();
           if (waiting.get() > 0) { // one volatile read per batch when nobody waits
             synchronized (finishedSignal) {
@@ -233,6 +246,11 @@ public final class StoreFlusher implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** The room a batch takes in the queue: its entries, at most the whole bound. */
+  private static int weight(List<byte[]> keys) {
+    return Math.max(1, Math.min(keys.size(), QUEUED_ENTRIES));
   }
 
   private void rethrow() {
@@ -252,9 +270,7 @@ public final class StoreFlusher implements AutoCloseable {
     if (thread == null || !thread.isAlive()) {
       return true;
     }
-    if (!queue.offer(STOP)) {
-      thread.interrupt(); // queue full: only after a failure stopped the commit from draining
-    }
+    queue.add(STOP); // takes no room: the queue itself is unbounded
     try {
       thread.join(10_000);
     } catch (InterruptedException e) {

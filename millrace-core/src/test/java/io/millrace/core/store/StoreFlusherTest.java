@@ -307,7 +307,7 @@ class StoreFlusherTest {
         long handed = flusher.handed();
         long inTheCommit = next;
         flusher.parkAfterHanded(); // a commit's transaction closes here
-        for (int i = 0; i < 1 + commit % 4; i++) { // the loop goes on (the queue holds 4)
+        for (int i = 0; i < 1 + commit % 4; i++) { // the loop goes on meanwhile
           flusher.flush(engine, writer, List.of(bytes(next)), List.of(bytes(next++)));
         }
         // The commit's thread waits for its batches, which the flusher finishes, parked after.
@@ -321,6 +321,64 @@ class StoreFlusherTest {
       flusher.drain();
       assertThat(producer.byPartition.get(0)).hasSize((int) next).isSorted();
       assertThat(engine.written).hasSize((int) next).isSorted();
+    }
+  }
+
+  /** A batch of {@code n} entries whose values count on from {@code first}. */
+  private static List<byte[]> values(long first, int n) {
+    List<byte[]> values = new ArrayList<>(n);
+    for (long v = first; v < first + n; v++) {
+      values.add(bytes(v));
+    }
+    return values;
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aCommitOfOneSmallBatchPerStoreHandsThemAllOverWhileTheFlusherIsHeldUp() {
+    RecordingEngine engine = new RecordingEngine(true);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      flusher.parkAfterHanded(); // held up: nothing handed over from here on is taken yet
+      long next = 0;
+      for (int store = 0; store < 24; store++) { // a commit of a container with 24 stores
+        List<byte[]> batch = values(next, 500);
+        next += 500;
+        flusher.flush(engine, null, batch, batch); // returns: the queue holds entries, not 4
+      }
+      assertThat(engine.written).isEmpty();
+      flusher.unpark();
+      flusher.drain();
+      assertThat(engine.written).hasSize((int) next).isSorted();
+    }
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aFlushWaitsOnceTheQueueHoldsItsBoundOfEntriesAndGoesOnWhenTheFlusherTakesThem()
+      throws Exception {
+    RecordingEngine engine = new RecordingEngine(true);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      flusher.parkAfterHanded();
+      int full = StoreFlusher.QUEUED_ENTRIES / 4;
+      for (int i = 0; i < 4; i++) {
+        List<byte[]> batch = values((long) i * full, full);
+        flusher.flush(engine, null, batch, batch);
+      }
+      long last = 4L * full;
+      Thread loop = new Thread(() -> flusher.flush(engine, null, List.of(bytes(last)),
+          List.of(bytes(last))), "test-loop");
+      loop.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (loop.getState() != Thread.State.WAITING) { // parked for room in the queue
+        assertThat(System.nanoTime()).as("the fifth flush waits for room").isLessThan(deadline);
+        Thread.onSpinWait();
+      }
+      assertThat(flusher.handed()).isEqualTo(4);
+      flusher.unpark();
+      loop.join(30_000);
+      assertThat(loop.isAlive()).isFalse();
+      flusher.drain();
+      assertThat(engine.written).hasSize((int) last + 1).isSorted();
     }
   }
 
