@@ -160,7 +160,7 @@ public final class ScaleOutBench {
         }
         if (scenarios.contains("cost")) {
           for (String system : systems) {
-            bench.cost(system, round, args.getLong("cost-records", 16_000_000),
+            bench.cost(system, round, args.getLong("cost-records", 40_000_000),
                 args.getLong("cost-warmup-ms", 10_000), args.getLong("cost-window-ms", 10_000));
           }
         }
