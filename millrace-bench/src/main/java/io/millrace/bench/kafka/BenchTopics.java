@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
@@ -30,7 +31,7 @@ public final class BenchTopics {
       if (!ours.isEmpty()) {
         admin.deleteTopics(ours).all().get(60, TimeUnit.SECONDS);
       }
-    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       System.err.println("could not delete the topics of run " + run + " at " + bootstrap + ": "
           + e);
     } catch (InterruptedException e) {

@@ -6,6 +6,7 @@ import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.api.config.JobConfig;
 import io.millrace.bench.Args;
+import io.millrace.bench.BenchJobs;
 import io.millrace.bench.TempDirs;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
@@ -92,7 +93,7 @@ public final class KafkaMemoryBench {
     } finally {
       TempDirs.deleteRecursively(state);
       if (broker != null) {
-        io.millrace.bench.BenchJobs.stopBroker(broker);
+        BenchJobs.stopBroker(broker);
       }
     }
   }

@@ -344,19 +344,17 @@ public final class ScaleOutBench {
     watch.endGaps(toMs);
     Thread.sleep(1_500); // emissions before toMs that the reader has not read yet
     long[] gaps = watch.maxGaps();
-    long[] inputGaps = watch.inputGapsAtMax();
     long[] latencies = watch.maxLatencies();
-    Gap max = new Gap(0, 0, 0);
+    int worst = -1;
     long latency = 0;
     for (int t = 0; t < gaps.length; t++) {
       if (tasks == null || tasks.contains(t)) {
-        if (gaps[t] > max.ms()) {
-          max = new Gap(gaps[t], inputGaps[t], 0);
-        }
+        worst = worst < 0 || gaps[t] > gaps[worst] ? t : worst;
         latency = Math.max(latency, latencies[t]);
       }
     }
-    return new Gap(max.ms(), max.inputMs(), latency);
+    return worst < 0 ? new Gap(0, 0, 0)
+        : new Gap(gaps[worst], watch.inputGapsAtMax()[worst], latency);
   }
 
   private void leave(String system, int round, boolean join) throws Exception {

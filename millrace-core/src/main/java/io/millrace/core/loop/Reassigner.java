@@ -121,20 +121,26 @@ final class Reassigner implements MembershipListener {
       return; // fenced: every task of the container is lost already
     }
     long committed = System.nanoTime();
-    long[] closing = remove(leaving, true);
-    long done = System.nanoTime();
+    Removal removal = remove(leaving, true);
     revokedCount.inc(leaving.size());
-    lastRevokeMs = (done - started) / 1_000_000;
-    // Only the commit lets the tasks that stay run meanwhile: the other phases pause them.
+    lastRevokeMs = (System.nanoTime() - started) / 1_000_000;
+    // The tasks that stay are delivered to through the commit's waits (not its hand-over of the
+    // stores); every other phase pauses them.
     LOG.info("container {}: revoked task(s) {} (committed and closed in {} ms: in flight settled "
-            + "{} ms, committed {} ms (the others running), then the commit settled {} ms, tasks "
-            + "closed {} ms, stores closed {} ms, partitions removed {} ms)",
-        loop.containerId(), names(leaving), lastRevokeMs, ms(settled - started),
-        ms(committed - settled), ms(closing[0]), ms(closing[1]), ms(closing[2]), ms(closing[3]));
+            + "{} ms, committed {} ms, then {})", loop.containerId(), names(leaving),
+        lastRevokeMs, (settled - started) / 1_000_000, (committed - settled) / 1_000_000,
+        removal);
   }
 
-  private static long ms(long nanos) {
-    return nanos / 1_000_000;
+  /** How long the steps of removing tasks took, in nanoseconds. */
+  private record Removal(long settleNanos, long tasksNanos, long storesNanos,
+      long partitionsNanos) {
+    @Override
+    public String toString() {
+      return "the commit settled " + settleNanos / 1_000_000 + " ms, tasks closed "
+          + tasksNanos / 1_000_000 + " ms, stores closed " + storesNanos / 1_000_000
+          + " ms, partitions removed " + partitionsNanos / 1_000_000 + " ms";
+    }
   }
 
   @Override
@@ -155,13 +161,8 @@ final class Reassigner implements MembershipListener {
         loop.containerId(), names(leaving));
   }
 
-  /**
-   * Closes the tasks and their stores and removes their partitions.
-   *
-   * @return nanoseconds spent settling the commit, closing the tasks, closing their stores and
-   *     removing their partitions
-   */
-  private long[] remove(List<TaskInstance> leaving, boolean committed) {
+  /** Closes the tasks and their stores and removes their partitions; says how long each took. */
+  private Removal remove(List<TaskInstance> leaving, boolean committed) {
     long t0 = System.nanoTime();
     loop.settleCommit(); // their stores close below: no commit may still sync them
     long t1 = System.nanoTime();
@@ -181,7 +182,7 @@ final class Reassigner implements MembershipListener {
     }
     long t3 = System.nanoTime();
     loop.removeTasks(leaving);
-    return new long[] {t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3};
+    return new Removal(t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3);
   }
 
   @Override
