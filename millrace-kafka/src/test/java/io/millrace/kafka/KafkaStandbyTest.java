@@ -94,7 +94,7 @@ class KafkaStandbyTest {
       String takeover = h.log("a").substring(logAtKill);
       assertThat(takeover).as("a took b's tasks").contains("assigned task(s)")
           // while its own two ran on: their stores restored on the restore thread
-          .contains("restore on the restore thread while its other 2 task(s) run");
+          .contains("are prepared and restored on the restore thread while its other 2 task(s) run");
       for (int t : lost) {
         // Its copy's engine went to the container open: RocksDB was not closed and reopened.
         assertThat(takeover).contains("standby copy of task " + t + " handed over open");

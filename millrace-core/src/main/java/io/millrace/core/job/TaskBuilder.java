@@ -93,6 +93,15 @@ final class TaskBuilder implements TaskSource {
   }
 
   @Override
+  public void claim(Set<Integer> taskNumbers) {
+    if (standbys != null) {
+      // The same assignment drops the tasks' standby copies here: without the claim the standby
+      // thread would close them before the restore thread's prepare could take them open.
+      standbys.claim(taskNumbers);
+    }
+  }
+
+  @Override
   public Taking prepare(Set<Integer> taskNumbers) {
     long began = System.nanoTime();
     // Tasks that moved here: their inputs' heads are asked for while the checkpoint is read and
@@ -100,12 +109,12 @@ final class TaskBuilder implements TaskSource {
     // failover benchmark's busy machine, one after the other before).
     CompletableFuture<Map<String, Map<Integer, StreamMetadata>>> headsAhead = staticAssignment
         ? null : CompletableFuture.supplyAsync(() -> inputHeads(taskNumbers), LOOKUPS);
-    Map<StreamPartition, Long> checkpoint = staticAssignment ? plan.checkpoint()
-        : checkpoints.read(taskNumbers);
     List<TaskSpec> tasks = new ArrayList<>();
     List<ContainerStores.Detached> detached = new ArrayList<>();
     Map<Integer, Map<String, StandbyReplicas.OpenCopy>> handedOver = new HashMap<>();
     try {
+      Map<StreamPartition, Long> checkpoint = staticAssignment ? plan.checkpoint()
+          : checkpoints.read(taskNumbers);
       long read = System.nanoTime();
       if (standbys != null) {
         // A standby copy here is handed over open: the stores take its engines as they are and

@@ -51,10 +51,11 @@ import org.slf4j.LoggerFactory;
  * tasks init; the checkpoint layout follows. The container's other tasks are not committed
  * first: a long restore runs beside them (below), and they go on committing through it.
  *
- * <p><b>Restores beside processing.</b> A container that runs other tasks restores the arriving
- * ones' stores on its restore thread while the others go on: their stores are open but detached
- * (no commit sees them), and each task starts at the first membership poll after its own
- * stores are restored, not waiting for the others that arrived with it. A task revoked or lost
+ * <p><b>Preparation and restores beside processing.</b> A container that runs other tasks
+ * prepares the arriving ones (their checkpoints read, their inputs' heads looked up, their stores
+ * opened) and restores their stores on its restore thread while the others go on: their stores
+ * are open but detached (no commit sees them), and each task starts at the first membership poll
+ * after its own stores are restored, not waiting for the others that arrived with it. A task revoked or lost
  * meanwhile has its restore cancelled and its stores closed; a restore that fails fails the
  * container, as it did inline. A container with nothing else to run restores inline: there is
  * nothing to keep going.
@@ -69,16 +70,21 @@ final class Reassigner implements MembershipListener {
   /** How long the last revocation and assignment took, in ms (gauges). */
   private volatile long lastRevokeMs;
   private volatile long lastAssignMs;
-  /** Tasks whose stores restore on the restore thread, in the order they came (loop thread). */
+  /** Tasks prepared and restored on the restore thread, in the order they came (loop thread). */
   private final List<Restoring> restoring = new ArrayList<>();
   private ExecutorService restoreThread;
 
-  /** Tasks taken whose stores restore beside the container's other tasks. */
+  /** Tasks taken that are prepared and restored beside the container's other tasks. */
   private static final class Restoring {
-    final TaskSource.Taking taking;
     final long started;
+    /**
+     * The tasks, once the restore thread has prepared them (null before, or if that failed):
+     * written before the restore reports a task ready, and read by the loop after that report or
+     * after {@link #done}.
+     */
+    volatile TaskSource.Taking taking;
     /** When their checkpoints were read and their stores opened (the restore began). */
-    final long prepared;
+    volatile long prepared;
     /** Those not started yet (loop thread). */
     final Set<Integer> pending;
     /** Those whose stores are restored, as the restore says so (restore threads to loop). */
@@ -86,11 +92,9 @@ final class Reassigner implements MembershipListener {
     final AtomicBoolean cancelled = new AtomicBoolean();
     Future<?> done;
 
-    Restoring(Set<Integer> numbers, TaskSource.Taking taking, long started, long prepared) {
+    Restoring(Set<Integer> numbers, long started) {
       this.pending = new TreeSet<>(numbers);
-      this.taking = taking;
       this.started = started;
-      this.prepared = prepared;
     }
   }
 
@@ -196,10 +200,10 @@ final class Reassigner implements MembershipListener {
     // No commit first: a long restore runs beside the other tasks, which go on committing, and
     // one runs inline only when there is nothing else to commit. (A commit here cost a takeover
     // a whole transaction, up to a second on a busy broker, before its stores even opened.)
-    TaskSource.Taking taking = source.prepare(fresh);
-    long prepared = System.nanoTime();
-    if (!taking.needsRestore() || loop.tasks().isEmpty() && restoring.isEmpty()) {
-      // Nothing to restore, or nothing else to keep running: restore here, and start at once.
+    if (loop.tasks().isEmpty() && restoring.isEmpty()) {
+      // Nothing else to keep running: prepare and restore here, and start at once.
+      TaskSource.Taking taking = source.prepare(fresh);
+      long prepared = System.nanoTime();
       try {
         taking.restore(() -> false, n -> { });
       } catch (RuntimeException e) {
@@ -209,7 +213,25 @@ final class Reassigner implements MembershipListener {
       start(fresh, taking, started, prepared);
       return;
     }
-    Restoring r = new Restoring(fresh, taking, started, prepared);
+    // Other tasks run: even the preparation leaves the loop. Reading the arriving tasks'
+    // checkpoints and inputs' heads (round trips to the brokers) and opening their stores took
+    // 97-393 ms on the scale-out benchmark's join, all of it a gap in the others' output.
+    Restoring r = new Restoring(fresh, started);
+    source.claim(fresh); // their standby copies here wait for the prepare, open
+    r.done = restoreThread().submit(() -> {
+      TaskSource.Taking taking = source.prepare(fresh);
+      r.prepared = System.nanoTime();
+      r.taking = taking; // before any task is reported ready (see Restoring.taking)
+      if (!r.cancelled.get()) {
+        taking.restoreBeside(r.cancelled::get, r.ready::add, loop::busy);
+      }
+    });
+    restoring.add(r);
+    LOG.info("container {}: task(s) {} are prepared and restored on the restore thread while its "
+        + "other {} task(s) run", loop.containerId(), fresh, loop.tasks().size());
+  }
+
+  private ExecutorService restoreThread() {
     if (restoreThread == null) {
       restoreThread = Executors.newSingleThreadExecutor(runnable -> {
         Thread t = new Thread(runnable, "millrace-restore-" + loop.containerId());
@@ -217,11 +239,7 @@ final class Reassigner implements MembershipListener {
         return t;
       });
     }
-    r.done = restoreThread.submit(() -> taking.restoreBeside(r.cancelled::get, r.ready::add,
-        loop::busy));
-    restoring.add(r);
-    LOG.info("container {}: task(s) {} restore on the restore thread while its other {} task(s) "
-        + "run", loop.containerId(), fresh, loop.tasks().size());
+    return restoreThread;
   }
 
   /** Attaches restored stores, adds the tasks to the loop and inits them. */
@@ -264,7 +282,7 @@ final class Reassigner implements MembershipListener {
           r.done.get();
         } catch (ExecutionException e) {
           i.remove();
-          r.taking.abandon();
+          abandonTaking(r); // (a preparation that failed closed what it opened itself)
           Throwable cause = e.getCause();
           throw cause instanceof RuntimeException re ? re
               : new IllegalStateException("restoring task(s) " + r.pending + " failed: " + cause,
@@ -322,9 +340,17 @@ final class Reassigner implements MembershipListener {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    r.taking.abandon();
+    abandonTaking(r);
     LOG.info("container {}: task(s) {} left while restoring: restore cancelled",
         loop.containerId(), r.pending);
+  }
+
+  /** Gives up what a restore's preparation opened, if it got that far. */
+  private static void abandonTaking(Restoring r) {
+    TaskSource.Taking taking = r.taking;
+    if (taking != null) {
+      taking.abandon();
+    }
   }
 
   /** The container stops: restores still out are cancelled, their stores closed. */

@@ -21,8 +21,9 @@ public interface TaskSource {
 
   /**
    * Builds tasks the container takes, with their stores open but not restored: the container
-   * may restore them on another thread while its other tasks run. Default: {@link #take}, whose
-   * stores are restored already.
+   * may restore them on another thread while its other tasks run. Any one thread at a time: the
+   * container calls it on its restore thread while it runs other tasks. Default: {@link #take},
+   * whose stores are restored already.
    */
   default Taking prepare(Set<Integer> taskNumbers) {
     List<TaskSpec> specs = take(taskNumbers);
@@ -48,6 +49,13 @@ public interface TaskSource {
       }
     };
   }
+
+  /**
+   * The container will take these tasks, preparing them on another thread: what of theirs this
+   * process holds (a standby copy) is kept for {@link #prepare} from now on. Loop thread, before
+   * {@link #prepare}; the taking's {@link Taking#abandon} (or a failed prepare) lets it go.
+   */
+  default void claim(Set<Integer> taskNumbers) {}
 
   /** Tasks being taken, between {@link #prepare} and their start. */
   interface Taking {

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Loop thread only, but for two things: a task's instances may be opened detached ({@link
- * #openDetached}), restored on another thread ({@link #restoreDetached}) while the container's
+ * #openDetached}) and restored ({@link #restoreDetached}) on another thread while the container's
  * other tasks run and commit, and only then {@link #attach attached}: until then no commit sees
  * them. And a commit in the background waits for the flusher, reads the changelog offsets and
  * syncs the engines on its own thread ({@link #awaitHandedOver}, {@link
@@ -84,6 +85,11 @@ public final class ContainerStores implements AutoCloseable {
   private volatile CompletableFuture<Void> applying = CompletableFuture.completedFuture(null);
   /** Each open task's instances, by task number, in the order the tasks were taken. */
   private final Map<Integer, List<StoreInstance>> byTask = new LinkedHashMap<>();
+  /**
+   * The numbers of the tasks in {@link #byTask}, for {@link #openDetached}'s check on the restore
+   * thread, which must not read the loop's map while the loop changes it.
+   */
+  private final Set<Integer> attachedTasks = ConcurrentHashMap.newKeySet();
   private final Map<Integer, Map<String, KeyValueStore<?, ?>>> storesByTask = new HashMap<>();
   /** The instances with a changelog, in checkpoint order. */
   private final List<Logged> logged = new ArrayList<>();
@@ -191,7 +197,8 @@ public final class ContainerStores implements AutoCloseable {
 
   /**
    * Opens a task's instance of every store, detached: restore it with {@link #restoreDetached}
-   * (any one thread), then {@link #attach} it, or {@link #closeDetached} it. Loop thread.
+   * (any one thread), then {@link #attach} it, or {@link #closeDetached} it. Any one thread at a
+   * time (the loop's, or its restore thread while the loop runs other tasks).
    */
   public Detached openDetached(int taskNumber, String taskName,
       Map<StreamPartition, Long> checkpoint) {
@@ -205,7 +212,7 @@ public final class ContainerStores implements AutoCloseable {
    */
   public Detached openDetached(int taskNumber, String taskName,
       Map<StreamPartition, Long> checkpoint, Map<String, StandbyReplicas.OpenCopy> handedOver) {
-    if (byTask.containsKey(taskNumber)) {
+    if (attachedTasks.contains(taskNumber)) {
       throw new IllegalStateException("the stores of task " + taskName + " are open already");
     }
     List<StoreInstance> opened = new ArrayList<>();
@@ -245,6 +252,7 @@ public final class ContainerStores implements AutoCloseable {
       }
     }
     byTask.put(detached.taskNumber(), detached.instances());
+    attachedTasks.add(detached.taskNumber());
     storesByTask.put(detached.taskNumber(), detached.stores());
     sync.update(engines());
     snapshot = null;
@@ -724,6 +732,7 @@ public final class ContainerStores implements AutoCloseable {
   public void closeTask(int taskNumber, boolean committed) {
     List<StoreInstance> instances = byTask.remove(taskNumber);
     storesByTask.remove(taskNumber);
+    attachedTasks.remove(taskNumber);
     if (instances == null) {
       return;
     }
@@ -827,6 +836,7 @@ public final class ContainerStores implements AutoCloseable {
     }
     byTask.clear();
     storesByTask.clear();
+    attachedTasks.clear();
     sync.close();
     resources.close();
   }

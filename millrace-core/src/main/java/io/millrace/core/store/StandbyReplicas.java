@@ -195,6 +195,20 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   /**
+   * A container of this process is about to take these tasks as their active owner, and will
+   * {@link #activate} them from another thread: from now on their copies are kept open to be
+   * handed over, not closed because no container wants them as standbys any more (the
+   * assignment that makes a task active here also drops its standby copy). Does not wait. Any
+   * thread; {@link #deactivate} each task if it is not taken after all.
+   */
+  public void claim(Set<Integer> tasks) {
+    synchronized (lock) {
+      activeHere.addAll(tasks);
+      lock.notifyAll();
+    }
+  }
+
+  /**
    * A container of this process takes task {@code task} as its active owner: returns once no
    * standby copy of it is open here, with the copy's engines if there was one (still open, each
    * with the changelog offset it holds, so the task replays only what follows). No copy of it is

@@ -314,7 +314,8 @@ class ReassignmentTest {
   private final RecordedCheckpoints checkpoints = new RecordedCheckpoints();
   private final ScriptedCoordinator coordinator = new ScriptedCoordinator();
   /** Every task instance built, by task number, newest last. */
-  private final Map<Integer, List<Object>> built = new HashMap<>();
+  private final Map<Integer, List<Object>> built =
+      new java.util.concurrent.ConcurrentHashMap<>(); // tasks are prepared on the restore thread
   private final List<Integer> released = new ArrayList<>();
 
   /** On a worker thread: records when it is inside process, blocks until released. */
@@ -355,6 +356,12 @@ class ReassignmentTest {
   private final List<String> restoreThreads = new CopyOnWriteArrayList<>();
   private final List<Integer> attached = new CopyOnWriteArrayList<>();
   private final List<Integer> abandoned = new CopyOnWriteArrayList<>();
+  /** The task whose preparation is slow: it waits for {@link #prepareGate}. */
+  private static final int SLOW_TO_PREPARE = 8;
+  private final java.util.concurrent.CountDownLatch prepareGate =
+      new java.util.concurrent.CountDownLatch(1);
+  /** The thread of each preparation, in order. */
+  private final List<String> prepareThreads = new CopyOnWriteArrayList<>();
 
   private RunLoop container(boolean async, int concurrency, long settleNanos) {
     TaskSource source = new TaskSource() {
@@ -365,7 +372,7 @@ class ReassignmentTest {
           StreamPartition id = new StreamPartition("scripted", "in", n);
           Long saved = checkpoints.latest.get(id);
           Object task = taskFor(async);
-          built.computeIfAbsent(n, k -> new ArrayList<>()).add(task);
+          built.computeIfAbsent(n, k -> new CopyOnWriteArrayList<>()).add(task);
           TaskInstance instance = new TaskInstance("Partition " + n, n, task,
               new TaskCollector(Map.of("out", new OutputRoute("out", output, 0, 1)),
                   "Partition " + n), null, 1, List.of());
@@ -379,6 +386,14 @@ class ReassignmentTest {
 
       @Override
       public Taking prepare(Set<Integer> numbers) {
+        prepareThreads.add(Thread.currentThread().getName());
+        if (numbers.contains(SLOW_TO_PREPARE)) {
+          try { // its checkpoint read or its stores' open takes a while
+            assertThat(prepareGate.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        }
         if (!numbers.contains(SLOW)) {
           return TaskSource.super.prepare(numbers);
         }
@@ -460,6 +475,18 @@ class ReassignmentTest {
     assertThat(loop.cycle()).isNotNegative();
   }
 
+  /**
+   * Lets membership polls come until an assigned task has started: while the container runs
+   * other tasks, an arriving one is prepared on the restore thread and starts at a later poll.
+   */
+  private void untilStarted(RunLoop loop, int number) throws Exception {
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "task " + number + " started", () -> {
+          nextMembershipPoll(loop);
+          return loop.tasks().stream().anyMatch(t -> t.number == number);
+        });
+  }
+
   private RecordingTask task(int number, int instance) {
     return (RecordingTask) built.get(number).get(instance);
   }
@@ -534,7 +561,7 @@ class ReassignmentTest {
 
     // It comes back: a new instance on the freed index, resuming right after its checkpoint.
     coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
-    nextMembershipPoll(loop);
+    untilStarted(loop, 1);
     assertThat(consumer.calls).endsWith("register 1=p1");
     cycles(loop, 10);
     RecordingTask back = task(1, 1);
@@ -817,7 +844,7 @@ class ReassignmentTest {
     RunLoop loop = commitJustBegun(gated, Set.of(0));
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     coordinator.script.add(l -> l.assigned(Set.of(0, 1))); // task 1 arrives meanwhile
-    nextMembershipPoll(loop);
+    untilStarted(loop, 1);
     cycles(loop, 10);
 
     gated.gate.countDown();
@@ -866,7 +893,7 @@ class ReassignmentTest {
     cycles(loop, 5);
     coordinator.script.add(l -> l.revoked(Set.of(1)));
     coordinator.script.add(l -> l.assigned(Set.of(7)));
-    nextMembershipPoll(loop);
+    untilStarted(loop, 7);
     assertThat(consumer.calls).containsExactly("register 0=p0", "register 1=p1",
         "register 2=p2", "unregister 1", "register 1=p7");
     cycles(loop, 10);
@@ -1007,6 +1034,78 @@ class ReassignmentTest {
     int before = task(2, 0).offsets.size();
     cycles(loop, 10);
     assertThat(task(2, 0).offsets.size()).isGreaterThan(before);
+  }
+
+  @Test
+  void anArrivingTaskIsPreparedOnTheRestoreThreadWhileTheOthersKeepRunning() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 10);
+    assertThat(prepareThreads).as("nothing else to run: prepared on the loop")
+        .containsExactly(Thread.currentThread().getName());
+
+    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW_TO_PREPARE)));
+    nextMembershipPoll(loop); // returns while the preparation waits
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "the preparation running", () -> prepareThreads.size() == 2);
+    assertThat(prepareThreads.get(1)).isEqualTo("millrace-restore-0");
+    assertThat(coordinator.listener.tasks()).as("a task being prepared is the container's")
+        .containsExactlyInAnyOrder(0, SLOW_TO_PREPARE);
+    RecordingTask zero = task(0, 0);
+    int before = zero.offsets.size();
+    for (int i = 0; i < 5; i++) {
+      nextMembershipPoll(loop);
+      cycles(loop, 10);
+    }
+    assertThat(zero.offsets.size()).as("the other task runs on").isGreaterThan(before);
+    assertThat(consumer.calls).as("not registered before it is prepared")
+        .noneMatch(call -> call.endsWith("=p" + SLOW_TO_PREPARE));
+
+    prepareGate.countDown();
+    untilStarted(loop, SLOW_TO_PREPARE);
+    cycles(loop, 10);
+    assertThat(task(SLOW_TO_PREPARE, 0).offsets).isNotEmpty().startsWith(0L);
+  }
+
+  @Test
+  void aTaskRevokedWhileBeingPreparedIsGivenUpOnceItsPreparationEndsAndNeverStarts()
+      throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 10);
+    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW_TO_PREPARE)));
+    nextMembershipPoll(loop);
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "the preparation running", () -> prepareThreads.size() == 2);
+
+    // The revoke waits for the preparation to end: opened here once the loop waits for it.
+    Thread loopThread = Thread.currentThread();
+    Thread opener = new Thread(() -> {
+      try {
+        io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+            "the revoke waiting for the preparation",
+            () -> loopThread.getState() == Thread.State.WAITING);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      } finally {
+        prepareGate.countDown();
+      }
+    });
+    opener.start();
+    coordinator.script.add(l -> l.revoked(Set.of(SLOW_TO_PREPARE)));
+    nextMembershipPoll(loop);
+    opener.join();
+
+    assertThat(released).as("what its preparation opened is closed").contains(SLOW_TO_PREPARE);
+    assertThat(coordinator.listener.tasks()).containsExactly(0);
+    for (int i = 0; i < 3; i++) {
+      nextMembershipPoll(loop);
+      cycles(loop, 10);
+    }
+    assertThat(loop.tasks()).extracting(t -> t.number).containsExactly(0);
+    assertThat(consumer.calls).noneMatch(call -> call.endsWith("=p" + SLOW_TO_PREPARE));
   }
 
   @Test

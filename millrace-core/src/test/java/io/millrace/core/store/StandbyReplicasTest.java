@@ -136,6 +136,31 @@ class StandbyReplicasTest {
   }
 
   @Test
+  void aClaimedTasksCopyWaitsOpenForItsLaterTakingThoughTheGroupDroppedItAsAStandby()
+      throws Exception {
+    write(2, 0, 3);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(2));
+    Await.until(Duration.ofSeconds(10), "task 2's copy following", () -> s.lag(0).get(2) == 0L);
+
+    // The assignment that makes the task active here drops its copy in the same step; the
+    // container prepares the task on its restore thread, later.
+    s.claim(Set.of(2));
+    s.want(0, Set.of());
+    Await.until(Duration.ofSeconds(10), "the standby thread done with the copy", () ->
+        !metrics.snapshot().getOrDefault("standby", Map.of()).containsKey("task-2/counts-lag"));
+    Map<String, StandbyReplicas.OpenCopy> handed =
+        CompletableFuture.supplyAsync(() -> s.activate(2)).get(10, TimeUnit.SECONDS);
+    assertThat(handed).as("handed over open, not closed").containsOnlyKeys("counts");
+    assertThat(handed.get("counts").offset()).isEqualTo(2);
+    assertThat(disk.opened.get(storeDir(2))).as("not opened again").isEqualTo(1);
+
+    handed.get("counts").engine().close();
+    s.deactivate(2);
+    assertThat(disk.misuse.get()).isNull();
+  }
+
+  @Test
   void aCopyThatHoldsNothingYetIsClosedNotHandedOver() throws Exception {
     StandbyReplicas s = standbys();
     s.want(0, Set.of(3)); // its changelog is empty
