@@ -102,6 +102,13 @@ final class TaskBuilder implements TaskSource {
   }
 
   @Override
+  public void unclaim(Set<Integer> taskNumbers) {
+    if (standbys != null) {
+      taskNumbers.forEach(standbys::deactivate);
+    }
+  }
+
+  @Override
   public Taking prepare(Set<Integer> taskNumbers) {
     long began = System.nanoTime();
     // Tasks that moved here: their inputs' heads are asked for while the checkpoint is read and
@@ -143,7 +150,7 @@ final class TaskBuilder implements TaskSource {
             (copiesClosed - read) / 1_000_000, (headsKnown - copiesClosed) / 1_000_000,
             (built - headsKnown) / 1_000_000);
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // (an engine's native library failing to load, say)
       closeUnused(handedOver); // before the copies may open the same files again
       abandon(taskNumbers, detached);
       throw e;

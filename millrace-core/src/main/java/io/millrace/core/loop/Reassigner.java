@@ -219,6 +219,12 @@ final class Reassigner implements MembershipListener {
     Restoring r = new Restoring(fresh, started);
     source.claim(fresh); // their standby copies here wait for the prepare, open
     r.done = restoreThread().submit(() -> {
+      if (r.cancelled.get()) {
+        // Given up while queued behind another restore: nothing to prepare, nothing to close
+        // (the loop waits for this in abandon; a whole preparation would hold it up).
+        source.unclaim(fresh);
+        return;
+      }
       TaskSource.Taking taking = source.prepare(fresh);
       r.prepared = System.nanoTime();
       r.taking = taking; // before any task is reported ready (see Restoring.taking)

@@ -57,6 +57,12 @@ public interface TaskSource {
    */
   default void claim(Set<Integer> taskNumbers) {}
 
+  /**
+   * Lets go of what {@link #claim} kept for tasks the container gives up before it prepared
+   * them. Any thread.
+   */
+  default void unclaim(Set<Integer> taskNumbers) {}
+
   /** Tasks being taken, between {@link #prepare} and their start. */
   interface Taking {
     /** The tasks, ready to run once their stores are restored and attached. */

@@ -362,6 +362,8 @@ class ReassignmentTest {
       new java.util.concurrent.CountDownLatch(1);
   /** The thread of each preparation, in order. */
   private final List<String> prepareThreads = new CopyOnWriteArrayList<>();
+  /** What the container let go of before preparing it ({@link TaskSource#unclaim}). */
+  private final List<Set<Integer>> unclaimed = new CopyOnWriteArrayList<>();
 
   private RunLoop container(boolean async, int concurrency, long settleNanos) {
     TaskSource source = new TaskSource() {
@@ -444,6 +446,11 @@ class ReassignmentTest {
       @Override
       public void release(int taskNumber, boolean committed) {
         released.add(taskNumber);
+      }
+
+      @Override
+      public void unclaim(Set<Integer> numbers) {
+        unclaimed.add(numbers);
       }
 
       @Override
@@ -1106,6 +1113,44 @@ class ReassignmentTest {
     }
     assertThat(loop.tasks()).extracting(t -> t.number).containsExactly(0);
     assertThat(consumer.calls).noneMatch(call -> call.endsWith("=p" + SLOW_TO_PREPARE));
+  }
+
+  @Test
+  void aTaskRevokedWhileQueuedBehindAnotherPreparationIsNeverPreparedAndItsClaimIsLetGo()
+      throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 10);
+    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW_TO_PREPARE)));
+    nextMembershipPoll(loop);
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "the slow preparation running", () -> prepareThreads.size() == 2);
+    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW_TO_PREPARE, 5))); // queued behind it
+    nextMembershipPoll(loop);
+
+    // The revoke waits for the queued batch to come out of the queue: opened once it waits.
+    Thread loopThread = Thread.currentThread();
+    Thread opener = new Thread(() -> {
+      try {
+        io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+            "the revoke waiting", () -> loopThread.getState() == Thread.State.WAITING);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      } finally {
+        prepareGate.countDown();
+      }
+    });
+    opener.start();
+    coordinator.script.add(l -> l.revoked(Set.of(5)));
+    nextMembershipPoll(loop);
+    opener.join();
+
+    assertThat(unclaimed).as("its claim let go without a preparation").containsExactly(Set.of(5));
+    untilStarted(loop, SLOW_TO_PREPARE);
+    assertThat(prepareThreads).as("task 5 was never prepared").hasSize(2);
+    assertThat(consumer.calls).noneMatch(call -> call.endsWith("=p5"));
+    assertThat(coordinator.listener.tasks()).containsExactlyInAnyOrder(0, SLOW_TO_PREPARE);
   }
 
   @Test

@@ -64,6 +64,12 @@ public final class GroupCheckpointStore implements CheckpointStore {
   private KafkaCheckpointStore legacy;
   private final CommitTransactions transactions;
   private KafkaConsumer<byte[], byte[]> reader;
+  /**
+   * Guards the reader and the legacy store. Not this object's monitor, which {@link #writer}
+   * takes on a container's loop: a read waits up to the start-up time-out for a pending commit,
+   * on a container's restore thread, and no loop may wait behind it.
+   */
+  private final Object readLock = new Object();
 
   /**
    * A store.
@@ -94,8 +100,10 @@ public final class GroupCheckpointStore implements CheckpointStore {
   }
 
   @Override
-  public synchronized Map<StreamPartition, Long> read() {
-    return readOnly(null);
+  public Map<StreamPartition, Long> read() {
+    synchronized (readLock) {
+      return readOnly(null);
+    }
   }
 
   /**
@@ -104,8 +112,10 @@ public final class GroupCheckpointStore implements CheckpointStore {
    * commit of a task this container is not taking.
    */
   @Override
-  public synchronized Map<StreamPartition, Long> read(Set<Integer> partitions) {
-    return readOnly(java.util.Objects.requireNonNull(partitions, "partitions"));
+  public Map<StreamPartition, Long> read(Set<Integer> partitions) {
+    synchronized (readLock) {
+      return readOnly(java.util.Objects.requireNonNull(partitions, "partitions"));
+    }
   }
 
   /** The checkpoints of {@code partitions}, or of every partition when null. */
@@ -343,13 +353,16 @@ public final class GroupCheckpointStore implements CheckpointStore {
 
   @Override
   public synchronized void close() {
-    if (reader != null) {
-      reader.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
-      reader = null;
+    synchronized (readLock) {
+      if (reader != null) {
+        reader.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(
+            Duration.ofSeconds(5)));
+        reader = null;
+      }
+      if (legacy != null) {
+        legacy.close();
+      }
     }
     transactions.close();
-    if (legacy != null) {
-      legacy.close();
-    }
   }
 }
