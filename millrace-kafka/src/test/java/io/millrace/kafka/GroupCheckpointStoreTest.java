@@ -90,6 +90,61 @@ class GroupCheckpointStoreTest {
     }
   }
 
+  @Test
+  void aReadHeldUpByAPendingCommitDoesNotHoldUpALoopTakingItsWriter() throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("group-ckpt-pending");
+    String group = "group-ckpt-" + in;
+    TestBroker.createTopic(broker.bootstrapServers(), in, 1);
+    java.util.Properties p = new java.util.Properties();
+    p.put("bootstrap.servers", broker.bootstrapServers());
+    p.put("transactional.id", "pending-" + group);
+    p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class);
+    p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class);
+    java.util.Properties member = new java.util.Properties();
+    member.put("bootstrap.servers", broker.bootstrapServers());
+    member.put("group.id", group);
+    member.put("key.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+    member.put("value.deserializer",
+        org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+    try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> other =
+            new org.apache.kafka.clients.producer.KafkaProducer<>(p);
+        org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> otherMember =
+            new org.apache.kafka.clients.consumer.KafkaConsumer<>(member);
+        GroupCheckpointStore store = store(broker, group, in, 1,
+            container -> "millrace-test-" + group + "-" + container)) {
+      // Another member's commit, pending in its open transaction: a read of the group's stable
+      // offsets waits for it (on a container's restore thread, taking a task).
+      other.initTransactions();
+      other.beginTransaction();
+      other.sendOffsetsToTransaction(Map.of(new TopicPartition(in, 0), new OffsetAndMetadata(7)),
+          otherMember.groupMetadata());
+      java.util.concurrent.CompletableFuture<Map<StreamPartition, Long>> read =
+          new java.util.concurrent.CompletableFuture<>();
+      Thread reader = new Thread(() -> {
+        try {
+          read.complete(store.read(Set.of(0)));
+        } catch (RuntimeException e) {
+          read.completeExceptionally(e);
+        }
+      }, "restore-thread-read");
+      reader.start();
+      KafkaTestSupport.await(java.time.Duration.ofSeconds(30), "the read waiting on the broker",
+          () -> java.util.Arrays.stream(reader.getStackTrace())
+              .anyMatch(f -> f.getMethodName().equals("committed")));
+
+      // Meanwhile a loop lays its checkpoint out (after a revoke, or as other tasks start).
+      java.util.concurrent.CompletableFuture<Object> writer =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> store.writer(0,
+              java.util.List.of(new StreamPartition("kafka", "in", 0)), java.util.List.of()));
+      assertThat(writer.get(5, TimeUnit.SECONDS)).as("the loop's writer, not held up").isNotNull();
+      assertThat(read.isDone()).as("the read still waits for the pending commit").isFalse();
+
+      other.abortTransaction();
+      assertThat(read.get(30, TimeUnit.SECONDS)).as("nothing committed").isEmpty();
+    }
+  }
+
   private static void commit(DevBroker broker, String group,
       Map<TopicPartition, OffsetAndMetadata> offsets) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
