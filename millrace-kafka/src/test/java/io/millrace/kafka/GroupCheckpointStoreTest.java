@@ -8,12 +8,20 @@ import io.millrace.api.StreamPartition;
 import io.millrace.api.checkpoint.CheckpointException;
 import io.millrace.kafka.checkpoint.GroupCheckpointStore;
 import io.millrace.kafka.dev.DevBroker;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /** Reading a group's checkpoint: offsets with the stores' changelog offsets, whole or in part. */
@@ -96,21 +104,18 @@ class GroupCheckpointStoreTest {
     String in = topic("group-ckpt-pending");
     String group = "group-ckpt-" + in;
     TestBroker.createTopic(broker.bootstrapServers(), in, 1);
-    java.util.Properties p = new java.util.Properties();
+    Properties p = new Properties();
     p.put("bootstrap.servers", broker.bootstrapServers());
     p.put("transactional.id", "pending-" + group);
-    p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class);
-    p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class);
-    java.util.Properties member = new java.util.Properties();
+    p.put("key.serializer", ByteArraySerializer.class);
+    p.put("value.serializer", ByteArraySerializer.class);
+    Properties member = new Properties();
     member.put("bootstrap.servers", broker.bootstrapServers());
     member.put("group.id", group);
-    member.put("key.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
-    member.put("value.deserializer",
-        org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
-    try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> other =
-            new org.apache.kafka.clients.producer.KafkaProducer<>(p);
-        org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> otherMember =
-            new org.apache.kafka.clients.consumer.KafkaConsumer<>(member);
+    member.put("key.deserializer", ByteArrayDeserializer.class);
+    member.put("value.deserializer", ByteArrayDeserializer.class);
+    try (KafkaProducer<byte[], byte[]> other = new KafkaProducer<>(p);
+        KafkaConsumer<byte[], byte[]> otherMember = new KafkaConsumer<>(member);
         GroupCheckpointStore store = store(broker, group, in, 1,
             container -> "millrace-test-" + group + "-" + container)) {
       // Another member's commit, pending in its open transaction: a read of the group's stable
@@ -119,8 +124,7 @@ class GroupCheckpointStoreTest {
       other.beginTransaction();
       other.sendOffsetsToTransaction(Map.of(new TopicPartition(in, 0), new OffsetAndMetadata(7)),
           otherMember.groupMetadata());
-      java.util.concurrent.CompletableFuture<Map<StreamPartition, Long>> read =
-          new java.util.concurrent.CompletableFuture<>();
+      CompletableFuture<Map<StreamPartition, Long>> read = new CompletableFuture<>();
       Thread reader = new Thread(() -> {
         try {
           read.complete(store.read(Set.of(0)));
@@ -129,14 +133,13 @@ class GroupCheckpointStoreTest {
         }
       }, "restore-thread-read");
       reader.start();
-      KafkaTestSupport.await(java.time.Duration.ofSeconds(30), "the read waiting on the broker",
-          () -> java.util.Arrays.stream(reader.getStackTrace())
+      KafkaTestSupport.await(Duration.ofSeconds(30), "the read waiting on the broker",
+          () -> Arrays.stream(reader.getStackTrace())
               .anyMatch(f -> f.getMethodName().equals("committed")));
 
       // Meanwhile a loop lays its checkpoint out (after a revoke, or as other tasks start).
-      java.util.concurrent.CompletableFuture<Object> writer =
-          java.util.concurrent.CompletableFuture.supplyAsync(() -> store.writer(0,
-              java.util.List.of(new StreamPartition("kafka", "in", 0)), java.util.List.of()));
+      CompletableFuture<Object> writer = CompletableFuture.supplyAsync(() -> store.writer(0,
+          java.util.List.of(new StreamPartition("kafka", "in", 0)), java.util.List.of()));
       assertThat(writer.get(5, TimeUnit.SECONDS)).as("the loop's writer, not held up").isNotNull();
       assertThat(read.isDone()).as("the read still waits for the pending commit").isFalse();
 

@@ -103,9 +103,7 @@ final class TaskBuilder implements TaskSource {
 
   @Override
   public void unclaim(Set<Integer> taskNumbers) {
-    if (standbys != null) {
-      taskNumbers.forEach(standbys::deactivate);
-    }
+    abandon(taskNumbers, List.of()); // nothing opened yet: only the claims go
   }
 
   @Override

@@ -55,10 +55,10 @@ import org.slf4j.LoggerFactory;
  * prepares the arriving ones (their checkpoints read, their inputs' heads looked up, their stores
  * opened) and restores their stores on its restore thread while the others go on: their stores
  * are open but detached (no commit sees them), and each task starts at the first membership poll
- * after its own stores are restored, not waiting for the others that arrived with it. A task revoked or lost
- * meanwhile has its restore cancelled and its stores closed; a restore that fails fails the
- * container, as it did inline. A container with nothing else to run restores inline: there is
- * nothing to keep going.
+ * after its own stores are restored, not waiting for the others that arrived with it. A task
+ * revoked or lost meanwhile has its restore cancelled and its stores closed; a restore that fails
+ * fails the container, as it did inline. A container with nothing else to run prepares and
+ * restores inline: there is nothing to keep going.
  */
 final class Reassigner implements MembershipListener {
   private static final Logger LOG = LoggerFactory.getLogger(Reassigner.class);

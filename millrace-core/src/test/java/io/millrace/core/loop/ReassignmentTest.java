@@ -1043,8 +1043,11 @@ class ReassignmentTest {
     assertThat(task(2, 0).offsets.size()).isGreaterThan(before);
   }
 
-  @Test
-  void anArrivingTaskIsPreparedOnTheRestoreThreadWhileTheOthersKeepRunning() throws Exception {
+  /**
+   * Task 0 running; task SLOW_TO_PREPARE assigned beside it, its preparation held at {@link
+   * #prepareGate} on the restore thread.
+   */
+  private RunLoop preparingBesideTaskZero() throws Exception {
     RunLoop loop = container(false, 1, 0);
     coordinator.script.add(l -> l.assigned(Set.of(0)));
     loop.start();
@@ -1056,6 +1059,34 @@ class ReassignmentTest {
     nextMembershipPoll(loop); // returns while the preparation waits
     io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
         "the preparation running", () -> prepareThreads.size() == 2);
+    return loop;
+  }
+
+  /**
+   * Runs a membership poll whose script makes the loop wait for the held preparation: the gate
+   * is opened from a thread of its own once the loop thread waits (the loop cannot open it).
+   */
+  private void pollOpeningThePrepareGateOnceTheLoopWaits(RunLoop loop) throws Exception {
+    Thread loopThread = Thread.currentThread();
+    Thread opener = new Thread(() -> {
+      try {
+        io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+            "the loop waiting for the preparation",
+            () -> loopThread.getState() == Thread.State.WAITING);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      } finally {
+        prepareGate.countDown();
+      }
+    });
+    opener.start();
+    nextMembershipPoll(loop);
+    opener.join();
+  }
+
+  @Test
+  void anArrivingTaskIsPreparedOnTheRestoreThreadWhileTheOthersKeepRunning() throws Exception {
+    RunLoop loop = preparingBesideTaskZero();
     assertThat(prepareThreads.get(1)).isEqualTo("millrace-restore-0");
     assertThat(coordinator.listener.tasks()).as("a task being prepared is the container's")
         .containsExactlyInAnyOrder(0, SLOW_TO_PREPARE);
@@ -1078,32 +1109,11 @@ class ReassignmentTest {
   @Test
   void aTaskRevokedWhileBeingPreparedIsGivenUpOnceItsPreparationEndsAndNeverStarts()
       throws Exception {
-    RunLoop loop = container(false, 1, 0);
-    coordinator.script.add(l -> l.assigned(Set.of(0)));
-    loop.start();
-    cycles(loop, 10);
-    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW_TO_PREPARE)));
-    nextMembershipPoll(loop);
-    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
-        "the preparation running", () -> prepareThreads.size() == 2);
+    RunLoop loop = preparingBesideTaskZero();
 
-    // The revoke waits for the preparation to end: opened here once the loop waits for it.
-    Thread loopThread = Thread.currentThread();
-    Thread opener = new Thread(() -> {
-      try {
-        io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
-            "the revoke waiting for the preparation",
-            () -> loopThread.getState() == Thread.State.WAITING);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      } finally {
-        prepareGate.countDown();
-      }
-    });
-    opener.start();
+    // The revoke waits for the preparation to end.
     coordinator.script.add(l -> l.revoked(Set.of(SLOW_TO_PREPARE)));
-    nextMembershipPoll(loop);
-    opener.join();
+    pollOpeningThePrepareGateOnceTheLoopWaits(loop);
 
     assertThat(released).as("what its preparation opened is closed").contains(SLOW_TO_PREPARE);
     assertThat(coordinator.listener.tasks()).containsExactly(0);
@@ -1118,33 +1128,13 @@ class ReassignmentTest {
   @Test
   void aTaskRevokedWhileQueuedBehindAnotherPreparationIsNeverPreparedAndItsClaimIsLetGo()
       throws Exception {
-    RunLoop loop = container(false, 1, 0);
-    coordinator.script.add(l -> l.assigned(Set.of(0)));
-    loop.start();
-    cycles(loop, 10);
-    coordinator.script.add(l -> l.assigned(Set.of(0, SLOW_TO_PREPARE)));
-    nextMembershipPoll(loop);
-    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
-        "the slow preparation running", () -> prepareThreads.size() == 2);
+    RunLoop loop = preparingBesideTaskZero();
     coordinator.script.add(l -> l.assigned(Set.of(0, SLOW_TO_PREPARE, 5))); // queued behind it
     nextMembershipPoll(loop);
 
-    // The revoke waits for the queued batch to come out of the queue: opened once it waits.
-    Thread loopThread = Thread.currentThread();
-    Thread opener = new Thread(() -> {
-      try {
-        io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
-            "the revoke waiting", () -> loopThread.getState() == Thread.State.WAITING);
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      } finally {
-        prepareGate.countDown();
-      }
-    });
-    opener.start();
+    // The revoke waits for the queued batch to come out of the queue.
     coordinator.script.add(l -> l.revoked(Set.of(5)));
-    nextMembershipPoll(loop);
-    opener.join();
+    pollOpeningThePrepareGateOnceTheLoopWaits(loop);
 
     assertThat(unclaimed).as("its claim let go without a preparation").containsExactly(Set.of(5));
     untilStarted(loop, SLOW_TO_PREPARE);
