@@ -30,6 +30,13 @@ final class OutputWatch implements AutoCloseable {
   private final long[] inputGapAtMaxMs;
   /** Each task's longest time from an input's writing to its emission, in the window. */
   private final long[] maxLatencyMs;
+  /** When each task's longest gap ended (its second record's emission), to find it in logs. */
+  private final long[] maxGapEndMs;
+  /**
+   * Whether each task's emitter changed inside the gap window: a task that moved away and back
+   * has the same owner at both ends of it, but its gap is a move's, not a pause's.
+   */
+  private final boolean[] movedInWindow;
   private long total;
   private long afterMs = Long.MAX_VALUE;
   private int excludedPid;
@@ -48,6 +55,8 @@ final class OutputWatch implements AutoCloseable {
     this.lastInputMs = new long[tasks];
     this.inputGapAtMaxMs = new long[tasks];
     this.maxLatencyMs = new long[tasks];
+    this.maxGapEndMs = new long[tasks];
+    this.movedInWindow = new boolean[tasks];
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
     p.put("enable.auto.commit", "false");
@@ -85,8 +94,12 @@ final class OutputWatch implements AutoCloseable {
       if (previous > 0 && ms - previous > maxGapMs[task]) {
         maxGapMs[task] = ms - previous;
         inputGapAtMaxMs[task] = inputMs - lastInputMs[task];
+        maxGapEndMs[task] = ms;
       }
       maxLatencyMs[task] = Math.max(maxLatencyMs[task], ms - inputMs);
+      if (previous > 0 && pid != lastPid[task]) {
+        movedInWindow[task] = true;
+      }
     }
     if (ms > previous) {
       lastMs[task] = ms;
@@ -157,6 +170,8 @@ final class OutputWatch implements AutoCloseable {
     Arrays.fill(maxGapMs, 0);
     Arrays.fill(inputGapAtMaxMs, 0);
     Arrays.fill(maxLatencyMs, 0);
+    Arrays.fill(maxGapEndMs, 0);
+    Arrays.fill(movedInWindow, false);
     gapFromMs = fromMs;
     gapToMs = Long.MAX_VALUE;
   }
@@ -179,6 +194,18 @@ final class OutputWatch implements AutoCloseable {
   synchronized long[] inputGapsAtMax() {
     check();
     return inputGapAtMaxMs.clone();
+  }
+
+  /** When each task's longest gap ended (epoch ms). */
+  synchronized long[] maxGapEnds() {
+    check();
+    return maxGapEndMs.clone();
+  }
+
+  /** Whether the task's emitter changed inside the gap window so far. */
+  synchronized boolean movedInWindow(int task) {
+    check();
+    return movedInWindow[task];
   }
 
   /** Each task's longest time from an input record's writing to its emission, in the window. */

@@ -8,6 +8,9 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -284,7 +287,7 @@ public final class ScaleOutBench {
     await(fleet, "every task emitting after the rebalance", 300,
         () -> watch.allEmittedAfter(stableMs));
     Thread.sleep(5_000);
-    Set<Integer> stayed = stayed(ownersBefore, watch.owners());
+    Set<Integer> stayed = stayed(ownersBefore, watch);
     Gap gap = gaps(watch, System.currentTimeMillis(), stayed);
     System.out.printf(Locale.ROOT, "round %d %s join (%s job): longest gap of the %d tasks that "
             + "stayed %s; steady running before: %s; %d tasks changed owner%n",
@@ -309,7 +312,7 @@ public final class ScaleOutBench {
     long fromMs = System.currentTimeMillis();
     watch.startGaps(fromMs);
     Thread.sleep(5_000); // a benchmark's steady window, not a test's synchronisation
-    Set<Integer> stayed = stayed(ownersBefore, watch.owners());
+    Set<Integer> stayed = stayed(ownersBefore, watch);
     if (stayed.size() < partitions) {
       System.out.printf(Locale.ROOT, "(%d task(s) moved in the steady window: left out of its "
           + "gap)%n", partitions - stayed.size());
@@ -317,10 +320,12 @@ public final class ScaleOutBench {
     return gaps(watch, fromMs + 5_000, stayed);
   }
 
-  private Set<Integer> stayed(int[] ownersBefore, int[] ownersAfter) {
+  /** The tasks with the same emitter at the start of the gap window as now, and throughout. */
+  private Set<Integer> stayed(int[] ownersBefore, OutputWatch watch) {
+    int[] ownersAfter = watch.owners();
     Set<Integer> stayed = new HashSet<>();
     for (int t = 0; t < partitions; t++) {
-      if (ownersBefore[t] == ownersAfter[t]) {
+      if (ownersBefore[t] == ownersAfter[t] && !watch.movedInWindow(t)) {
         stayed.add(t);
       }
     }
@@ -332,10 +337,12 @@ public final class ScaleOutBench {
    * inputs were written (the part of the gap the input had already), and the longest time any
    * record took from its writing to its emission.
    */
-  record Gap(long ms, long inputMs, long latencyMs) {
+  record Gap(long ms, long inputMs, long latencyMs, int task, long endMs, int pid) {
     @Override
     public String toString() {
-      return ms + " ms (input " + inputMs + " ms apart, longest latency " + latencyMs + " ms)";
+      return ms + " ms (input " + inputMs + " ms apart, longest latency " + latencyMs + " ms; task "
+          + task + " of pid " + pid + ", ended " + LocalTime.ofInstant(Instant.ofEpochMilli(endMs),
+              ZoneId.systemDefault()) + ")";
     }
   }
 
@@ -353,8 +360,9 @@ public final class ScaleOutBench {
         latency = Math.max(latency, latencies[t]);
       }
     }
-    return worst < 0 ? new Gap(0, 0, 0)
-        : new Gap(gaps[worst], watch.inputGapsAtMax()[worst], latency);
+    return worst < 0 ? new Gap(0, 0, 0, -1, 0, 0)
+        : new Gap(gaps[worst], watch.inputGapsAtMax()[worst], latency, worst,
+            watch.maxGapEnds()[worst], watch.owners()[worst]);
   }
 
   private void leave(String system, int round, boolean join) throws Exception {
