@@ -220,8 +220,20 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
 
   /** Writes the dirty entries to the engine in one batch and to the changelog. */
   public void flush() {
+    StoreFlusher.Flush flush = serializeDirty();
+    if (flush != null) {
+      flushed(flusher.flush(engine, changelog, flush.keys(), flush.values()));
+    }
+  }
+
+  /**
+   * The dirty entries serialized, in first-write order, for the flusher to write to the engine
+   * and send to the changelog; null if there are none. They stay dirty until {@link #flushed}:
+   * a failure before keeps them for the next flush.
+   */
+  StoreFlusher.Flush serializeDirty() {
     if (dirty.isEmpty()) {
-      return;
+      return null;
     }
     // New lists each flush: the flusher's thread may still be reading the last ones.
     List<byte[]> keys = new ArrayList<>(dirty.size());
@@ -230,7 +242,16 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       keys.add(serializeKey(entry.key));
       values.add(entry.value == null ? null : serializeValue(entry.value));
     }
-    long deferred = flusher.flush(engine, changelog, keys, values);
+    return new StoreFlusher.Flush(engine, changelog, keys, values);
+  }
+
+  /**
+   * The flusher took what {@link #serializeDirty} gave it: the entries are clean.
+   *
+   * @param deferred the sequence number of the flusher's batch if it writes them to the engine
+   *     (the engine holds them once the flusher finished it), else 0
+   */
+  void flushed(long deferred) {
     if (deferred > 0) {
       deferredThrough = deferred;
     }
@@ -240,7 +261,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       entry.dirty = false;
       entry.flushedIn = deferred;
     }
-    flushedEntries += keys.size();
+    flushedEntries += dirty.size();
     dirty.clear();
   }
 

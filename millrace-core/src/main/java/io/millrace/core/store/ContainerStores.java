@@ -521,11 +521,22 @@ public final class ContainerStores implements AutoCloseable {
    * @return what to pass to {@link #awaitHandedOver}
    */
   public long handOver() {
+    // Every store serialized first, then handed over at once (StoreFlusher.handOver says why).
+    List<CachedStore<?, ?>> flushing = new ArrayList<>();
+    List<StoreFlusher.Flush> flushes = new ArrayList<>();
     for (List<StoreInstance> instances : byTask.values()) {
       for (StoreInstance instance : instances) {
-        instance.store().flush();
         instance.store().closeLeakedIterators();
+        StoreFlusher.Flush flush = instance.store().serializeDirty();
+        if (flush != null) {
+          flushing.add(instance.store());
+          flushes.add(flush);
+        }
       }
+    }
+    long sequence = flusher.handOver(flushes);
+    for (CachedStore<?, ?> store : flushing) {
+      store.flushed(flusher.defersWrites(store.engine()) ? sequence : 0);
     }
     return flusher.handed();
   }

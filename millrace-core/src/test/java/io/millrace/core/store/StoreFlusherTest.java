@@ -383,6 +383,81 @@ class StoreFlusherTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aCommitsHandOverIsOneBatchQueuedPastAFullQueueAndTheFlushAfterItWaitsForRoom()
+      throws Exception {
+    RecordingEngine engine = new RecordingEngine(true);
+    Recording producer = new Recording(true);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      flusher.parkAfterHanded();
+      int full = StoreFlusher.QUEUED_ENTRIES / 4;
+      for (int i = 0; i < 4; i++) { // the queue holds its bound
+        List<byte[]> batch = values((long) i * full, full);
+        flusher.flush(engine, null, batch, batch);
+      }
+      long next = 4L * full;
+      List<StoreFlusher.Flush> flushes = new ArrayList<>();
+      for (int store = 0; store < 24; store++) { // a commit of a container with 24 stores
+        List<byte[]> batch = values(next, 500);
+        next += 500;
+        flushes.add(new StoreFlusher.Flush(engine, new ChangelogWriter(producer, 0, store),
+            batch, batch));
+      }
+
+      long sequence = flusher.handOver(flushes); // returns at once: no room asked for
+
+      assertThat(sequence).as("one batch for the 24 stores").isEqualTo(5);
+      assertThat(flusher.handed()).isEqualTo(5);
+      long last = next;
+      Thread loop = new Thread(() -> flusher.flush(engine, null, List.of(bytes(last)),
+          List.of(bytes(last))), "test-loop");
+      loop.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (loop.getState() != Thread.State.WAITING) { // parked for room in the queue
+        assertThat(System.nanoTime()).as("the flush after the hand-over waits for room")
+            .isLessThan(deadline);
+        Thread.onSpinWait();
+      }
+      flusher.unpark();
+      loop.join(30_000);
+      assertThat(loop.isAlive()).isFalse();
+      flusher.drain();
+      assertThat(engine.written).hasSize((int) last + 1).isSorted();
+      for (int store = 0; store < 24; store++) {
+        assertThat(producer.byPartition.get(store)).hasSize(500).isSorted();
+      }
+      assertThat(engine.threads).containsExactly("test-store-flush");
+    }
+  }
+
+  @Test
+  void aHandOverDoesOnTheLoopWhatCannotLeaveItAndDefersTheRest() {
+    Recording loopOnly = new Recording(false);
+    RecordingEngine loopEngine = new RecordingEngine(false);
+    RecordingEngine anyThread = new RecordingEngine(true);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      assertThat(flusher.handOver(List.of(new StoreFlusher.Flush(loopEngine,
+          new ChangelogWriter(loopOnly, 0, 0), List.of(bytes(1)), List.of(bytes(1))))))
+          .as("nothing deferred").isZero();
+      assertThat(flusher.handed()).isZero();
+      assertThat(loopEngine.written).containsExactly(1L);
+      assertThat(loopOnly.byPartition.get(0)).containsExactly(1L);
+
+      long sequence = flusher.handOver(List.of(
+          new StoreFlusher.Flush(loopEngine, null, List.of(bytes(2)), List.of(bytes(2))),
+          new StoreFlusher.Flush(anyThread, null, List.of(bytes(3)), List.of(bytes(3)))));
+      assertThat(sequence).isEqualTo(1);
+      assertThat(flusher.defersWrites(anyThread)).isTrue();
+      assertThat(flusher.defersWrites(loopEngine)).isFalse();
+      flusher.await(sequence);
+      assertThat(loopEngine.written).containsExactly(1L, 2L);
+      assertThat(anyThread.written).containsExactly(3L);
+    }
+    assertThat(loopEngine.threads).containsExactly(Thread.currentThread().getName());
+    assertThat(anyThread.threads).containsExactly("test-store-flush");
+  }
+
+  @Test
   void anEngineAndAProducerThatTakeWorkOnlyFromTheLoopGetItThere() {
     Recording producer = new Recording(false);
     RecordingEngine engine = new RecordingEngine(false);
