@@ -54,13 +54,28 @@ abstract class Fleet implements AutoCloseable {
         Files.move(log, kept);
       }
     }
-    Process p = new ProcessBuilder(command(label, home)).redirectErrorStream(true)
+    List<String> command = new ArrayList<>(command(label, home));
+    command.add(1, GcPauses.option(home)); // after the java executable, before its options
+    Process p = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(log.toFile()).start();
     processes.put(label, p);
   }
 
   long pid(String label) {
     return processes.get(label).pid();
+  }
+
+  /**
+   * Milliseconds of process {@code pid}'s GC pauses inside {@code [fromMs, toMs]}, or -1 if no
+   * process of this fleet has that pid (or it logged nothing).
+   */
+  long gcWithin(long pid, long fromMs, long toMs) throws IOException {
+    for (Map.Entry<String, Process> e : processes.entrySet()) {
+      if (e.getValue().pid() == pid) {
+        return GcPauses.within(dir.resolve(e.getKey()), pid, fromMs, toMs);
+      }
+    }
+    return -1;
   }
 
   Set<String> labels() {

@@ -274,7 +274,7 @@ public final class ScaleOutBench {
    */
   private void join(String system, int round, String kind, JobSpec job, Fleet fleet,
       OutputWatch watch, String label) throws Exception {
-    Gap baselineGap = steadyGap(watch);
+    Gap baselineGap = steadyGap(watch, fleet);
 
     int[] ownersBefore = watch.owners();
     long joinMs = System.currentTimeMillis();
@@ -288,13 +288,15 @@ public final class ScaleOutBench {
         () -> watch.allEmittedAfter(stableMs));
     Thread.sleep(5_000);
     Set<Integer> stayed = stayed(ownersBefore, watch);
-    Gap gap = gaps(watch, System.currentTimeMillis(), stayed);
+    Gap gap = gaps(watch, fleet, System.currentTimeMillis(), stayed);
     System.out.printf(Locale.ROOT, "round %d %s join (%s job): longest gap of the %d tasks that "
             + "stayed %s; steady running before: %s; %d tasks changed owner%n",
         round, system, kind, stayed.size(), gap, baselineGap, partitions - stayed.size());
     add(system + "_join_" + kind + "_gap_ms", gap.ms());
     add(system + "_join_" + kind + "_input_gap_ms", gap.inputMs());
     add(system + "_join_" + kind + "_latency_ms", gap.latencyMs());
+    add(system + "_join_" + kind + "_gc_ms", gap.gcMs());
+    add(system + "_steady_" + kind + "_gc_ms", baselineGap.gcMs());
     add(system + "_steady_" + kind + "_gap_ms", baselineGap.ms());
     add(system + "_steady_" + kind + "_input_gap_ms", baselineGap.inputMs());
     add(system + "_steady_" + kind + "_latency_ms", baselineGap.latencyMs());
@@ -307,7 +309,7 @@ public final class ScaleOutBench {
    * group may still be moving tasks whose warm-up copies caught up, and a move's gap is not a
    * pause of the loop.
    */
-  private Gap steadyGap(OutputWatch watch) throws Exception {
+  private Gap steadyGap(OutputWatch watch, Fleet fleet) throws Exception {
     int[] ownersBefore = watch.owners();
     long fromMs = System.currentTimeMillis();
     watch.startGaps(fromMs);
@@ -317,7 +319,7 @@ public final class ScaleOutBench {
       System.out.printf(Locale.ROOT, "(%d task(s) moved in the steady window: left out of its "
           + "gap)%n", partitions - stayed.size());
     }
-    return gaps(watch, fromMs + 5_000, stayed);
+    return gaps(watch, fleet, fromMs + 5_000, stayed);
   }
 
   /** The tasks with the same emitter at the start of the gap window as now, and throughout. */
@@ -337,17 +339,19 @@ public final class ScaleOutBench {
    * inputs were written (the part of the gap the input had already), and the longest time any
    * record took from its writing to its emission.
    */
-  record Gap(long ms, long inputMs, long latencyMs, int task, long endMs, int pid) {
+  record Gap(long ms, long inputMs, long latencyMs, int task, long endMs, int pid, long gcMs) {
     @Override
     public String toString() {
       return ms + " ms (input " + inputMs + " ms apart, longest latency " + latencyMs + " ms; task "
           + task + " of pid " + pid + ", ended " + LocalTime.ofInstant(Instant.ofEpochMilli(endMs),
-              ZoneId.systemDefault()) + ")";
+              ZoneId.systemDefault()) + (gcMs < 0 ? "" : ", GC pauses of that process in it "
+              + gcMs + " ms") + ")";
     }
   }
 
   /** Ends the gap window at {@code toMs}, lets the reader catch up, returns the longest gap. */
-  private static Gap gaps(OutputWatch watch, long toMs, Set<Integer> tasks) throws Exception {
+  private static Gap gaps(OutputWatch watch, Fleet fleet, long toMs, Set<Integer> tasks)
+      throws Exception {
     watch.endGaps(toMs);
     Thread.sleep(1_500); // emissions before toMs that the reader has not read yet
     long[] gaps = watch.maxGaps();
@@ -360,9 +364,13 @@ public final class ScaleOutBench {
         latency = Math.max(latency, latencies[t]);
       }
     }
-    return worst < 0 ? new Gap(0, 0, 0, -1, 0, 0)
-        : new Gap(gaps[worst], watch.inputGapsAtMax()[worst], latency, worst,
-            watch.maxGapEnds()[worst], watch.owners()[worst]);
+    if (worst < 0) {
+      return new Gap(0, 0, 0, -1, 0, 0, -1);
+    }
+    long endMs = watch.maxGapEnds()[worst];
+    int pid = watch.owners()[worst];
+    return new Gap(gaps[worst], watch.inputGapsAtMax()[worst], latency, worst, endMs, pid,
+        fleet.gcWithin(pid, endMs - gaps[worst], endMs));
   }
 
   private void leave(String system, int round, boolean join) throws Exception {
@@ -417,7 +425,7 @@ public final class ScaleOutBench {
               && watch.allEmittedWithin(1_000) && owners(watch) == 3);
       System.out.printf(Locale.ROOT, "round %d %s scale-up: 3 processes running after %,d ms%n",
           round, system, System.currentTimeMillis() - started);
-      Gap baselineGap = steadyGap(watch);
+      Gap baselineGap = steadyGap(watch, fleet);
 
       int[] ownersBefore = watch.owners();
       long joinMs = System.currentTimeMillis();
@@ -432,7 +440,7 @@ public final class ScaleOutBench {
       long balancedMs = watch.tasksOf(joiner).size() >= share
           ? System.currentTimeMillis() - joinMs : -1;
       Thread.sleep(5_000);
-      Gap gap = gaps(watch, System.currentTimeMillis(), null);
+      Gap gap = gaps(watch, fleet, System.currentTimeMillis(), null);
       int[] ownersAfter = watch.owners();
       int moved = 0;
       for (int t = 0; t < partitions; t++) {
@@ -628,7 +636,10 @@ public final class ScaleOutBench {
                 + "millrace_moved=%.0f kafka_streams_moved=%.0f "
                 + "millrace_input_gap_ms=%.0f kafka_streams_input_gap_ms=%.0f "
                 + "millrace_latency_ms=%.0f kafka_streams_latency_ms=%.0f "
-                + "millrace_steady_latency_ms=%.0f kafka_streams_steady_latency_ms=%.0f%n", kind,
+                + "millrace_steady_latency_ms=%.0f kafka_streams_steady_latency_ms=%.0f "
+                + "millrace_gc_in_max_gap_ms=%.0f kafka_streams_gc_in_max_gap_ms=%.0f "
+                + "millrace_gc_in_steady_gap_ms=%.0f kafka_streams_gc_in_steady_gap_ms=%.0f%n",
+            kind,
             median("millrace_join_" + kind + "_gap_ms"),
             median("kafka_streams_join_" + kind + "_gap_ms"),
             median("millrace_steady_" + kind + "_gap_ms"),
@@ -640,7 +651,11 @@ public final class ScaleOutBench {
             median("millrace_join_" + kind + "_latency_ms"),
             median("kafka_streams_join_" + kind + "_latency_ms"),
             median("millrace_steady_" + kind + "_latency_ms"),
-            median("kafka_streams_steady_" + kind + "_latency_ms"));
+            median("kafka_streams_steady_" + kind + "_latency_ms"),
+            median("millrace_join_" + kind + "_gc_ms"),
+            median("kafka_streams_join_" + kind + "_gc_ms"),
+            median("millrace_steady_" + kind + "_gc_ms"),
+            median("kafka_streams_steady_" + kind + "_gc_ms"));
       }
     }
     if (figures.containsKey("millrace_leave_ms")) {
