@@ -212,7 +212,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
 
   private KeyValueIterator<K, V> iterator(byte[] from, byte[] to) {
     flush(); // the engine must hold the task's writes before it is iterated
-    flusher.await(deferredThrough); // this store's writes, not the other stores' behind them
+    flusher.await(deferredThrough); // this store's writes (and those handed over with them)
     StoreIterator iterator = new StoreIterator(engine.range(from, to));
     open.add(iterator);
     return iterator;

@@ -28,11 +28,10 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class StoreFlusher implements AutoCloseable {
   /**
-   * Entries queued at most: a flusher that falls behind holds the loop back instead of the heap.
-   * Counted in entries, not batches: four full batches at the default {@code write.batch.size}
-   * (10,000), as a bound of four batches held before, but a commit that hands over one small
-   * batch per store no longer waits for the flusher once a container has more than four stores
-   * (12 tasks of a count job stopped the loop 100-200 ms a commit for it).
+   * Entries queued at most by the flushes between commits: a flusher that falls behind holds the
+   * loop back instead of the heap. Counted in entries, not batches: four full batches at the
+   * default {@code write.batch.size} (10,000). A commit's hand-over does not wait for it (it takes
+   * its room into debt: {@link #handOver}).
    */
   static final int QUEUED_ENTRIES = 40_000;
   private static final Batch STOP = new Batch(List.of(), 0);
@@ -76,7 +75,7 @@ public final class StoreFlusher implements AutoCloseable {
     }
 
     void takeWithoutWaiting(int permits) {
-      reducePermits(permits); // may go below zero: acquire() waits until it is back above
+      reducePermits(permits); // may go below zero: acquire(n) waits until n are back
     }
   }
 
@@ -135,9 +134,15 @@ public final class StoreFlusher implements AutoCloseable {
    * loop spent 2-11 ms of CPU in 10-50 ms of it), and without waiting for room. The room is taken
    * all the same, into debt if need be, so the store flushes after it wait for the thread to
    * catch up: what this adds to the queue is bounded by the stores' dirty entries, at most
-   * {@code write.batch.size} each, which their caches hold anyway. (Waiting for room here held
-   * the loop 60-235 ms at commits after a failover, while the thread wrote the restored tasks'
-   * first flushes.)
+   * {@code write.batch.size} each, which their caches hold anyway, and only one hand-over is in
+   * debt at a time (a commit waits for its hand-over to be done before the next one begins).
+   * (Waiting for room here held the loop 60-235 ms at commits after a failover, while the thread
+   * wrote the restored tasks' first flushes.)
+   *
+   * <p>If a store's part that stays on this thread fails (an engine or changelog that takes work
+   * only here), nothing is handed over and every store's entries stay dirty: the stores before it
+   * write and send theirs again at the next flush (the changelog may then hold a record twice,
+   * which a replay applies as once), and the failure fails the commit.
    *
    * @return the batch's sequence number if any engine write was left to the thread (those
    *     engines hold it once {@link #finished} reaches it; see {@link #defersWrites}), else 0
@@ -162,6 +167,11 @@ public final class StoreFlusher implements AutoCloseable {
     room.takeWithoutWaiting(weight);
     put(new Batch(away, weight));
     return engines ? handed : 0;
+  }
+
+  /** Room left in the queue, in entries (below zero: a hand-over's debt). For tests. */
+  int room() {
+    return room.availablePermits();
   }
 
   /** Whether the thread, not the caller, writes a flush to {@code engine}. */

@@ -80,6 +80,30 @@ class ContainerStoresHandOverTest {
     }
   }
 
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void anEntryHandedOverStaysCachedUntilTheFlusherHasWrittenIt() {
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      ContainerStores stores = stores(flusher, 10);
+      Map<String, KeyValueStore<?, ?>> task = stores.open(0, "Partition 0", Map.of());
+      for (long i = 0; i < 5; i++) {
+        counts(task, "a").put("old" + i, i);
+      }
+      stores.parkFlusher();
+      long handed = stores.handOver(); // queued, not written: the flusher is parked
+      for (long i = 0; i < 30; i++) { // 30 new keys through a cache of 10
+        counts(task, "a").put("new" + i, i);
+      }
+
+      assertThat(engines.get("a").get(key("old0"))).as("not in the engine yet").isNull();
+      assertThat(counts(task, "a").get("old0")).as("so still in the cache").isEqualTo(0L);
+      stores.unparkFlusher();
+      stores.awaitHandedOver(handed);
+      assertThat(engines.get("a").get(key("old4"))).isEqualTo(new LongSerde().toBytes(4L));
+      stores.close();
+    }
+  }
+
   @SuppressWarnings("unchecked")
   private static KeyValueStore<String, Long> counts(Map<String, KeyValueStore<?, ?>> task,
       String name) {
@@ -91,14 +115,19 @@ class ContainerStoresHandOverTest {
   }
 
   private ContainerStores stores(StoreFlusher flusher) {
-    return ContainerStores.create(List.of(spec("a", new LongSerde()),
-            spec("b", new RefusingLongSerde())), dir, Map.of(), 1,
+    return stores(flusher, 1_000);
+  }
+
+  /** Stores a and b (b refuses one value), each caching {@code cacheSize} entries. */
+  private ContainerStores stores(StoreFlusher flusher, int cacheSize) {
+    return ContainerStores.create(List.of(spec("a", new LongSerde(), cacheSize),
+            spec("b", new RefusingLongSerde(), cacheSize)), dir, Map.of(), 1,
         (spec, task) -> null, system -> null, flusher, false);
   }
 
-  private StoreSpec spec(String name, Serde<Long> values) {
+  private StoreSpec spec(String name, Serde<Long> values, int cacheSize) {
     return new StoreSpec(name, new ConcurrentEngines(name), new StringSerde(), values, null, null,
-        1_000, 1_000, Map.of());
+        cacheSize, cacheSize, Map.of());
   }
 
   /** A long serde that refuses one value, as a user's serde refuses what it cannot encode. */

@@ -391,11 +391,11 @@ class StoreFlusherTest {
     try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
       flusher.parkAfterHanded();
       int full = StoreFlusher.QUEUED_ENTRIES / 4;
-      for (int i = 0; i < 4; i++) { // the queue holds its bound
+      for (int i = 0; i < 3; i++) { // room is left for 10,000 entries
         List<byte[]> batch = values((long) i * full, full);
         flusher.flush(engine, null, batch, batch);
       }
-      long next = 4L * full;
+      long next = 3L * full;
       List<StoreFlusher.Flush> flushes = new ArrayList<>();
       for (int store = 0; store < 24; store++) { // a commit of a container with 24 stores
         List<byte[]> batch = values(next, 500);
@@ -404,10 +404,11 @@ class StoreFlusherTest {
             batch, batch));
       }
 
-      long sequence = flusher.handOver(flushes); // returns at once: no room asked for
+      long sequence = flusher.handOver(flushes); // 12,000 entries: returns at once, in debt
 
-      assertThat(sequence).as("one batch for the 24 stores").isEqualTo(5);
-      assertThat(flusher.handed()).isEqualTo(5);
+      assertThat(sequence).as("one batch for the 24 stores").isEqualTo(4);
+      assertThat(flusher.handed()).isEqualTo(4);
+      assertThat(flusher.room()).as("the hand-over's room taken into debt").isEqualTo(-2_000);
       long last = next;
       Thread loop = new Thread(() -> flusher.flush(engine, null, List.of(bytes(last)),
           List.of(bytes(last))), "test-loop");
@@ -422,11 +423,34 @@ class StoreFlusherTest {
       loop.join(30_000);
       assertThat(loop.isAlive()).isFalse();
       flusher.drain();
+      assertThat(flusher.room()).as("the debt repaid").isEqualTo(StoreFlusher.QUEUED_ENTRIES);
       assertThat(engine.written).hasSize((int) last + 1).isSorted();
       for (int store = 0; store < 24; store++) {
         assertThat(producer.byPartition.get(store)).hasSize(500).isSorted();
       }
       assertThat(engine.threads).containsExactly("test-store-flush");
+    }
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aHandOverLargerThanTheWholeBoundIsTakenAndTheFlushesAfterItGoOnOnceItIsWritten() {
+    RecordingEngine engine = new RecordingEngine(true);
+    try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
+      int stores = 6;
+      int each = StoreFlusher.QUEUED_ENTRIES / 4; // 60,000 entries in all
+      List<StoreFlusher.Flush> flushes = new ArrayList<>();
+      for (int store = 0; store < stores; store++) {
+        List<byte[]> batch = values((long) store * each, each);
+        flushes.add(new StoreFlusher.Flush(engine, null, batch, batch));
+      }
+      long sequence = flusher.handOver(flushes);
+      long last = (long) stores * each;
+      flusher.flush(engine, null, List.of(bytes(last)), List.of(bytes(last))); // waits, then goes
+      flusher.drain();
+      assertThat(flusher.finished()).isEqualTo(sequence + 1);
+      assertThat(flusher.room()).isEqualTo(StoreFlusher.QUEUED_ENTRIES);
+      assertThat(engine.written).hasSize((int) last + 1).isSorted();
     }
   }
 
