@@ -3,46 +3,54 @@ package io.millrace.core.store;
 import java.util.Arrays;
 
 /**
- * The object cache's map: a hash table whose entries are also linked from eldest to newest use,
- * the links kept in the entries themselves. It does what an access-ordered {@code LinkedHashMap}
- * does for {@link CachedStore}, without the map's own node per entry and, for byte-array keys
- * (compared by content), without a wrapper object per lookup: a miss then costs one entry instead
- * of three objects, and a lookup one pointer less to follow.
+ * The object cache's map: a hash table whose entries are also linked from eldest to newest use.
+ * It does what an access-ordered {@code LinkedHashMap} does for {@link CachedStore}, with each
+ * entry's state (key, value, hash, flush state, links) kept in parallel arrays at the entry's
+ * <em>slot</em> instead of in an object of its own.
  *
- * <p>Keys are compared with {@code equals}, byte arrays by content. Single-threaded.
+ * <p>Why slots: in a store over many keys (a count over 1M keys, say) a cached entry lives for
+ * seconds, long enough to be copied by every young collection until it is promoted, and the young
+ * pauses' copying is what such a job's output waits for. An entry object per key was a third of
+ * the objects and three fifths of the bytes the collector copied for a cached byte-array key (a
+ * 48-byte entry beside a 32-byte key); with slots it copies only the key and the value the task
+ * gave it (a count's small {@code Long} is the JDK's shared one). The arrays themselves are a few
+ * objects per store, promoted once. A lookup also follows one pointer less.
+ *
+ * <p>Byte-array keys are compared by content, without a wrapper object per lookup; other keys
+ * with {@code equals}. A slot stays the entry's until {@link #remove}; a removed slot is reused.
+ * Single-threaded.
  *
  * @param <K> the key type
  */
 final class CacheMap<K> {
-  /** A cached key, its value (null: it has none) and its flush state, linked into the map. */
-  static final class Entry<K> {
-    final K key;
-    final int hash;
-    Object value;
-    /** Written since the last flush. */
-    boolean dirty;
-    /** The deferred flush that holds the value (see StoreFlusher#flush); 0: in the engine. */
-    long flushedIn;
-    private Entry<K> nextInBucket;
-    private Entry<K> older;
-    private Entry<K> newer;
+  /** No slot: not found, no eldest, no newer entry. */
+  static final int NONE = -1;
 
-    Entry(K key, int hash, Object value) {
-      this.key = key;
-      this.hash = hash;
-      this.value = value;
-    }
-  }
-
-  private Entry<K>[] table;
+  /** Bucket heads: the first slot of each chain, or NONE. Its length is a power of two. */
+  private int[] table;
+  private Object[] keys;
+  /** A slot's value: null when the key is known to have none. */
+  private Object[] values;
+  private int[] hashes;
+  /** The deferred flush that holds the slot's value (see StoreFlusher#flush); 0: in the engine. */
+  private long[] flushedIn;
+  /** Written since the last flush. */
+  private boolean[] dirty;
+  /** The next slot in the same bucket, or, for a free slot, the next free one. */
+  private int[] next;
+  private int[] older;
+  private int[] newer;
   private int size;
-  /** The least recently used entry, and the most. */
-  private Entry<K> eldest;
-  private Entry<K> newest;
+  /** Slots below this have been handed out at least once; the rest were never used. */
+  private int used;
+  /** Removed slots, for reuse, linked through {@link #next}. */
+  private int free = NONE;
+  private int eldest = NONE;
+  private int newest = NONE;
 
-  /** A map sized for {@code expected} entries. */
+  /** A map sized for {@code expected} entries (it grows past them). */
   CacheMap(int expected) {
-    table = newTable(Integer.highestOneBit(Math.max(16, expected * 4 / 3)) << 1);
+    allocate(Integer.highestOneBit(Math.max(16, expected * 4 / 3)) << 1);
   }
 
   /** The hash {@link #get} and {@link #add} take for {@code key}. */
@@ -51,61 +59,105 @@ final class CacheMap<K> {
     return h ^ (h >>> 16); // the table uses the low bits: fold the high ones in
   }
 
-  /** The entry of {@code key}, now the newest, or null. */
-  Entry<K> get(Object key, int hash) {
-    for (Entry<K> e = table[hash & (table.length - 1)]; e != null; e = e.nextInBucket) {
-      if (e.hash == hash && sameKey(e.key, key)) {
-        if (e != newest) {
-          unlinkUse(e);
-          linkNewest(e);
+  /** The slot of {@code key}, now the newest, or NONE. */
+  int get(Object key, int hash) {
+    for (int s = table[hash & (table.length - 1)]; s != NONE; s = next[s]) {
+      if (hashes[s] == hash && sameKey(keys[s], key)) {
+        if (s != newest) {
+          unlinkUse(s);
+          linkNewest(s);
         }
-        return e;
+        return s;
       }
     }
-    return null;
+    return NONE;
   }
 
-  /** Adds an entry whose key the map does not hold, as the newest. */
-  void add(Entry<K> e) {
-    if (size >= table.length - (table.length >>> 2)) {
-      resize(); // load factor 0.75
-    }
-    int i = e.hash & (table.length - 1);
-    e.nextInBucket = table[i];
-    table[i] = e;
-    linkNewest(e);
-    size++;
-  }
-
-  /** Removes an entry the map holds. */
-  void remove(Entry<K> e) {
-    int i = e.hash & (table.length - 1);
-    if (table[i] == e) {
-      table[i] = e.nextInBucket;
+  /** Adds {@code key}, which the map does not hold, as the newest entry, clean; its slot. */
+  int add(K key, int hash, Object value) {
+    int s = free;
+    if (s != NONE) {
+      free = next[s];
     } else {
-      Entry<K> before = table[i];
-      while (before.nextInBucket != e) {
-        before = before.nextInBucket;
+      if (used == keys.length) {
+        grow();
       }
-      before.nextInBucket = e.nextInBucket;
+      s = used++;
     }
-    e.nextInBucket = null;
-    unlinkUse(e);
+    keys[s] = key;
+    values[s] = value;
+    hashes[s] = hash;
+    dirty[s] = false;
+    flushedIn[s] = 0;
+    int bucket = hash & (table.length - 1);
+    next[s] = table[bucket];
+    table[bucket] = s;
+    linkNewest(s);
+    size++;
+    return s;
+  }
+
+  /** Removes the entry at slot {@code s}, which the map holds; the slot may be reused. */
+  void remove(int s) {
+    int bucket = hashes[s] & (table.length - 1);
+    if (table[bucket] == s) {
+      table[bucket] = next[s];
+    } else {
+      int before = table[bucket];
+      while (next[before] != s) {
+        before = next[before];
+      }
+      next[before] = next[s];
+    }
+    unlinkUse(s);
+    keys[s] = null; // the key and value are garbage now: hold them no longer
+    values[s] = null;
+    next[s] = free;
+    free = s;
     size--;
   }
 
-  /** The least recently used entry, or null if the map is empty. */
-  Entry<K> eldest() {
+  /** The least recently used entry's slot, or NONE if the map is empty. */
+  int eldest() {
     return eldest;
   }
 
-  /** The entry used after {@code e}, or null if it is the newest. */
-  Entry<K> newerThan(Entry<K> e) {
-    return e.newer;
+  /** The slot of the entry used after the one at {@code s}, or NONE if it is the newest. */
+  int newerThan(int s) {
+    return newer[s];
   }
 
   int size() {
     return size;
+  }
+
+  @SuppressWarnings("unchecked") // only keys of type K are added
+  K key(int s) {
+    return (K) keys[s];
+  }
+
+  Object value(int s) {
+    return values[s];
+  }
+
+  void value(int s, Object value) {
+    values[s] = value;
+  }
+
+  boolean dirty(int s) {
+    return dirty[s];
+  }
+
+  void dirty(int s, boolean isDirty) {
+    dirty[s] = isDirty;
+  }
+
+  long flushedIn(int s) {
+    return flushedIn[s];
+  }
+
+  void flushedIn(int s, long flush) {
+    flushedIn[s] = flush;
   }
 
   private static boolean sameKey(Object a, Object b) {
@@ -113,48 +165,67 @@ final class CacheMap<K> {
         : a.equals(b));
   }
 
-  private void linkNewest(Entry<K> e) {
-    e.older = newest;
-    e.newer = null;
-    if (newest == null) {
-      eldest = e;
+  private void linkNewest(int s) {
+    older[s] = newest;
+    newer[s] = NONE;
+    if (newest == NONE) {
+      eldest = s;
     } else {
-      newest.newer = e;
+      newer[newest] = s;
     }
-    newest = e;
+    newest = s;
   }
 
-  private void unlinkUse(Entry<K> e) {
-    if (e.older == null) {
-      eldest = e.newer;
+  private void unlinkUse(int s) {
+    if (older[s] == NONE) {
+      eldest = newer[s];
     } else {
-      e.older.newer = e.newer;
+      newer[older[s]] = newer[s];
     }
-    if (e.newer == null) {
-      newest = e.older;
+    if (newer[s] == NONE) {
+      newest = older[s];
     } else {
-      e.newer.older = e.older;
-    }
-    e.older = null;
-    e.newer = null;
-  }
-
-  private void resize() {
-    Entry<K>[] old = table;
-    table = newTable(old.length << 1);
-    for (Entry<K> head : old) {
-      for (Entry<K> e = head; e != null; ) {
-        Entry<K> next = e.nextInBucket;
-        int i = e.hash & (table.length - 1);
-        e.nextInBucket = table[i];
-        table[i] = e;
-        e = next;
-      }
+      older[newer[s]] = older[s];
     }
   }
 
-  @SuppressWarnings("unchecked") // an array of a generic type, filled only with Entry<K>
-  private static <K> Entry<K>[] newTable(int length) {
-    return (Entry<K>[]) new Entry<?>[length];
+  /** Empty arrays for a table of {@code tableLength} buckets, filled to 3/4 at most. */
+  private void allocate(int tableLength) {
+    int slots = tableLength - (tableLength >>> 2); // load factor 0.75
+    table = new int[tableLength];
+    Arrays.fill(table, NONE);
+    keys = new Object[slots];
+    values = new Object[slots];
+    hashes = new int[slots];
+    flushedIn = new long[slots];
+    dirty = new boolean[slots];
+    next = new int[slots];
+    older = new int[slots];
+    newer = new int[slots];
+  }
+
+  /** Doubles the table and the slots; every slot is in use, so each keeps its number. */
+  private void grow() {
+    int slots = keys.length;
+    int[] oldOlder = older;
+    int[] oldNewer = newer;
+    Object[] oldKeys = keys;
+    Object[] oldValues = values;
+    int[] oldHashes = hashes;
+    long[] oldFlushedIn = flushedIn;
+    boolean[] oldDirty = dirty;
+    allocate(table.length << 1);
+    System.arraycopy(oldKeys, 0, keys, 0, slots);
+    System.arraycopy(oldValues, 0, values, 0, slots);
+    System.arraycopy(oldHashes, 0, hashes, 0, slots);
+    System.arraycopy(oldFlushedIn, 0, flushedIn, 0, slots);
+    System.arraycopy(oldDirty, 0, dirty, 0, slots);
+    System.arraycopy(oldOlder, 0, older, 0, slots);
+    System.arraycopy(oldNewer, 0, newer, 0, slots);
+    for (int s = 0; s < slots; s++) {
+      int bucket = hashes[s] & (table.length - 1);
+      next[s] = table[bucket];
+      table[bucket] = s;
+    }
   }
 }

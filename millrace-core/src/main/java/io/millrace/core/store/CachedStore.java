@@ -5,6 +5,7 @@ import io.millrace.api.store.KeyValueIterator;
 import io.millrace.api.store.KeyValueStore;
 import io.millrace.api.store.engine.StorageEngine;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -52,13 +53,14 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   private final int cacheSize;
   /** Cached and dirty entries, in LRU order. */
   private final CacheMap<K> cache;
-  /** Dirty entries in first-write order. */
-  private final ArrayList<CacheMap.Entry<K>> dirty = new ArrayList<>();
+  /** The slots of the dirty entries, in first-write order, and how many there are. */
+  private int[] dirty = new int[64];
+  private int dirtyCount;
   /** The sequence number of the last flush whose engine write was deferred; 0: none. */
   private long deferredThrough;
   private final Set<StoreIterator> open = Collections.newSetFromMap(new IdentityHashMap<>());
-  /** The entry of the last key looked up, for a put of the same key object that follows. */
-  private CacheMap.Entry<K> last;
+  /** The slot of the last key looked up, for a put of the same key object that follows. */
+  private int last = CacheMap.NONE;
   private long flushedEntries;
 
   /**
@@ -102,18 +104,18 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       return;
     }
     long written = flusher.finished();
-    CacheMap.Entry<K> entry = cache.eldest();
-    while (cache.size() > cacheSize && entry != null) {
-      if (entry.dirty) {
+    int entry = cache.eldest();
+    while (cache.size() > cacheSize && entry != CacheMap.NONE) {
+      if (cache.dirty(entry)) {
         flush(); // its value must reach the engine before it leaves the cache
         written = flusher.finished();
       }
-      if (entry.flushedIn > written) {
+      if (cache.flushedIn(entry) > written) {
         return; // not in the engine yet: the cache holds it a little longer
       }
-      CacheMap.Entry<K> newer = cache.newerThan(entry);
+      int newer = cache.newerThan(entry);
       if (last == entry) {
-        last = null;
+        last = CacheMap.NONE;
       }
       cache.remove(entry);
       entry = newer;
@@ -125,15 +127,16 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   public V get(K key) {
     Objects.requireNonNull(key, "key");
     int hash = CacheMap.hash(key);
-    CacheMap.Entry<K> entry = cache.get(key, hash);
-    if (entry == null) {
+    int entry = cache.get(key, hash);
+    if (entry == CacheMap.NONE) {
       byte[] bytes = engine.get(serializeKey(key));
-      entry = new CacheMap.Entry<>(key, hash, bytes == null ? null : deserializeValue(bytes));
-      cache.add(entry);
-      evictIfFull();
+      V value = bytes == null ? null : deserializeValue(bytes);
+      last = cache.add(key, hash, value);
+      evictIfFull(); // the eldest first: never the entry just added
+      return value;
     }
     last = entry;
-    return (V) entry.value;
+    return (V) cache.value(entry);
   }
 
   @Override
@@ -144,25 +147,28 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   }
 
   private void write(K key, Object value) {
-    CacheMap.Entry<K> entry = last != null && last.key == key ? last : null;
-    if (entry == null) {
+    int entry = last != CacheMap.NONE && cache.key(last) == key ? last : CacheMap.NONE;
+    if (entry == CacheMap.NONE) {
       int hash = CacheMap.hash(key);
       entry = cache.get(key, hash);
-      if (entry == null) {
-        entry = new CacheMap.Entry<>(key, hash, value);
-        cache.add(entry);
-        evictIfFull();
+      if (entry == CacheMap.NONE) {
+        entry = cache.add(key, hash, value);
+        last = entry;
+        evictIfFull(); // the eldest first: never the entry just added
       } else {
-        entry.value = value;
+        cache.value(entry, value);
       }
     } else {
-      entry.value = value;
+      cache.value(entry, value);
     }
     last = entry;
-    if (!entry.dirty) {
-      entry.dirty = true;
-      dirty.add(entry);
-      if (dirty.size() >= writeBatchSize) {
+    if (!cache.dirty(entry)) {
+      cache.dirty(entry, true);
+      if (dirtyCount == dirty.length) {
+        dirty = Arrays.copyOf(dirty, dirtyCount * 2);
+      }
+      dirty[dirtyCount++] = entry;
+      if (dirtyCount >= writeBatchSize) {
         flush();
       }
     }
@@ -204,7 +210,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     for (int i = end.length - 1; i >= 0; i--) {
       if (end[i] != (byte) 0xFF) {
         end[i]++;
-        return java.util.Arrays.copyOf(end, i + 1);
+        return Arrays.copyOf(end, i + 1);
       }
     }
     return null; // all 0xFF: every greater key starts with the prefix
@@ -232,15 +238,17 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
    * a failure before keeps them for the next flush.
    */
   StoreFlusher.Flush serializeDirty() {
-    if (dirty.isEmpty()) {
+    if (dirtyCount == 0) {
       return null;
     }
     // New lists each flush: the flusher's thread may still be reading the last ones.
-    List<byte[]> keys = new ArrayList<>(dirty.size());
-    List<byte[]> values = new ArrayList<>(dirty.size());
-    for (CacheMap.Entry<K> entry : dirty) {
-      keys.add(serializeKey(entry.key));
-      values.add(entry.value == null ? null : serializeValue(entry.value));
+    List<byte[]> keys = new ArrayList<>(dirtyCount);
+    List<byte[]> values = new ArrayList<>(dirtyCount);
+    for (int i = 0; i < dirtyCount; i++) {
+      int entry = dirty[i];
+      Object value = cache.value(entry);
+      keys.add(serializeKey(cache.key(entry)));
+      values.add(value == null ? null : serializeValue(value));
     }
     return new StoreFlusher.Flush(engine, changelog, keys, values);
   }
@@ -255,14 +263,14 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     if (deferred > 0) {
       deferredThrough = deferred;
     }
-    for (CacheMap.Entry<K> entry : dirty) {
+    for (int i = 0; i < dirtyCount; i++) {
       // Only once the flusher took the batch: a failure before keeps them dirty (a deferred
       // write's failure fails the next eviction, flush or commit, before any checkpoint).
-      entry.dirty = false;
-      entry.flushedIn = deferred;
+      cache.dirty(dirty[i], false);
+      cache.flushedIn(dirty[i], deferred);
     }
-    flushedEntries += dirty.size();
-    dirty.clear();
+    flushedEntries += dirtyCount;
+    dirtyCount = 0;
   }
 
   /** Entries written to the engine so far (a flushed key counts once per flush). */
@@ -272,7 +280,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
 
   /** Dirty entries waiting for a flush. */
   public int dirtyCount() {
-    return dirty.size();
+    return dirtyCount;
   }
 
   /** Closes iterators left open, saying where each was opened. Called at each commit. */

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 class CacheMapTest {
   private static List<String> eldestFirst(CacheMap<String> map) {
     List<String> keys = new ArrayList<>();
-    for (CacheMap.Entry<String> e = map.eldest(); e != null; e = map.newerThan(e)) {
-      keys.add(e.key);
+    for (int s = map.eldest(); s != CacheMap.NONE; s = map.newerThan(s)) {
+      keys.add(map.key(s));
     }
     return keys;
   }
@@ -23,29 +23,42 @@ class CacheMapTest {
     for (long seed = 1; seed <= 20; seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       CacheMap<String> map = new CacheMap<>(1 + random.nextInt(20)); // grows past it: resizes
-      LinkedHashMap<String, CacheMap.Entry<String>> reference = new LinkedHashMap<>(16, 0.75f,
-          true);
+      // key -> the value it was added with; the map's value at the key's slot must match it
+      LinkedHashMap<String, Integer> reference = new LinkedHashMap<>(16, 0.75f, true);
       for (int op = 0; op < 5_000; op++) {
         String key = "k" + random.nextInt(300);
         int hash = CacheMap.hash(key);
         switch (random.nextInt(4)) {
-          case 0, 1 -> assertThat(map.get(key, hash)).as("seed %d op %d", seed, op)
-              .isSameAs(reference.get(key));
+          case 0, 1 -> {
+            int s = map.get(key, hash);
+            Integer expected = reference.get(key);
+            assertThat(s == CacheMap.NONE ? null : map.value(s)).as("seed %d op %d", seed, op)
+                .isEqualTo(expected);
+            if (s != CacheMap.NONE) {
+              assertThat(map.key(s)).isEqualTo(key);
+            }
+          }
           case 2 -> {
-            if (map.get(key, hash) == null) {
-              CacheMap.Entry<String> e = new CacheMap.Entry<>(key, hash, op);
-              map.add(e);
-              reference.put(key, e);
+            if (map.get(key, hash) == CacheMap.NONE) {
+              int s = map.add(key, hash, op);
+              assertThat(map.dirty(s)).isFalse();
+              assertThat(map.flushedIn(s)).isZero();
+              reference.put(key, op);
             } else {
               reference.get(key);
             }
           }
           default -> {
-            CacheMap.Entry<String> e = random.nextBoolean() ? map.eldest() : map.get(key, hash);
-            if (e != null) {
-              reference.get(e.key); // the reference saw the same use before the removal
-              map.remove(e);
-              reference.remove(e.key);
+            int s = random.nextBoolean() ? map.eldest() : map.get(key, hash);
+            if (s != CacheMap.NONE) {
+              String removed = map.key(s);
+              reference.get(removed); // the reference saw the same use before the removal
+              map.dirty(s, true); // a reused slot must come back clean
+              map.flushedIn(s, 9);
+              map.remove(s);
+              assertThat(map.key(s)).as("a removed slot holds no key").isNull();
+              assertThat(map.value(s)).as("a removed slot holds no value").isNull();
+              reference.remove(removed);
             }
           }
         }
@@ -60,15 +73,15 @@ class CacheMapTest {
   void byteArrayKeysAreFoundByContentAndOtherKeysByEquals() {
     CacheMap<Object> map = new CacheMap<>(4);
     byte[] key = {1, 2, 3};
-    map.add(new CacheMap.Entry<>(key, CacheMap.hash(key), "bytes"));
-    map.add(new CacheMap.Entry<>(7L, CacheMap.hash(7L), "long"));
+    map.add(key, CacheMap.hash(key), "bytes");
+    map.add(7L, CacheMap.hash(7L), "long");
 
     byte[] equalKey = {1, 2, 3};
-    assertThat(map.get(equalKey, CacheMap.hash(equalKey)).value).isEqualTo("bytes");
-    assertThat(map.get(Long.valueOf(7), CacheMap.hash(7L)).value).isEqualTo("long");
+    assertThat(map.value(map.get(equalKey, CacheMap.hash(equalKey)))).isEqualTo("bytes");
+    assertThat(map.value(map.get(Long.valueOf(7), CacheMap.hash(7L)))).isEqualTo("long");
     byte[] otherKey = {1, 2, 4};
-    assertThat(map.get(otherKey, CacheMap.hash(otherKey))).isNull();
-    assertThat(map.eldest().key).as("the last get made the long key the newest")
+    assertThat(map.get(otherKey, CacheMap.hash(otherKey))).isEqualTo(CacheMap.NONE);
+    assertThat(map.key(map.eldest())).as("the last get made the long key the newest")
         .isSameAs(key);
   }
 
@@ -76,14 +89,40 @@ class CacheMapTest {
   void keysWhoseHashesCollideAreKeptApart() {
     // "Aa" and "BB" have the same String hash code.
     CacheMap<String> map = new CacheMap<>(4);
-    CacheMap.Entry<String> aa = new CacheMap.Entry<>("Aa", CacheMap.hash("Aa"), 1);
-    CacheMap.Entry<String> bb = new CacheMap.Entry<>("BB", CacheMap.hash("BB"), 2);
-    map.add(aa);
-    map.add(bb);
-    assertThat(map.get("Aa", CacheMap.hash("Aa"))).isSameAs(aa);
+    int aa = map.add("Aa", CacheMap.hash("Aa"), 1);
+    int bb = map.add("BB", CacheMap.hash("BB"), 2);
+    assertThat(map.get("Aa", CacheMap.hash("Aa"))).isEqualTo(aa);
     map.remove(aa);
-    assertThat(map.get("Aa", CacheMap.hash("Aa"))).isNull();
-    assertThat(map.get("BB", CacheMap.hash("BB"))).isSameAs(bb);
+    assertThat(map.get("Aa", CacheMap.hash("Aa"))).isEqualTo(CacheMap.NONE);
+    assertThat(map.get("BB", CacheMap.hash("BB"))).isEqualTo(bb);
     assertThat(map.size()).isEqualTo(1);
+  }
+
+  @Test
+  void everySlotKeepsItsKeyValueAndFlushStateWhenTheTableGrows() {
+    CacheMap<String> map = new CacheMap<>(1);
+    int[] slots = new int[1_000];
+    for (int k = 0; k < slots.length; k++) {
+      slots[k] = map.add("k" + k, CacheMap.hash("k" + k), k);
+      map.dirty(slots[k], k % 3 == 0);
+      map.flushedIn(slots[k], k);
+    }
+    for (int k = 0; k < slots.length; k++) {
+      assertThat(map.get("k" + k, CacheMap.hash("k" + k))).isEqualTo(slots[k]);
+      assertThat(map.value(slots[k])).isEqualTo(k);
+      assertThat(map.dirty(slots[k])).isEqualTo(k % 3 == 0);
+      assertThat(map.flushedIn(slots[k])).isEqualTo(k);
+    }
+    assertThat(eldestFirst(map)).hasSize(1_000).startsWith("k0", "k1").endsWith("k999");
+  }
+
+  @Test
+  void aRemovedSlotIsReusedInsteadOfGrowing() {
+    CacheMap<String> map = new CacheMap<>(16);
+    int first = map.add("a", CacheMap.hash("a"), 1);
+    map.remove(first);
+    assertThat(map.add("b", CacheMap.hash("b"), 2)).isEqualTo(first);
+    assertThat(map.get("a", CacheMap.hash("a"))).isEqualTo(CacheMap.NONE);
+    assertThat(map.value(map.get("b", CacheMap.hash("b")))).isEqualTo(2);
   }
 }
