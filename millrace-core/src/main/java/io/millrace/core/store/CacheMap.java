@@ -10,11 +10,13 @@ import java.util.Arrays;
  *
  * <p>Why slots: in a store over many keys (a count over 1M keys, say) a cached entry lives for
  * seconds, long enough to be copied by every young collection until it is promoted, and the young
- * pauses' copying is what such a job's output waits for. An entry object per key was a third of
- * the objects and three fifths of the bytes the collector copied for a cached byte-array key (a
- * 48-byte entry beside a 32-byte key); with slots it copies only the key and the value the task
- * gave it (a count's small {@code Long} is the JDK's shared one). The arrays themselves are a few
- * objects per store, promoted once. A lookup also follows one pointer less.
+ * pauses' copying is what such a job's output waits for. An entry object per key (48 bytes) was
+ * half the objects and two thirds of the bytes the collector copied for a cached 8-byte key; with
+ * slots it copies only the key and the value the task gave it (a count's small {@code Long} is the
+ * JDK's shared one). The arrays are a few objects per store, promoted once. The price, measured:
+ * a read-modify-write of a cached key about 6% slower (its state spread over several arrays;
+ * the ints of a slot side by side in one array did not recover it), a count over 1M keys 4%
+ * faster (docs/benchmarks.md, "The cache's entries in slots").
  *
  * <p>Byte-array keys are compared by content, without a wrapper object per lookup; other keys
  * with {@code equals}. A slot stays the entry's until {@link #remove}; a removed slot is reused.
