@@ -153,7 +153,6 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       entry = cache.get(key, hash);
       if (entry == CacheMap.NONE) {
         entry = cache.add(key, hash, value);
-        last = entry;
         evictIfFull(); // the eldest first: never the entry just added
       } else {
         cache.value(entry, value);
