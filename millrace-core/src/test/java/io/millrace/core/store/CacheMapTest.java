@@ -107,13 +107,16 @@ class CacheMapTest {
       map.dirty(slots[k], k % 3 == 0);
       map.flushedIn(slots[k], k);
     }
-    for (int k = 0; k < slots.length; k++) {
+    assertThat(eldestFirst(map)).as("the use order, kept through each growth").hasSize(1_000)
+        .startsWith("k0", "k1").endsWith("k998", "k999");
+    for (int k = slots.length - 1; k >= 0; k--) {
       assertThat(map.get("k" + k, CacheMap.hash("k" + k))).isEqualTo(slots[k]);
       assertThat(map.value(slots[k])).isEqualTo(k);
       assertThat(map.dirty(slots[k])).isEqualTo(k % 3 == 0);
       assertThat(map.flushedIn(slots[k])).isEqualTo(k);
     }
-    assertThat(eldestFirst(map)).hasSize(1_000).startsWith("k0", "k1").endsWith("k999");
+    assertThat(eldestFirst(map)).as("each get made its key the newest").hasSize(1_000)
+        .startsWith("k999", "k998").endsWith("k1", "k0");
   }
 
   @Test

@@ -58,6 +58,25 @@ class CachedStoreTest {
   }
 
   @Test
+  void aPutAfterTheCachesSlotsWereReusedByOtherKeysWritesOnlyItsOwnKey() {
+    CachedStore<String, Long> store = store(1, 100); // each new key evicts the one before
+    store.put("c", 3L);
+    store.flush();
+    String a = new String("a"); // one object for the get and the put: the put's fast path
+    assertThat(store.get(a)).isNull(); // a's slot; c evicted, its slot free
+    store.put("b", 2L); // takes c's old slot; a evicted, its slot free
+    assertThat(store.get("c")).isEqualTo(3L); // c again, from the engine, in a's old slot
+
+    store.put(a, 7L); // the slot a had holds c now: it must not be written through
+
+    assertThat(store.get("c")).isEqualTo(3L);
+    assertThat(store.get(a)).isEqualTo(7L);
+    assertThat(store.get("b")).isEqualTo(2L);
+    store.flush();
+    assertThat(changelog.sent).containsExactly("c=3", "b=2", "a=7");
+  }
+
+  @Test
   void readsSeeTheTasksOwnWritesBeforeAnyFlush() {
     CachedStore<String, Long> store = store(100, 100);
     store.put("a", 1L);
