@@ -194,8 +194,7 @@ final class CacheMap<K> {
   /** Empty arrays for a table of {@code tableLength} buckets, filled to 3/4 at most. */
   private void allocate(int tableLength) {
     int slots = tableLength - (tableLength >>> 2); // load factor 0.75
-    table = new int[tableLength];
-    Arrays.fill(table, NONE);
+    table = emptyTable(tableLength);
     keys = new Object[slots];
     values = new Object[slots];
     hashes = new int[slots];
@@ -208,26 +207,26 @@ final class CacheMap<K> {
 
   /** Doubles the table and the slots; every slot is in use, so each keeps its number. */
   private void grow() {
-    int slots = keys.length;
-    int[] oldOlder = older;
-    int[] oldNewer = newer;
-    Object[] oldKeys = keys;
-    Object[] oldValues = values;
-    int[] oldHashes = hashes;
-    long[] oldFlushedIn = flushedIn;
-    boolean[] oldDirty = dirty;
-    allocate(table.length << 1);
-    System.arraycopy(oldKeys, 0, keys, 0, slots);
-    System.arraycopy(oldValues, 0, values, 0, slots);
-    System.arraycopy(oldHashes, 0, hashes, 0, slots);
-    System.arraycopy(oldFlushedIn, 0, flushedIn, 0, slots);
-    System.arraycopy(oldDirty, 0, dirty, 0, slots);
-    System.arraycopy(oldOlder, 0, older, 0, slots);
-    System.arraycopy(oldNewer, 0, newer, 0, slots);
-    for (int s = 0; s < slots; s++) {
+    int slots = keys.length << 1;
+    keys = Arrays.copyOf(keys, slots);
+    values = Arrays.copyOf(values, slots);
+    hashes = Arrays.copyOf(hashes, slots);
+    flushedIn = Arrays.copyOf(flushedIn, slots);
+    dirty = Arrays.copyOf(dirty, slots);
+    older = Arrays.copyOf(older, slots);
+    newer = Arrays.copyOf(newer, slots);
+    next = new int[slots]; // the chains are rebuilt for the larger table
+    table = emptyTable(table.length << 1);
+    for (int s = 0; s < used; s++) {
       int bucket = hashes[s] & (table.length - 1);
       next[s] = table[bucket];
       table[bucket] = s;
     }
+  }
+
+  private static int[] emptyTable(int length) {
+    int[] table = new int[length];
+    Arrays.fill(table, NONE);
+    return table;
   }
 }
