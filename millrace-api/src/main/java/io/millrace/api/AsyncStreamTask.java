@@ -29,6 +29,6 @@ public interface AsyncStreamTask {
    * @throws Exception anything thrown counts as {@code callback.fail}
    */
   void processAsync(
-      Envelope envelope, Collector collector, Coordinator coordinator, TaskCallback callback)
+      Envelope envelope, Collector collector, TaskCoordinator coordinator, TaskCallback callback)
       throws Exception;
 }

@@ -5,7 +5,7 @@ package io.millrace.api;
  * the next commit has completed; a commit waits for every message sent before it.
  *
  * <p>Streams are named by their id in the job's properties ({@code streams.<id>.*}) and must be
- * listed in {@code task.outputs}. The {@link OutputStream} overloads skip the name lookup.
+ * listed in {@code task.outputs}. The {@link Output} overloads skip the name lookup.
  *
  * <p>A message sent while processing an input message carries that message's timestamp (as in
  * Kafka Streams), unless it is sent with its own; one sent from {@code window}, an end of stream
@@ -49,7 +49,7 @@ public interface Collector {
    * @param key the message key, or {@code null}
    * @param value the message value
    */
-  default void send(OutputStream stream, Object key, Object value) {
+  default void send(Output stream, Object key, Object value) {
     send(stream, -1, key, value, -1, Headers.EMPTY);
   }
 
@@ -57,7 +57,7 @@ public interface Collector {
    * Sends a message to a given partition of an output resolved with
    * {@link TaskContext#output(String)}.
    */
-  default void send(OutputStream stream, int partition, Object key, Object value) {
+  default void send(Output stream, int partition, Object key, Object value) {
     send(stream, partition, key, value, -1, Headers.EMPTY);
   }
 
@@ -77,6 +77,6 @@ public interface Collector {
       Headers headers);
 
   /** As {@link #send(String, int, Object, Object, long, Headers)}, to a resolved output. */
-  void send(OutputStream stream, int partition, Object key, Object value, long timestamp,
+  void send(Output stream, int partition, Object key, Object value, long timestamp,
       Headers headers);
 }

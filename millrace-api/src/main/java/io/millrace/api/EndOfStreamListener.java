@@ -13,5 +13,5 @@ public interface EndOfStreamListener {
    * @param coordinator to ask for a commit or a shutdown
    * @throws Exception handled as a task failure
    */
-  void onEndOfStream(Collector collector, Coordinator coordinator) throws Exception;
+  void onEndOfStream(Collector collector, TaskCoordinator coordinator) throws Exception;
 }

@@ -14,5 +14,5 @@ public interface ScheduledCallback {
    * @param coordinator the task's coordinator (commit and shutdown requests)
    * @throws Exception to fail the task, as a {@code window} that throws does
    */
-  void onCallback(Collector collector, Coordinator coordinator) throws Exception;
+  void onCallback(Collector collector, TaskCoordinator coordinator) throws Exception;
 }

@@ -22,5 +22,5 @@ public interface StreamTask {
    * @param coordinator to ask for a commit or a shutdown
    * @throws Exception anything the task throws is handled by {@code task.error.policy}
    */
-  void process(Envelope envelope, Collector collector, Coordinator coordinator) throws Exception;
+  void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) throws Exception;
 }

@@ -22,12 +22,12 @@ public interface TaskContext {
   MetricsRegistry metrics();
 
   /**
-   * Resolves an output stream once, for {@link Collector#send(OutputStream, Object, Object)}.
+   * Resolves an output stream once, for {@link Collector#send(Output, Object, Object)}.
    *
    * @param streamId an id listed in {@code task.outputs}
    * @throws IllegalArgumentException if it is not one of the task's outputs
    */
-  OutputStream output(String streamId);
+  Output output(String streamId);
 
   /**
    * The task's instance of a store declared in the job's properties ({@code stores.<name>.*}).

@@ -12,5 +12,5 @@ public interface WindowableTask {
    * @param coordinator to ask for a commit or a shutdown
    * @throws Exception handled as a task failure ({@code task.error.policy=fail} stops the job)
    */
-  void window(Collector collector, Coordinator coordinator) throws Exception;
+  void window(Collector collector, TaskCoordinator coordinator) throws Exception;
 }

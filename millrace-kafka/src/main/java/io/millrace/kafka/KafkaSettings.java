@@ -3,7 +3,7 @@ package io.millrace.kafka;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.config.KeyValidator;
-import io.millrace.api.system.SystemContext;
+import io.millrace.spi.system.SystemContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

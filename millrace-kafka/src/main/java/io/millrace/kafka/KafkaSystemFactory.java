@@ -1,12 +1,12 @@
 package io.millrace.kafka;
 
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CheckpointStoreFactory;
-import io.millrace.api.system.SystemAdmin;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemContext;
-import io.millrace.api.system.SystemFactory;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointStoreFactory;
+import io.millrace.spi.system.SystemAdmin;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemContext;
+import io.millrace.spi.system.SystemFactory;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
 import io.millrace.kafka.consume.KafkaSystemConsumer;

@@ -5,8 +5,8 @@ import static io.millrace.kafka.KafkaTestSupport.topic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.millrace.api.checkpoint.CommitFencedException;
-import io.millrace.api.system.StreamSpec;
+import io.millrace.spi.checkpoint.CommitFencedException;
+import io.millrace.spi.system.StreamSpec;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.serde.StringSerde;
 import io.millrace.core.testing.TestSystemContext;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointException;
+import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.kafka.checkpoint.GroupCheckpointStore;
 import io.millrace.kafka.dev.DevBroker;
 import java.time.Duration;
@@ -71,9 +71,9 @@ class GroupCheckpointStoreTest {
     String group = "group-ckpt-" + in;
     TestBroker.createTopic(broker.bootstrapServers(), in, 1);
     // An output on another system (a file, another cluster): not in the group's transaction.
-    io.millrace.api.system.SystemProducer elsewhere = new io.millrace.api.system.SystemProducer() {
+    io.millrace.spi.system.SystemProducer elsewhere = new io.millrace.spi.system.SystemProducer() {
       @Override
-      public void register(int index, io.millrace.api.system.StreamSpec stream, int count) {}
+      public void register(int index, io.millrace.spi.system.StreamSpec stream, int count) {}
 
       @Override
       public void start() {}

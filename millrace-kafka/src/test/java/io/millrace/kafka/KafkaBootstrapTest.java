@@ -4,7 +4,7 @@ import static io.millrace.kafka.KafkaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.core.job.LocalRunner;
@@ -33,7 +33,7 @@ class KafkaBootstrapTest {
   /** Records which stream each message came from, in order. */
   public static final class RecordingTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       seen.add(envelope.stream());
     }
   }

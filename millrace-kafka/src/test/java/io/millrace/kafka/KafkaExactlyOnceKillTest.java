@@ -4,7 +4,7 @@ import static io.millrace.kafka.KafkaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
@@ -41,7 +41,7 @@ class KafkaExactlyOnceKillTest {
   /** Copies each record to the same partition of "out". */
   public static final class PassThroughTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       collector.send("out", envelope.partition(), envelope.key(), envelope.value());
     }
   }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
@@ -42,7 +42,7 @@ class KafkaExactlyOnceTest {
    */
   public static final class SendTwiceThenFailTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       long offset = envelope.offset();
       collector.send("out", envelope.partition(), envelope.key(), offset + "-a");
       if (offset == FAIL_AT) {
@@ -50,7 +50,7 @@ class KafkaExactlyOnceTest {
       }
       collector.send("out", envelope.partition(), envelope.key(), offset + "-b");
       if (offset == COMMIT_AT) {
-        coordinator.commit(Coordinator.Scope.CONTAINER);
+        coordinator.commit(TaskCoordinator.Scope.CONTAINER);
       }
     }
   }

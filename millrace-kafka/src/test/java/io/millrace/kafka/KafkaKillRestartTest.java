@@ -4,7 +4,7 @@ import static io.millrace.kafka.KafkaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
@@ -34,7 +34,7 @@ class KafkaKillRestartTest {
   /** Copies each record, a little slowly, so the kill lands mid-input after some commits. */
   public static final class SlowCopyTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator)
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator)
         throws InterruptedException {
       collector.send("out", envelope.partition(), envelope.key(), envelope.value());
       if (envelope.offset() % 100 == 0) {

@@ -95,7 +95,7 @@ class KafkaPoisonMessageTest {
   public static final class ThrowingCopyTask implements io.millrace.api.StreamTask {
     @Override
     public void process(io.millrace.api.Envelope envelope, io.millrace.api.Collector collector,
-        io.millrace.api.Coordinator coordinator) {
+        io.millrace.api.TaskCoordinator coordinator) {
       if (envelope.offset() == THROWS) {
         throw new IllegalStateException("task refuses " + envelope.key());
       }

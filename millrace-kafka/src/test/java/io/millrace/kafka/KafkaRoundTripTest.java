@@ -4,7 +4,7 @@ import static io.millrace.kafka.KafkaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.core.job.LocalRunner;
@@ -63,7 +63,7 @@ class KafkaRoundTripTest {
   /** Sends each record on as it came, and once more with a header added and its own time. */
   public static class TraceTask implements StreamTask {
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {
       out.send("out", e.partition(), e.key(), e.value());
       out.send("out", e.partition(), e.key(), e.value() + "+", e.timestamp() + 7,
           e.headers().with("seen-by", "trace"));

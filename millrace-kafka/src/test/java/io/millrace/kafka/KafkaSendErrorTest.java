@@ -4,7 +4,7 @@ import static io.millrace.kafka.KafkaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamPartition;
@@ -39,11 +39,11 @@ class KafkaSendErrorTest {
   /** Sends a small record per message, and a 20 KB one for message {@link #HUGE}. */
   public static final class SometimesHugeTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       String value = envelope.offset() == HUGE ? "x".repeat(20_000) : (String) envelope.value();
       collector.send("out", envelope.key(), value);
       if (envelope.offset() == HUGE + 5) {
-        coordinator.commit(Coordinator.Scope.TASK); // a commit after the refused record
+        coordinator.commit(TaskCoordinator.Scope.TASK); // a commit after the refused record
       }
     }
   }
@@ -51,7 +51,7 @@ class KafkaSendErrorTest {
   /** As {@link SometimesHugeTask}, with no commit of its own. */
   public static final class HugeOnceTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       String value = envelope.offset() == HUGE ? "x".repeat(20_000) : (String) envelope.value();
       collector.send("out", envelope.key(), value);
     }
@@ -162,7 +162,7 @@ class KafkaSendErrorTest {
     }
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       String key = (String) envelope.key();
       counts.put(key, key.equals("k" + HUGE) ? "x".repeat(20_000) : "1");
       collector.send("out", key, "1");

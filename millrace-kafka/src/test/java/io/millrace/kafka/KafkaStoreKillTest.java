@@ -4,7 +4,7 @@ import static io.millrace.kafka.KafkaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamPartition;
@@ -47,7 +47,7 @@ class KafkaStoreKillTest {
     }
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator)
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator)
         throws InterruptedException {
       String key = (String) envelope.key();
       Long count = counts.get(key);

@@ -4,8 +4,8 @@ import static io.millrace.kafka.KafkaTestSupport.topic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.millrace.api.system.StreamMetadata;
-import io.millrace.api.system.StreamSpec;
+import io.millrace.spi.system.StreamMetadata;
+import io.millrace.spi.system.StreamSpec;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.dev.DevBroker;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.millrace.rocksdb;
 
-import io.millrace.api.store.engine.CorruptStoreException;
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.CorruptStoreException;
+import io.millrace.spi.engine.StorageEngine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

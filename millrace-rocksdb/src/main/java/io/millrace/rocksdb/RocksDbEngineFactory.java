@@ -2,10 +2,10 @@ package io.millrace.rocksdb;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
-import io.millrace.api.store.engine.EngineResources;
-import io.millrace.api.store.engine.EngineSpec;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.api.store.engine.StorageEngineFactory;
+import io.millrace.spi.engine.EngineResources;
+import io.millrace.spi.engine.EngineSpec;
+import io.millrace.spi.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngineFactory;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;

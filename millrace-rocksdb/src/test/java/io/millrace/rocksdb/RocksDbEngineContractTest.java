@@ -1,6 +1,6 @@
 package io.millrace.rocksdb;
 
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngine;
 import io.millrace.core.serde.LongSerde;
 import io.millrace.core.serde.StringSerde;
 import io.millrace.core.store.StoreResources;

@@ -3,7 +3,7 @@ package io.millrace.rocksdb;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
@@ -46,7 +46,7 @@ class RocksDbJobTest {
     }
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       String key = (String) envelope.key();
       Long count = counts.get(key);
       long next = count == null ? 1 : count + 1;

@@ -2,8 +2,8 @@ package io.millrace.test;
 
 import io.millrace.api.Collector;
 import io.millrace.api.Headers;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.async.BufferedCollector;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.output.TaskCollector;

@@ -2,7 +2,7 @@ package io.millrace.test;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.ClosableTask;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.Headers;
@@ -295,7 +295,7 @@ public final class TaskTestDriver implements AutoCloseable {
     return commits;
   }
 
-  /** Whether the task asked to shut down ({@link Coordinator#shutdown}). */
+  /** Whether the task asked to shut down ({@link TaskCoordinator#shutdown}). */
   public boolean shutdownRequested() {
     return requests.shutdown != null;
   }
@@ -431,7 +431,7 @@ public final class TaskTestDriver implements AutoCloseable {
   }
 
   /** What the task asked of its coordinator during the last call. */
-  private static final class Requests implements Coordinator {
+  private static final class Requests implements TaskCoordinator {
     boolean commit;
     Scope shutdown;
 

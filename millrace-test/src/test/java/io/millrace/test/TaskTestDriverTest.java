@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.ClosableTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.Headers;
@@ -48,15 +48,15 @@ class TaskTestDriverTest {
     }
 
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {
       if ("boom".equals(e.value())) {
         throw new IllegalStateException("exploded");
       }
       if ("commit".equals(e.value())) {
-        coordinator.commit(Coordinator.Scope.TASK);
+        coordinator.commit(TaskCoordinator.Scope.TASK);
       }
       if ("stop".equals(e.value())) {
-        coordinator.shutdown(Coordinator.Scope.TASK);
+        coordinator.shutdown(TaskCoordinator.Scope.TASK);
       }
       if ("elsewhere".equals(e.value())) {
         out.send("nowhere", e.key(), e.value());
@@ -68,12 +68,12 @@ class TaskTestDriverTest {
     }
 
     @Override
-    public void window(Collector out, Coordinator coordinator) {
+    public void window(Collector out, TaskCoordinator coordinator) {
       out.send("windows", null, "window");
     }
 
     @Override
-    public void onEndOfStream(Collector out, Coordinator coordinator) {
+    public void onEndOfStream(Collector out, TaskCoordinator coordinator) {
       out.send("windows", null, "end");
     }
 
@@ -110,7 +110,7 @@ class TaskTestDriverTest {
   /** Sends each message on with a header of its own added, at the message's time plus one. */
   public static class TraceTask implements StreamTask {
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {
       out.send("out", -1, e.key(), e.value(), e.timestamp() + 1,
           e.headers().with("seen-by", "trace"));
     }
@@ -246,7 +246,7 @@ class TaskTestDriverTest {
     private final ExecutorService service = Executors.newSingleThreadExecutor();
 
     @Override
-    public void processAsync(Envelope e, Collector out, Coordinator c, TaskCallback callback) {
+    public void processAsync(Envelope e, Collector out, TaskCoordinator c, TaskCallback callback) {
       service.execute(() -> {
         if ("bad".equals(e.value())) {
           callback.fail(new IllegalArgumentException("no such user"));
@@ -320,10 +320,10 @@ class TaskTestDriverTest {
     }
 
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {}
 
     @Override
-    public void window(Collector out, Coordinator coordinator) {
+    public void window(Collector out, TaskCoordinator coordinator) {
       out.send("out", null, "window");
     }
   }
@@ -350,7 +350,7 @@ class TaskTestDriverTest {
     }
 
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {
       idleOut = out;
     }
   }

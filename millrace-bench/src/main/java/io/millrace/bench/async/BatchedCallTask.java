@@ -3,12 +3,12 @@ package io.millrace.bench.async;
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.ClosableTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.TaskCallback;
 import io.millrace.api.TaskContext;
-import io.millrace.api.batch.Batcher;
+import io.millrace.batching.Batcher;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -50,7 +50,7 @@ public final class BatchedCallTask implements AsyncStreamTask, InitableTask, Clo
 
   @Override
   public void processAsync(
-      Envelope envelope, Collector collector, Coordinator coordinator, TaskCallback callback) {
+      Envelope envelope, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
     if (batcher == null) {
       CALLS.increment();
       service.call(1, () -> {

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Micro-batched remote calls: a remote service whose call costs 5 ms + 10 us per item, with a few
  * connections (4 by default), called once per message or through a {@link
- * io.millrace.api.batch.Batcher}, with and without a bound on the batches each task has out
+ * io.millrace.batching.Batcher}, with and without a bound on the batches each task has out
  * ({@code maxInFlight}). An async task per partition (8), concurrency 1,000 per task, so batches
  * can fill. Each variant runs for a fixed time; the figure is completed messages/s after the
  * first second (start-up left out).

@@ -2,7 +2,7 @@ package io.millrace.bench.async;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
@@ -39,7 +39,7 @@ public final class RemoteCallTask implements AsyncStreamTask, InitableTask, EndO
 
   @Override
   public void processAsync(
-      Envelope envelope, Collector collector, Coordinator coordinator, TaskCallback callback) {
+      Envelope envelope, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
     long micros = (long) ((MIN_MS + random.nextDouble() * (MAX_MS - MIN_MS)) * 1000);
     LATENCY_MICROS.add(micros);
     SimulatedRemote.after(micros, () -> {
@@ -49,7 +49,7 @@ public final class RemoteCallTask implements AsyncStreamTask, InitableTask, EndO
   }
 
   @Override
-  public void onEndOfStream(Collector collector, Coordinator coordinator) {
+  public void onEndOfStream(Collector collector, TaskCoordinator coordinator) {
     // Every task runs on the same loop thread: the last end of stream closes the interval.
     CPU_AT_END.set(THREADS.getCurrentThreadCpuTime());
   }

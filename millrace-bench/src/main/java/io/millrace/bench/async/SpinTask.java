@@ -1,7 +1,7 @@
 package io.millrace.bench.async;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import java.util.concurrent.atomic.LongAdder;
@@ -12,7 +12,7 @@ public final class SpinTask implements StreamTask {
   static final LongAdder PROCESSED = new LongAdder();
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     long until = System.nanoTime() + nanos;
     while (System.nanoTime() < until) {
       Thread.onSpinWait();

@@ -1,7 +1,7 @@
 package io.millrace.bench.e2e;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 
@@ -10,7 +10,7 @@ public final class CountingTask implements StreamTask {
   private long count;
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     count++;
   }
 

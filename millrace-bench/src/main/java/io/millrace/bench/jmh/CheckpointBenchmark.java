@@ -1,7 +1,7 @@
 package io.millrace.bench.jmh;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.spi.checkpoint.CheckpointWriter;
 import io.millrace.core.checkpoint.FileCheckpointStore;
 import java.io.IOException;
 import java.nio.file.Files;

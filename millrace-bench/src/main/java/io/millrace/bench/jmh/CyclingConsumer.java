@@ -1,10 +1,10 @@
 package io.millrace.bench.jmh;
 
 import io.millrace.api.Envelope;
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
 
 /**
  * A consumer that never runs dry: every poll hands each asked-for partition the same preallocated

@@ -1,8 +1,8 @@
 package io.millrace.bench.jmh;
 
 import io.millrace.api.Envelope;
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.handoff.BatchedHandoff;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.batching.handoff.BatchedHandoff;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

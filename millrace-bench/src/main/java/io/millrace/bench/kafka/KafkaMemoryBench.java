@@ -1,7 +1,7 @@
 package io.millrace.bench.kafka;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.api.config.JobConfig;
@@ -35,7 +35,7 @@ public final class KafkaMemoryBench {
     private long seen;
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator)
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator)
         throws InterruptedException {
       if (++seen % 100 == 0) {
         Thread.sleep(1);

@@ -1,7 +1,7 @@
 package io.millrace.bench.scaleout;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
@@ -21,7 +21,7 @@ public final class ScaleOutCountTask implements StreamTask, InitableTask {
   }
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     Object key = envelope.key();
     Long count = counts.get(key);
     counts.put(key, count == null ? 1L : count + 1);

@@ -1,7 +1,7 @@
 package io.millrace.bench.store;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
@@ -18,7 +18,7 @@ public final class LoadTask implements StreamTask, InitableTask {
   }
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     data.put(envelope.key(), envelope.value());
   }
 }

@@ -2,7 +2,7 @@ package io.millrace.core.async;
 
 import io.millrace.api.Collector;
 import io.millrace.api.Headers;
-import io.millrace.api.OutputStream;
+import io.millrace.api.Output;
 import io.millrace.core.output.TaskCollector;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +34,7 @@ public final class BufferedCollector implements Collector {
   }
 
   @Override
-  public void send(OutputStream stream, int partition, Object key, Object value, long timestamp,
+  public void send(Output stream, int partition, Object key, Object value, long timestamp,
       Headers headers) {
     hold(stream, partition, key, value, timestamp, headers);
   }
@@ -59,7 +59,7 @@ public final class BufferedCollector implements Collector {
       if (send[0] instanceof String stream) {
         target.send(stream, (Integer) send[1], send[2], send[3], timestamp, headers);
       } else {
-        target.send((OutputStream) send[0], (Integer) send[1], send[2], send[3], timestamp,
+        target.send((Output) send[0], (Integer) send[1], send[2], send[3], timestamp,
             headers);
       }
     }

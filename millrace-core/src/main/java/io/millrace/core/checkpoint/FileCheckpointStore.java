@@ -1,8 +1,8 @@
 package io.millrace.core.checkpoint;
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointException;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.spi.checkpoint.CheckpointException;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,6 +1,6 @@
 package io.millrace.core.cli;
 
-import io.millrace.api.checkpoint.CheckpointException;
+import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlan;

@@ -1,10 +1,10 @@
 package io.millrace.core.commit;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointWriter;
 import io.millrace.api.metrics.Counter;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.loop.PartitionState;
 import io.millrace.core.store.ContainerStores;
 import java.util.ArrayList;
@@ -206,7 +206,7 @@ public final class Committer implements AutoCloseable {
    * Runs the whole commit protocol on this thread, after settling a commit in the background;
    * throws if any step fails (nothing after it happened).
    *
-   * @throws io.millrace.api.checkpoint.CommitFencedException if another member owns the tasks
+   * @throws io.millrace.spi.checkpoint.CommitFencedException if another member owns the tasks
    */
   public void commit() {
     settle(true);
@@ -223,7 +223,7 @@ public final class Committer implements AutoCloseable {
    * A periodic commit: begins one in the background where it can ({@link #inBackground} is then
    * true until {@link #finish}), else runs the whole protocol now. Loop thread.
    *
-   * @throws io.millrace.api.checkpoint.CommitFencedException if a whole commit was fenced
+   * @throws io.millrace.spi.checkpoint.CommitFencedException if a whole commit was fenced
    */
   public void begin() {
     if (pending != null) {
@@ -358,7 +358,7 @@ public final class Committer implements AutoCloseable {
    * for them instead ({@link #inBackground} is then true again). Throws what a background step
    * threw: no checkpoint was written then.
    *
-   * @throws io.millrace.api.checkpoint.CommitFencedException if another member owns the tasks
+   * @throws io.millrace.spi.checkpoint.CommitFencedException if another member owns the tasks
    */
   public void finish() {
     Pending p = pending;

@@ -2,7 +2,7 @@ package io.millrace.core.coordinate;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
-import io.millrace.api.coordinator.CoordinatorFactory;
+import io.millrace.spi.coordinator.CoordinatorFactory;
 import io.millrace.core.config.CoreKeys;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;

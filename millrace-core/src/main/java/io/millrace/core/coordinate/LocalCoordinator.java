@@ -1,10 +1,10 @@
 package io.millrace.core.coordinate;
 
-import io.millrace.api.coordinator.ContainerMembership;
-import io.millrace.api.coordinator.CoordinatorContext;
-import io.millrace.api.coordinator.CoordinatorFactory;
-import io.millrace.api.coordinator.JobCoordinator;
-import io.millrace.api.coordinator.MembershipListener;
+import io.millrace.spi.coordinator.ContainerMembership;
+import io.millrace.spi.coordinator.CoordinatorContext;
+import io.millrace.spi.coordinator.CoordinatorFactory;
+import io.millrace.spi.coordinator.JobCoordinator;
+import io.millrace.spi.coordinator.MembershipListener;
 import java.util.LinkedHashSet;
 import java.util.Set;
 

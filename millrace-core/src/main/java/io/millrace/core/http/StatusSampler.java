@@ -1,6 +1,6 @@
 package io.millrace.core.http;
 
-import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.core.loop.PartitionState;
 import io.millrace.core.loop.RunLoop;
 import java.util.ArrayList;

@@ -2,10 +2,10 @@ package io.millrace.core.job;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Serde;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.coordinator.JobCoordinator;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.coordinator.JobCoordinator;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.commit.Committer;
 import io.millrace.core.config.CoreKeys;
 import io.millrace.core.coordinate.LocalCoordinator;

@@ -1,6 +1,6 @@
 package io.millrace.core.job;
 
-import io.millrace.api.coordinator.CoordinatorContext;
+import io.millrace.spi.coordinator.CoordinatorContext;
 import io.millrace.api.metrics.MetricsRegistry;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.millrace.core.job;
 
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.metrics.MetricsRegistry;
-import io.millrace.api.system.SystemContext;
+import io.millrace.spi.system.SystemContext;
 import io.millrace.core.config.CoreKeys;
 import java.util.Map;
 

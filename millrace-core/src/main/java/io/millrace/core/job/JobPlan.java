@@ -1,13 +1,13 @@
 package io.millrace.core.job;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.api.config.JobConfig;
-import io.millrace.api.coordinator.CoordinatorContext;
-import io.millrace.api.coordinator.CoordinatorFactory;
-import io.millrace.api.coordinator.JobCoordinator;
-import io.millrace.api.system.SystemAdmin;
-import io.millrace.api.system.SystemFactory;
+import io.millrace.spi.coordinator.CoordinatorContext;
+import io.millrace.spi.coordinator.CoordinatorFactory;
+import io.millrace.spi.coordinator.JobCoordinator;
+import io.millrace.spi.system.SystemAdmin;
+import io.millrace.spi.system.SystemFactory;
 import io.millrace.core.config.CoreKeys;
 import io.millrace.core.loop.ErrorPolicy;
 import io.millrace.core.loop.LoopSettings;

@@ -1,6 +1,6 @@
 package io.millrace.core.job;
 
-import io.millrace.api.coordinator.JobCoordinator;
+import io.millrace.spi.coordinator.JobCoordinator;
 import io.millrace.core.config.CoreKeys;
 import io.millrace.core.http.StatusServer;
 import io.millrace.core.loop.Clock;

@@ -1,7 +1,7 @@
 package io.millrace.core.job;
 
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
 
 /**
  * A stream of the job with the settings the runtime needs.

@@ -2,7 +2,7 @@ package io.millrace.core.job;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
-import io.millrace.api.system.SystemFactory;
+import io.millrace.spi.system.SystemFactory;
 import io.millrace.core.system.file.FileSystemFactory;
 import io.millrace.core.system.memory.MemorySystemFactory;
 import java.lang.reflect.InvocationTargetException;

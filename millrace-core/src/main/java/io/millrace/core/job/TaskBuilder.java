@@ -1,12 +1,12 @@
 package io.millrace.core.job;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamMetadata;
-import io.millrace.api.system.SystemConsumer;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamMetadata;
+import io.millrace.spi.system.SystemConsumer;
 import io.millrace.core.loop.PartitionSpec;
 import io.millrace.core.loop.TaskInstance;
 import io.millrace.core.loop.TaskScheduler;

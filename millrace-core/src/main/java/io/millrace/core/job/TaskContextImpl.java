@@ -1,7 +1,7 @@
 package io.millrace.core.job;
 
 import io.millrace.api.Cancellable;
-import io.millrace.api.OutputStream;
+import io.millrace.api.Output;
 import io.millrace.api.ScheduledCallback;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.TaskContext;
@@ -34,7 +34,7 @@ public record TaskContextImpl(String taskName, int partitionNumber, List<StreamP
   }
 
   @Override
-  public OutputStream output(String streamId) {
+  public Output output(String streamId) {
     return collector.resolve(streamId);
   }
 

@@ -1,8 +1,8 @@
 package io.millrace.core.loop;
 
 import io.millrace.api.Envelope;
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.SystemConsumer;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.SystemConsumer;
 import io.millrace.core.choose.Chooser;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;

@@ -1,9 +1,9 @@
 package io.millrace.core.loop;
 
-import io.millrace.api.coordinator.JobCoordinator;
+import io.millrace.spi.coordinator.JobCoordinator;
 import io.millrace.api.metrics.MetricsRegistry;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.commit.Committer;
 import io.millrace.core.store.ContainerStores;
 import java.util.List;

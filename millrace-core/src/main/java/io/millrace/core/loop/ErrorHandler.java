@@ -1,9 +1,9 @@
 package io.millrace.core.loop;
 
 import io.millrace.api.Envelope;
-import io.millrace.api.checkpoint.CommitFencedException;
+import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.api.metrics.Counter;
-import io.millrace.api.system.OutputFailedException;
+import io.millrace.spi.system.OutputFailedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

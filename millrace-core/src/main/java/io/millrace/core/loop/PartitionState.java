@@ -1,11 +1,11 @@
 package io.millrace.core.loop;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.api.metrics.Gauge;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
 import io.millrace.core.async.Watermark;
 
 /**

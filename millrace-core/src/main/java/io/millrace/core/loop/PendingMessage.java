@@ -1,6 +1,6 @@
 package io.millrace.core.loop;
 
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
 import io.millrace.core.async.BufferedCollector;
@@ -83,8 +83,8 @@ final class PendingMessage implements TaskCallback {
     return outcome;
   }
 
-  /** Coordinator requests made off the loop thread, applied when the message completes. */
-  static final class DeferredCoordinator implements Coordinator {
+  /** Commit and shutdown requests made off the loop thread, applied when the message completes. */
+  static final class DeferredCoordinator implements TaskCoordinator {
     volatile Scope commit;
     volatile Scope shutdown;
 

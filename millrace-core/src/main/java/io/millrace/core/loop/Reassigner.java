@@ -1,6 +1,6 @@
 package io.millrace.core.loop;
 
-import io.millrace.api.coordinator.MembershipListener;
+import io.millrace.spi.coordinator.MembershipListener;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import java.util.ArrayList;

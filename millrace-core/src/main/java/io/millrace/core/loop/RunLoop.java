@@ -1,17 +1,17 @@
 package io.millrace.core.loop;
 
-import io.millrace.api.Coordinator.Scope;
+import io.millrace.api.TaskCoordinator.Scope;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CommitFencedException;
-import io.millrace.api.coordinator.ContainerMembership;
-import io.millrace.api.coordinator.JobCoordinator;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CommitFencedException;
+import io.millrace.spi.coordinator.ContainerMembership;
+import io.millrace.spi.coordinator.JobCoordinator;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.api.metrics.Timer;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.WorkerPool;
 import io.millrace.core.choose.Chooser;
@@ -79,7 +79,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   /** The partitions by index, published for progress and metrics threads (a new array each time). */
   private volatile PartitionState[] published = new PartitionState[0];
   private volatile boolean stopRequested;
-  private volatile boolean running;
   private long nextCommitNanos = Long.MAX_VALUE;
   /** When the next periodic commit is due (nextCommitNanos polls a commit in the background). */
   private long periodicCommitNanos = Long.MAX_VALUE;
@@ -153,11 +152,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     stopRequested = true;
   }
 
-  /** Whether the loop is between start and its final commit. */
-  public boolean isRunning() {
-    return running;
-  }
-
   /**
    * The container's partitions now, by index; other threads read their offsets racily (progress,
    * metrics).
@@ -199,7 +193,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       // producers' stop aborts the open transaction.
       throw e;
     } finally {
-      running = false;
       try {
         closeTasks();
       } finally {
@@ -246,7 +239,6 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * local}) gives every task at the first poll, before the consumers start. Part of {@link #run}.
    */
   public void start() throws Exception {
-    running = true;
     for (SystemProducer producer : producers) {
       producer.start();
     }

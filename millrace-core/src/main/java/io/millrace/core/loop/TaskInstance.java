@@ -2,7 +2,7 @@ package io.millrace.core.loop;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.ClosableTask;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
@@ -21,7 +21,7 @@ public final class TaskInstance {
   private final Object userTask;
   final TaskCollector collector;
   final TaskContext context;
-  final TaskCoordinator coordinator;
+  final Requests coordinator;
   final TaskScheduler scheduler;
   final WindowableTask windowable;
   /** What the task asked to run when the loop goes idle (filled during init). */
@@ -100,7 +100,7 @@ public final class TaskInstance {
     }
     this.collector = collector;
     this.context = context;
-    this.coordinator = new TaskCoordinator();
+    this.coordinator = new Requests();
     this.windowable = task instanceof WindowableTask w ? w : null;
     this.livePartitions = partitions;
   }
@@ -143,10 +143,10 @@ public final class TaskInstance {
   }
 
   /**
-   * The task's coordinator: requests are plain fields read by the loop after each delivery, on the
+   * The task's commit and shutdown requests: plain fields read by the loop after each delivery, on the
    * same thread, so asking costs no synchronisation.
    */
-  static final class TaskCoordinator implements Coordinator {
+  static final class Requests implements TaskCoordinator {
     Scope commit;
     Scope shutdown;
     boolean any;

@@ -1,11 +1,11 @@
 package io.millrace.core.output;
 
 import io.millrace.api.Headers;
-import io.millrace.api.OutputStream;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.api.Output;
+import io.millrace.spi.system.SystemProducer;
 
 /** One output stream of a container: its producer and the index the producer knows it by. */
-public final class OutputRoute implements OutputStream {
+public final class OutputRoute implements Output {
   private final String id;
   final SystemProducer producer;
   final int index;

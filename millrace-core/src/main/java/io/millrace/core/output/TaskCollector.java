@@ -2,7 +2,7 @@ package io.millrace.core.output;
 
 import io.millrace.api.Collector;
 import io.millrace.api.Headers;
-import io.millrace.api.OutputStream;
+import io.millrace.api.Output;
 import java.util.Map;
 
 /**
@@ -10,7 +10,7 @@ import java.util.Map;
  * usually sends to the same output with the same (literal, so interned) name: the last name and
  * route are kept and compared by reference first, which saves a {@code HashMap} get and a
  * {@code String.equals} per message (about 6% of the loop thread in a Kafka pass-through profile);
- * the {@link OutputStream} overloads skip even that.
+ * the {@link Output} overloads skip even that.
  */
 public final class TaskCollector implements Collector {
   private final Map<String, OutputRoute> routes;
@@ -77,12 +77,12 @@ public final class TaskCollector implements Collector {
   }
 
   @Override
-  public void send(OutputStream stream, Object key, Object value) {
+  public void send(Output stream, Object key, Object value) {
     ((OutputRoute) stream).send(-1, key, value, inputTimestamp, Headers.EMPTY);
   }
 
   @Override
-  public void send(OutputStream stream, int partition, Object key, Object value) {
+  public void send(Output stream, int partition, Object key, Object value) {
     ((OutputRoute) stream).send(partition, key, value, inputTimestamp, Headers.EMPTY);
   }
 
@@ -94,7 +94,7 @@ public final class TaskCollector implements Collector {
   }
 
   @Override
-  public void send(OutputStream stream, int partition, Object key, Object value, long timestamp,
+  public void send(Output stream, int partition, Object key, Object value, long timestamp,
       Headers headers) {
     ((OutputRoute) stream).send(partition, key, value, timestamp == -1 ? inputTimestamp
         : timestamp, headers == null ? Headers.EMPTY : headers);

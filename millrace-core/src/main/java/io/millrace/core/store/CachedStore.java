@@ -3,7 +3,7 @@ import io.millrace.api.Serde;
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngine;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

@@ -1,8 +1,8 @@
 package io.millrace.core.store;
 
-import io.millrace.api.checkpoint.CommitFencedException;
-import io.millrace.api.system.OutputFailedException;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.checkpoint.CommitFencedException;
+import io.millrace.spi.system.OutputFailedException;
+import io.millrace.spi.system.SystemProducer;
 import java.util.List;
 
 /**

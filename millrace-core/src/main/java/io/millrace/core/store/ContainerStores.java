@@ -1,10 +1,10 @@
 package io.millrace.core.store;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.api.store.engine.CorruptStoreException;
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.CorruptStoreException;
+import io.millrace.spi.engine.StorageEngine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,7 +90,6 @@ public final class ContainerStores implements AutoCloseable {
    * thread, which must not read the loop's map while the loop changes it.
    */
   private final Set<Integer> attachedTasks = ConcurrentHashMap.newKeySet();
-  private final Map<Integer, Map<String, KeyValueStore<?, ?>>> storesByTask = new HashMap<>();
   /** The instances with a changelog, in checkpoint order. */
   private final List<Logged> logged = new ArrayList<>();
   /** What the next commit sees; null once the stores changed (loop thread). */
@@ -253,7 +252,6 @@ public final class ContainerStores implements AutoCloseable {
     }
     byTask.put(detached.taskNumber(), detached.instances());
     attachedTasks.add(detached.taskNumber());
-    storesByTask.put(detached.taskNumber(), detached.stores());
     sync.update(engines());
     snapshot = null;
   }
@@ -378,11 +376,6 @@ public final class ContainerStores implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException("cannot delete store directory " + dir + ": " + e, e);
     }
-  }
-
-  /** The stores of an open task, by name (empty if the task has none open). */
-  public Map<String, KeyValueStore<?, ?>> storesOf(int taskNumber) {
-    return storesByTask.getOrDefault(taskNumber, Map.of());
   }
 
   /** The changelog partitions, in the order {@link #beforeCheckpoint} fills them. */
@@ -742,7 +735,6 @@ public final class ContainerStores implements AutoCloseable {
    */
   public void closeTask(int taskNumber, boolean committed) {
     List<StoreInstance> instances = byTask.remove(taskNumber);
-    storesByTask.remove(taskNumber);
     attachedTasks.remove(taskNumber);
     if (instances == null) {
       return;
@@ -846,7 +838,6 @@ public final class ContainerStores implements AutoCloseable {
       }
     }
     byTask.clear();
-    storesByTask.clear();
     attachedTasks.clear();
     sync.close();
     resources.close();

@@ -1,5 +1,5 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;

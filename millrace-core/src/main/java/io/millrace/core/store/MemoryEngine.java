@@ -1,8 +1,8 @@
 package io.millrace.core.store;
-import io.millrace.api.store.engine.EngineResources;
-import io.millrace.api.store.engine.EngineSpec;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.api.store.engine.StorageEngineFactory;
+import io.millrace.spi.engine.EngineResources;
+import io.millrace.spi.engine.EngineSpec;
+import io.millrace.spi.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngineFactory;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;

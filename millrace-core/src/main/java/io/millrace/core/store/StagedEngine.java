@@ -1,6 +1,6 @@
 package io.millrace.core.store;
 
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngine;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

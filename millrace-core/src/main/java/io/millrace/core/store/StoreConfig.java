@@ -2,7 +2,7 @@ package io.millrace.core.store;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.config.KeyValidator;
-import io.millrace.api.store.engine.StorageEngineFactory;
+import io.millrace.spi.engine.StorageEngineFactory;
 import io.millrace.core.serde.Serdes;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.millrace.core.store;
-import io.millrace.api.checkpoint.CommitFencedException;
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.checkpoint.CommitFencedException;
+import io.millrace.spi.engine.StorageEngine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

@@ -20,7 +20,7 @@ public record StoreInstance(StoreSpec spec, int taskNumber,
    * The engine that holds its committed state, which a restore writes to: under exactly-once the
    * store's engine stages writes in front of it ({@link StagedEngine}).
    */
-  public io.millrace.api.store.engine.StorageEngine engine() {
+  public io.millrace.spi.engine.StorageEngine engine() {
     return store.engine() instanceof StagedEngine staged ? staged.engine() : store.engine();
   }
 

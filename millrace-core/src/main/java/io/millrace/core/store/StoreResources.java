@@ -1,6 +1,6 @@
 package io.millrace.core.store;
 
-import io.millrace.api.store.engine.EngineResources;
+import io.millrace.spi.engine.EngineResources;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

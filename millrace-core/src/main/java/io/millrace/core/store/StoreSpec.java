@@ -1,7 +1,7 @@
 package io.millrace.core.store;
 import io.millrace.api.Serde;
-import io.millrace.api.store.engine.EngineSpec;
-import io.millrace.api.store.engine.StorageEngineFactory;
+import io.millrace.spi.engine.EngineSpec;
+import io.millrace.spi.engine.StorageEngineFactory;
 import java.util.Map;
 
 /**
@@ -37,8 +37,8 @@ public record StoreSpec(String name, StorageEngineFactory factory, Serde<?> keyS
   }
 
   /** Its changelog stream as the system sees it: bytes in, bytes out (the store serializes). */
-  public io.millrace.api.system.StreamSpec changelogSpec() {
+  public io.millrace.spi.system.StreamSpec changelogSpec() {
     io.millrace.core.serde.BytesSerde bytes = new io.millrace.core.serde.BytesSerde();
-    return new io.millrace.api.system.StreamSpec(changelogId(), changelogStream, bytes, bytes);
+    return new io.millrace.spi.system.StreamSpec(changelogId(), changelogStream, bytes, bytes);
   }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
 import io.millrace.core.job.LocalRunner;
@@ -52,7 +52,7 @@ class AsyncCommitTest {
   public static final class HoldingTask implements AsyncStreamTask {
     @Override
     public void processAsync(
-        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback) {
+        Envelope e, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
       Holder h = holder;
       h.delivered.add(e.offset());
       if (e.offset() == h.heldOffset) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.ClosableTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
@@ -50,7 +50,7 @@ class AsyncEndOfStreamTest {
 
     @Override
     public void processAsync(
-        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback) {
+        Envelope e, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
       pool.schedule(() -> {
         collector.send("out", e.partition(), e.key(), e.value());
         events.add("complete " + e.partition() + ":" + e.offset());
@@ -59,7 +59,7 @@ class AsyncEndOfStreamTest {
     }
 
     @Override
-    public void onEndOfStream(Collector collector, Coordinator coordinator) {
+    public void onEndOfStream(Collector collector, TaskCoordinator coordinator) {
       events.add("end " + partition);
     }
 
@@ -80,7 +80,7 @@ class AsyncEndOfStreamTest {
     }
 
     @Override
-    public void process(Envelope e, Collector collector, Coordinator coordinator)
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator)
         throws InterruptedException {
       Thread.sleep(1 + e.offset() % 3);
       collector.send("out", e.partition(), e.key(), e.value());
@@ -88,7 +88,7 @@ class AsyncEndOfStreamTest {
     }
 
     @Override
-    public void onEndOfStream(Collector collector, Coordinator coordinator) {
+    public void onEndOfStream(Collector collector, TaskCoordinator coordinator) {
       events.add("end " + partition);
     }
   }

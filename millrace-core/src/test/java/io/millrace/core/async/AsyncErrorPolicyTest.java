@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.DeadLetter;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
@@ -50,7 +50,7 @@ class AsyncErrorPolicyTest {
 
     @Override
     public void processAsync(
-        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback) {
+        Envelope e, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
       delivered.add(e.offset());
       if (e.offset() == badOffset) {
         if (!failThroughCallback) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
 import io.millrace.core.job.LocalRunner;
@@ -49,7 +49,7 @@ class AsyncMultiInputTest {
   public static final class TwoInputTask implements AsyncStreamTask {
     @Override
     public void processAsync(
-        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback) {
+        Envelope e, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
       processed.computeIfAbsent(e.stream() + ":" + e.offset(), k -> new AtomicInteger())
           .incrementAndGet();
       delivered.computeIfAbsent(e.stream(), k -> Collections.synchronizedList(new ArrayList<>()))

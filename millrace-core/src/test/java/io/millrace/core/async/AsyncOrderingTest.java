@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
 import java.nio.file.Path;
@@ -131,7 +131,7 @@ class AsyncOrderingTest {
   public static final class ProbeTask implements AsyncStreamTask {
     @Override
     public void processAsync(
-        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback) {
+        Envelope e, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
       Probe p = probe;
       p.onStart(e);
       p.completer.schedule(() -> {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
 import io.millrace.core.job.LocalRunner;
@@ -70,7 +70,7 @@ class AsyncStressTest {
   public static final class QueueingTask implements AsyncStreamTask {
     @Override
     public void processAsync(
-        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback) {
+        Envelope e, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
       Stress s = stress;
       if (s.processed[e.partition()].incrementAndGet((int) e.offset()) != 1) {
         s.error("processed twice: " + e);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
 import io.millrace.core.job.LocalRunner;
@@ -41,7 +41,7 @@ class CallbackCompletionTest {
   public static final class TwiceTask implements AsyncStreamTask {
     @Override
     public void processAsync(
-        Envelope e, Collector collector, Coordinator coordinator, TaskCallback callback)
+        Envelope e, Collector collector, TaskCoordinator coordinator, TaskCallback callback)
         throws Exception {
       callbacks.put(e.offset(), callback);
       if (e.offset() == 6) {

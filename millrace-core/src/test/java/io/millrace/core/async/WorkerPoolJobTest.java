@@ -3,7 +3,7 @@ package io.millrace.core.async;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.core.job.LocalRunner;
@@ -41,7 +41,7 @@ class WorkerPoolJobTest {
   /** Sleeps 2 ms per message, like a blocking remote call; sends one output. */
   public static final class BlockingTask implements StreamTask {
     @Override
-    public void process(Envelope e, Collector collector, Coordinator coordinator)
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator)
         throws InterruptedException {
       int now = running.incrementAndGet();
       maxRunning.accumulateAndGet(now, Math::max);
@@ -141,7 +141,7 @@ class WorkerPoolJobTest {
   /** Throws on offset 5 of every partition, after sending its output. */
   public static final class ThrowingBlockingTask implements StreamTask {
     @Override
-    public void process(Envelope e, Collector collector, Coordinator coordinator) {
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator) {
       processed.computeIfAbsent(e.partition() + ":" + e.offset(), k -> new AtomicInteger())
           .incrementAndGet();
       collector.send("out", e.partition(), e.key(), e.value());

@@ -3,9 +3,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointException;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.spi.checkpoint.CheckpointException;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -172,13 +172,13 @@ class MainTest {
         package acme;
 
         import io.millrace.api.Collector;
-        import io.millrace.api.Coordinator;
+        import io.millrace.api.TaskCoordinator;
         import io.millrace.api.Envelope;
         import io.millrace.api.StreamTask;
 
         public final class ReverseTask implements StreamTask {
           @Override
-          public void process(Envelope e, Collector out, Coordinator c) {
+          public void process(Envelope e, Collector out, TaskCoordinator c) {
             out.send("out", 0, null, new StringBuilder((String) e.value()).reverse().toString());
           }
         }

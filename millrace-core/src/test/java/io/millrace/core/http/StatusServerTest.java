@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.api.config.JobConfig;
@@ -50,7 +50,7 @@ class StatusServerTest {
   /** Does nothing with its messages: the figures are the loop's own. */
   public static class QuietTask implements StreamTask {
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {}
   }
 
   /** A job reading this test's memory input, with the server on a free loopback port. */

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.Headers;
@@ -40,14 +40,14 @@ class HeadersAndTimestampsTest {
   /** Per message: a plain send, and one with its own timestamp and an added header. */
   public static class TraceTask implements StreamTask, EndOfStreamListener {
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {
       out.send("out", 0, e.key(), "plain " + e.value());
       out.send("out", 0, e.key(), "traced " + e.value(), e.timestamp() + 5,
           e.headers().with("seen-by", "trace"));
     }
 
     @Override
-    public void onEndOfStream(Collector out, Coordinator coordinator) {
+    public void onEndOfStream(Collector out, TaskCoordinator coordinator) {
       out.send("out", 0, null, "end");
     }
   }
@@ -55,7 +55,7 @@ class HeadersAndTimestampsTest {
   /** Completes each message later, on another thread, after sending from there. */
   public static class LaterTask implements AsyncStreamTask {
     @Override
-    public void processAsync(Envelope e, Collector out, Coordinator c, TaskCallback callback) {
+    public void processAsync(Envelope e, Collector out, TaskCoordinator c, TaskCallback callback) {
       CompletableFuture.runAsync(() -> {
         out.send("out", 0, e.key(), "later " + e.value());
         callback.complete();

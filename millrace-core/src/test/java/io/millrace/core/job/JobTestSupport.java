@@ -3,7 +3,7 @@ package io.millrace.core.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
@@ -100,7 +100,7 @@ final class JobTestSupport {
     }
 
     @Override
-    public void process(Envelope e, Collector collector, Coordinator coordinator) {
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator) {
       record("message", e);
       if (forward) {
         collector.send("out", e.partition(), null, e.value());
@@ -113,13 +113,13 @@ final class JobTestSupport {
     }
 
     @Override
-    public void onEndOfStream(Collector collector, Coordinator coordinator) {
+    public void onEndOfStream(Collector collector, TaskCoordinator coordinator) {
       EVENTS.add(new Event("end", partition, null, -1, -1, null, null,
           Thread.currentThread().getName(), CLOCK.get()));
     }
 
     @Override
-    public void window(Collector collector, Coordinator coordinator) {
+    public void window(Collector collector, TaskCoordinator coordinator) {
       EVENTS.add(new Event("window", partition, null, -1, -1, null, null,
           Thread.currentThread().getName(), CLOCK.get()));
     }
@@ -128,7 +128,7 @@ final class JobTestSupport {
   /** Throws on any value containing "BAD". */
   public static class FailingTask extends RecordingTask {
     @Override
-    public void process(Envelope e, Collector collector, Coordinator coordinator) {
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator) {
       if (String.valueOf(e.value()).contains("BAD")) {
         throw new IllegalStateException("bad line " + e.value());
       }
@@ -146,13 +146,13 @@ final class JobTestSupport {
   /** Commits after the line {@link #commitAt}, and dies hard at the line {@link #crashAt}. */
   public static class CommitThenCrashTask extends RecordingTask {
     @Override
-    public void process(Envelope e, Collector collector, Coordinator coordinator) {
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator) {
       if (e.value().equals(crashAt)) {
         throw new SimulatedCrash("killed at " + e.value());
       }
       super.process(e, collector, coordinator);
       if (e.value().equals(commitAt)) {
-        coordinator.commit(Coordinator.Scope.TASK);
+        coordinator.commit(TaskCoordinator.Scope.TASK);
       }
     }
   }
@@ -160,7 +160,7 @@ final class JobTestSupport {
   /** Each message takes one millisecond of the injected clock. */
   public static class SlowTask extends RecordingTask {
     @Override
-    public void process(Envelope e, Collector collector, Coordinator coordinator) {
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator) {
       CLOCK.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
       super.process(e, collector, coordinator);
     }
@@ -169,10 +169,10 @@ final class JobTestSupport {
   /** Asks its container to commit and stop after the message at offset 9. */
   public static class StopAfterTenTask extends RecordingTask {
     @Override
-    public void process(Envelope e, Collector collector, Coordinator coordinator) {
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator) {
       super.process(e, collector, coordinator);
       if (e.offset() == 9) {
-        coordinator.shutdown(Coordinator.Scope.CONTAINER);
+        coordinator.shutdown(TaskCoordinator.Scope.CONTAINER);
       }
     }
   }

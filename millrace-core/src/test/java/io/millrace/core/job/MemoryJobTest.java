@@ -371,7 +371,7 @@ class MemoryJobTest {
 
     @Override
     public void process(io.millrace.api.Envelope e, io.millrace.api.Collector collector,
-        io.millrace.api.Coordinator coordinator) {
+        io.millrace.api.TaskCoordinator coordinator) {
       int p = e.partition();
       if (e.offset() != next[p] && errors.size() < 10) {
         errors.add("partition " + p + ": expected offset " + next[p] + ", got " + e.offset());
@@ -385,7 +385,7 @@ class MemoryJobTest {
 
     @Override
     public void onEndOfStream(io.millrace.api.Collector collector,
-        io.millrace.api.Coordinator coordinator) {
+        io.millrace.api.TaskCoordinator coordinator) {
       ends.incrementAndGet();
     }
   }

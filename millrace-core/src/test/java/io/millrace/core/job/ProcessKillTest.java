@@ -3,7 +3,7 @@ package io.millrace.core.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.api.StreamPartition;
@@ -34,7 +34,7 @@ class ProcessKillTest {
   /** Copies each line to the output, slowly enough that the kill lands mid-file. */
   public static final class SlowCopyTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator)
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator)
         throws InterruptedException {
       collector.send("out", null, envelope.value());
       if (envelope.offset() % 64 == 0) {

@@ -7,12 +7,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Cancellable;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
 import io.millrace.api.TaskContext;
-import io.millrace.api.checkpoint.CommitFencedException;
+import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,14 +52,14 @@ class ScheduledCallbackTest {
           ticking.cancel();
           this.context.schedule(Duration.ofMillis(10), (o, c) -> {
             o.send("out", 0, null, "last");
-            c.shutdown(Coordinator.Scope.CONTAINER);
+            c.shutdown(TaskCoordinator.Scope.CONTAINER);
           });
         }
       });
     }
 
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {}
   }
 
   /**
@@ -71,12 +71,12 @@ class ScheduledCallbackTest {
     public void init(TaskContext context) {
       context.schedule(Duration.ofMillis(20), (out, coordinator) -> {
         out.send("out", 0, null, "tick");
-        coordinator.shutdown(Coordinator.Scope.CONTAINER);
+        coordinator.shutdown(TaskCoordinator.Scope.CONTAINER);
       });
     }
 
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {
       out.send("out", 0, e.key(), e.value());
     }
   }
@@ -91,7 +91,7 @@ class ScheduledCallbackTest {
     }
 
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {}
   }
 
   /** Its callback's send finds the container fenced, as a Kafka producer's would. */
@@ -104,7 +104,7 @@ class ScheduledCallbackTest {
     }
 
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {}
   }
 
   /** Schedules in the past. */
@@ -115,7 +115,7 @@ class ScheduledCallbackTest {
     }
 
     @Override
-    public void process(Envelope e, Collector out, Coordinator coordinator) {}
+    public void process(Envelope e, Collector out, TaskCoordinator coordinator) {}
   }
 
   private Map<String, String> job(Class<?> task, String out) {

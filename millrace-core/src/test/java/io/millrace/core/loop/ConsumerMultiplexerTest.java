@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
 import io.millrace.core.choose.Chooser;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
-import io.millrace.api.checkpoint.CommitFencedException;
+import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.api.metrics.Counter;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.output.TaskCollector;

@@ -6,21 +6,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.ClosableTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
 import io.millrace.api.TaskCallback;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CheckpointWriter;
-import io.millrace.api.coordinator.ContainerMembership;
-import io.millrace.api.coordinator.JobCoordinator;
-import io.millrace.api.coordinator.MembershipListener;
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointWriter;
+import io.millrace.spi.coordinator.ContainerMembership;
+import io.millrace.spi.coordinator.JobCoordinator;
+import io.millrace.spi.coordinator.MembershipListener;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.Ordering;
 import io.millrace.core.commit.Committer;
@@ -157,7 +157,7 @@ class ReassignmentTest {
           }
           if (failNextWrite) {
             failNextWrite = false;
-            throw new io.millrace.api.checkpoint.CheckpointException(
+            throw new io.millrace.spi.checkpoint.CheckpointException(
                 "the commit's transaction (test-c0) failed and was aborted", null);
           }
           for (int i = 0; i < partitions.size(); i++) {
@@ -231,7 +231,7 @@ class ReassignmentTest {
     volatile boolean closed;
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       offsets.add(envelope.offset());
     }
 
@@ -246,7 +246,7 @@ class ReassignmentTest {
     final Map<Long, TaskCallback> held = new LinkedHashMap<>();
 
     @Override
-    public void processAsync(Envelope envelope, Collector collector, Coordinator coordinator,
+    public void processAsync(Envelope envelope, Collector collector, TaskCoordinator coordinator,
         TaskCallback callback) {
       collector.send("out", null, envelope.value()); // held until the callback completes
       held.put(envelope.offset(), callback);
@@ -325,7 +325,7 @@ class ReassignmentTest {
     static final List<String> events = new CopyOnWriteArrayList<>();
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator)
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator)
         throws InterruptedException {
       if (envelope.offset() == 0) {
         events.add("process in");
@@ -864,14 +864,14 @@ class ReassignmentTest {
   @Test
   void aCommitThatFailsInTheBackgroundFailsTheLoopWithoutWritingACheckpoint() throws Exception {
     GatedProducer gated = new GatedProducer();
-    gated.failure = new io.millrace.api.system.OutputFailedException("a record sent to topic "
+    gated.failure = new io.millrace.spi.system.OutputFailedException("a record sent to topic "
         + "out was not acknowledged", null);
     gated.gate.countDown();
     RunLoop loop = commitJustBegun(gated, Set.of(0));
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> cyclesUntil(loop, () -> {
       clock.now += MS;
       return false;
-    })).isInstanceOf(io.millrace.api.system.OutputFailedException.class)
+    })).isInstanceOf(io.millrace.spi.system.OutputFailedException.class)
         .hasMessageContaining("not acknowledged");
     assertThat(checkpoints.writes).isZero();
   }

@@ -2,8 +2,8 @@ package io.millrace.core.output;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.async.BufferedCollector;
 import java.util.ArrayList;
 import java.util.List;

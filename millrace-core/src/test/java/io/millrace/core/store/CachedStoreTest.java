@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.engine.StorageEngine;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.serde.LongSerde;
 import io.millrace.core.serde.StringSerde;
 import java.nio.charset.StandardCharsets;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.Serde;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.api.store.engine.EngineResources;
-import io.millrace.api.store.engine.EngineSpec;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.api.store.engine.StorageEngineFactory;
+import io.millrace.spi.engine.EngineResources;
+import io.millrace.spi.engine.EngineSpec;
+import io.millrace.spi.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngineFactory;
 import io.millrace.core.serde.LongSerde;
 import io.millrace.core.serde.StringSerde;
 import java.nio.charset.StandardCharsets;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.api.system.StreamMetadata;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemAdmin;
-import io.millrace.api.system.SystemContext;
+import io.millrace.spi.system.StreamMetadata;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemAdmin;
+import io.millrace.spi.system.SystemContext;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.metrics.SingleWriterCounter;
 import io.millrace.core.serde.LongSerde;

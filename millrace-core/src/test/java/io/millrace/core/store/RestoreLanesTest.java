@@ -2,7 +2,7 @@ package io.millrace.core.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngine;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.millrace.core.store;
 
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngine;
 import io.millrace.core.testing.StorageEngineContract;
 import java.nio.file.Path;
 

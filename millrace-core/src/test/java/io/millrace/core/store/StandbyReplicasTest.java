@@ -2,10 +2,10 @@ package io.millrace.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.api.store.engine.EngineResources;
-import io.millrace.api.store.engine.EngineSpec;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.api.store.engine.StorageEngineFactory;
+import io.millrace.spi.engine.EngineResources;
+import io.millrace.spi.engine.EngineSpec;
+import io.millrace.spi.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngineFactory;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.serde.LongSerde;
 import io.millrace.core.serde.StringSerde;

@@ -2,10 +2,10 @@ package io.millrace.core.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.millrace.api.checkpoint.CommitFencedException;
-import io.millrace.api.store.engine.StorageEngine;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.checkpoint.CommitFencedException;
+import io.millrace.spi.engine.StorageEngine;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemProducer;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamPartition;
@@ -45,7 +45,7 @@ class StoreJobTest {
     }
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       String key = (String) envelope.key();
       Long count = counts.get(key);
       long next = count == null ? 1 : count + 1;
@@ -179,7 +179,7 @@ class StoreJobTest {
     }
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       String key = (String) envelope.key();
       for (KeyValueStore<String, Long> store : List.of(counts, spare)) {
         String k = store == counts ? key : "spare-" + key;
@@ -253,7 +253,7 @@ class StoreJobTest {
     }
 
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {}
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {}
   }
 
   @Test

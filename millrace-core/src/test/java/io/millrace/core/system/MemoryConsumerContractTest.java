@@ -1,7 +1,7 @@
 package io.millrace.core.system;
 
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
 import io.millrace.core.serde.StringSerde;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;

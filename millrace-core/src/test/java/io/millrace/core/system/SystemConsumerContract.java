@@ -3,11 +3,11 @@ package io.millrace.core.system;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Envelope;
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemContext;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemContext;
 import io.millrace.core.testing.TestSystemContext;
 import java.time.Duration;
 import java.util.ArrayList;

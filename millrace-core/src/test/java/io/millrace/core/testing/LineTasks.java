@@ -1,7 +1,7 @@
 package io.millrace.core.testing;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 
@@ -12,7 +12,7 @@ public final class LineTasks {
   /** Upper-cases each line to output "out". */
   public static class UpperCaseTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       collector.send("out", 0, null, ((String) envelope.value()).toUpperCase());
     }
   }
@@ -20,7 +20,7 @@ public final class LineTasks {
   /** Throws on the line "boom". */
   public static class ExplodingTask implements StreamTask {
     @Override
-    public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
       if ("boom".equals(envelope.value())) {
         throw new IllegalStateException("exploded");
       }

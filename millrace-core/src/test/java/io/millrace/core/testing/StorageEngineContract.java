@@ -3,7 +3,7 @@ package io.millrace.core.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.millrace.api.store.engine.StorageEngine;
+import io.millrace.spi.engine.StorageEngine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.millrace.core.testing;
 
 import io.millrace.api.metrics.MetricsRegistry;
-import io.millrace.api.system.SystemContext;
+import io.millrace.spi.system.SystemContext;
 import java.util.Map;
 
 /**

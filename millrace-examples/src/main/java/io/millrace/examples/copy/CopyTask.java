@@ -1,7 +1,7 @@
 package io.millrace.examples.copy;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 
@@ -11,7 +11,7 @@ import io.millrace.api.StreamTask;
  */
 public final class CopyTask implements StreamTask {
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     collector.send("out", envelope.key(), envelope.value());
   }
 }

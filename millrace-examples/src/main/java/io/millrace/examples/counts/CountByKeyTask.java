@@ -1,7 +1,7 @@
 package io.millrace.examples.counts;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
@@ -32,7 +32,7 @@ public final class CountByKeyTask
   }
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     String key = (String) envelope.key();
     if (key == null) {
       throw new IllegalArgumentException("a message to count needs a key: " + envelope);
@@ -43,7 +43,7 @@ public final class CountByKeyTask
   }
 
   @Override
-  public void window(Collector collector, Coordinator coordinator) {
+  public void window(Collector collector, TaskCoordinator coordinator) {
     for (String key : changed) {
       collector.send("out", key, counts.get(key));
     }
@@ -51,7 +51,7 @@ public final class CountByKeyTask
   }
 
   @Override
-  public void onEndOfStream(Collector collector, Coordinator coordinator) {
+  public void onEndOfStream(Collector collector, TaskCoordinator coordinator) {
     try (KeyValueIterator<String, Long> all = counts.all()) {
       while (all.hasNext()) {
         KeyValue<String, Long> entry = all.next();

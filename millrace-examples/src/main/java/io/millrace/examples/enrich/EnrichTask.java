@@ -1,7 +1,7 @@
 package io.millrace.examples.enrich;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import java.util.HashMap;
@@ -17,7 +17,7 @@ public final class EnrichTask implements StreamTask {
   private final Map<String, String> users = new HashMap<>();
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     String line = (String) envelope.value();
     if (Records.skip(line)) {
       return;

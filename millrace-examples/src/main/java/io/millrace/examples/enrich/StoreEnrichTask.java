@@ -1,7 +1,7 @@
 package io.millrace.examples.enrich;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.StreamTask;
@@ -24,7 +24,7 @@ public final class StoreEnrichTask implements StreamTask, InitableTask {
   }
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     String line = (String) envelope.value();
     if (Records.skip(line)) {
       return;

@@ -2,7 +2,7 @@ package io.millrace.examples.pageviews;
 
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
 import io.millrace.api.TaskCallback;
@@ -24,7 +24,7 @@ public final class EnrichPageViewsTask implements AsyncStreamTask, InitableTask 
 
   @Override
   public void processAsync(
-      Envelope envelope, Collector collector, Coordinator coordinator, TaskCallback callback) {
+      Envelope envelope, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
     String user = (String) envelope.key();
     String page = (String) envelope.value();
     if (user == null) {

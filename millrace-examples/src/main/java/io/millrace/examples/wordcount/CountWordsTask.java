@@ -1,7 +1,7 @@
 package io.millrace.examples.wordcount;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.api.WindowableTask;
@@ -23,7 +23,7 @@ public final class CountWordsTask implements StreamTask, WindowableTask {
   private final Map<String, long[]> changed = new LinkedHashMap<>();
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     String word = (String) envelope.key();
     long[] count = counts.computeIfAbsent(word, w -> new long[1]);
     count[0]++;
@@ -31,7 +31,7 @@ public final class CountWordsTask implements StreamTask, WindowableTask {
   }
 
   @Override
-  public void window(Collector collector, Coordinator coordinator) {
+  public void window(Collector collector, TaskCoordinator coordinator) {
     for (Map.Entry<String, long[]> entry : changed.entrySet()) {
       collector.send("counts", entry.getKey(), entry.getValue()[0]);
     }

@@ -1,7 +1,7 @@
 package io.millrace.examples.wordcount;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 
@@ -12,7 +12,7 @@ import io.millrace.api.StreamTask;
  */
 public final class SplitWordsTask implements StreamTask {
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     Words.forEach((String) envelope.value(), word -> collector.send("words", word, word));
   }
 }

@@ -1,11 +1,11 @@
 package io.millrace.examples.wordcount;
 
 import io.millrace.api.Collector;
-import io.millrace.api.Coordinator;
+import io.millrace.api.TaskCoordinator;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
 import io.millrace.api.InitableTask;
-import io.millrace.api.OutputStream;
+import io.millrace.api.Output;
 import io.millrace.api.StreamTask;
 import io.millrace.api.TaskContext;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ import java.util.Map;
  */
 public final class WordCountTask implements StreamTask, InitableTask, EndOfStreamListener {
   private final Map<String, long[]> counts = new HashMap<>();
-  private OutputStream output;
+  private Output output;
 
   @Override
   public void init(TaskContext context) {
@@ -28,13 +28,13 @@ public final class WordCountTask implements StreamTask, InitableTask, EndOfStrea
   }
 
   @Override
-  public void process(Envelope envelope, Collector collector, Coordinator coordinator) {
+  public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     Words.forEach((String) envelope.value(),
         word -> counts.computeIfAbsent(word, w -> new long[1])[0]++);
   }
 
   @Override
-  public void onEndOfStream(Collector collector, Coordinator coordinator) {
+  public void onEndOfStream(Collector collector, TaskCoordinator coordinator) {
     List<Map.Entry<String, long[]>> sorted = new ArrayList<>(counts.entrySet());
     sorted.sort((a, b) -> a.getValue()[0] != b.getValue()[0]
         ? Long.compare(b.getValue()[0], a.getValue()[0])

@@ -1,8 +1,8 @@
 package io.millrace.kafka.admin;
 
-import io.millrace.api.system.StreamMetadata;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemAdmin;
+import io.millrace.spi.system.StreamMetadata;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemAdmin;
 import io.millrace.kafka.KafkaSettings;
 import java.util.Collection;
 import java.util.HashMap;

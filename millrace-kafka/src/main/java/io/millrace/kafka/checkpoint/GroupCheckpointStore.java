@@ -1,10 +1,10 @@
 package io.millrace.kafka.checkpoint;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointException;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CheckpointWriter;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.checkpoint.CheckpointException;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointWriter;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;

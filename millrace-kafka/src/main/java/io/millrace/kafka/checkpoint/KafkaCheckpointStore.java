@@ -1,12 +1,12 @@
 package io.millrace.kafka.checkpoint;
 
 import io.millrace.api.StreamPartition;
-import io.millrace.api.checkpoint.CheckpointException;
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.checkpoint.CheckpointWriter;
+import io.millrace.spi.checkpoint.CheckpointException;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.checkpoint.CheckpointWriter;
 import io.millrace.kafka.KafkaSettings;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;

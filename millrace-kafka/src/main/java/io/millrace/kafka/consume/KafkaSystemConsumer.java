@@ -1,11 +1,11 @@
 package io.millrace.kafka.consume;
 
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemContext;
-import io.millrace.api.system.handoff.BatchedHandoff;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemContext;
+import io.millrace.batching.handoff.BatchedHandoff;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.produce.JobTransactions;
 import java.util.ArrayList;

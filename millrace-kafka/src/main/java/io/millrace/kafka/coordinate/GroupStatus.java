@@ -1,6 +1,6 @@
 package io.millrace.kafka.coordinate;
 
-import io.millrace.api.coordinator.CoordinatorContext;
+import io.millrace.spi.coordinator.CoordinatorContext;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.checkpoint.GroupCheckpointStore;
 import java.io.PrintStream;

@@ -1,10 +1,10 @@
 package io.millrace.kafka.coordinate;
 
-import io.millrace.api.checkpoint.CheckpointStore;
-import io.millrace.api.coordinator.ContainerMembership;
-import io.millrace.api.coordinator.CoordinatorContext;
-import io.millrace.api.coordinator.JobCoordinator;
-import io.millrace.api.coordinator.MembershipListener;
+import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.spi.coordinator.ContainerMembership;
+import io.millrace.spi.coordinator.CoordinatorContext;
+import io.millrace.spi.coordinator.JobCoordinator;
+import io.millrace.spi.coordinator.MembershipListener;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.checkpoint.GroupCheckpointStore;
 import io.millrace.kafka.checkpoint.KafkaCheckpointStore;

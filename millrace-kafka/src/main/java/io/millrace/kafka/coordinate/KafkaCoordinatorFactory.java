@@ -1,9 +1,9 @@
 package io.millrace.kafka.coordinate;
 
 import io.millrace.api.config.ConfigException;
-import io.millrace.api.coordinator.CoordinatorContext;
-import io.millrace.api.coordinator.CoordinatorFactory;
-import io.millrace.api.coordinator.JobCoordinator;
+import io.millrace.spi.coordinator.CoordinatorContext;
+import io.millrace.spi.coordinator.CoordinatorFactory;
+import io.millrace.spi.coordinator.JobCoordinator;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.KafkaSystemFactory;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.millrace.kafka.coordinate;
 
-import io.millrace.api.coordinator.ContainerMembership;
-import io.millrace.api.coordinator.MembershipListener;
+import io.millrace.spi.coordinator.ContainerMembership;
+import io.millrace.spi.coordinator.MembershipListener;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;

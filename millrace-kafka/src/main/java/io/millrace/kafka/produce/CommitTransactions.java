@@ -1,6 +1,6 @@
 package io.millrace.kafka.produce;
 
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
 import java.time.Duration;
 import java.util.ArrayList;

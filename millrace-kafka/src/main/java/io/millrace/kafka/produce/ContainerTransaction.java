@@ -1,8 +1,8 @@
 package io.millrace.kafka.produce;
 
-import io.millrace.api.checkpoint.CheckpointException;
-import io.millrace.api.checkpoint.CommitFencedException;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.checkpoint.CheckpointException;
+import io.millrace.spi.checkpoint.CommitFencedException;
+import io.millrace.spi.system.SystemProducer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,12 +2,12 @@ package io.millrace.kafka.produce;
 
 import io.millrace.api.Headers;
 import io.millrace.api.Serde;
-import io.millrace.api.checkpoint.CommitFencedException;
+import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.api.metrics.Counter;
-import io.millrace.api.system.OutputFailedException;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemContext;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.OutputFailedException;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemContext;
+import io.millrace.spi.system.SystemProducer;
 import io.millrace.kafka.KafkaSettings;
 import io.millrace.kafka.coordinate.KafkaCoordinatorSettings;
 import java.time.Duration;

@@ -2,11 +2,11 @@ package io.millrace.core.system.file;
 
 import io.millrace.api.Envelope;
 import io.millrace.api.Serde;
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemContext;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

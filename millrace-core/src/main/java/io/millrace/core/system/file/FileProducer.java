@@ -1,8 +1,8 @@
 package io.millrace.core.system.file;
 
 import io.millrace.api.Serde;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemProducer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -1,12 +1,12 @@
 package io.millrace.core.system.file;
 
-import io.millrace.api.system.StreamMetadata;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemAdmin;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemContext;
-import io.millrace.api.system.SystemFactory;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.StreamMetadata;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemAdmin;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemContext;
+import io.millrace.spi.system.SystemFactory;
+import io.millrace.spi.system.SystemProducer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

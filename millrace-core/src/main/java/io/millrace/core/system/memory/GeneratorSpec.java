@@ -2,7 +2,6 @@ package io.millrace.core.system.memory;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -78,11 +77,6 @@ public record GeneratorSpec(
       }
     }
     return pool;
-  }
-
-  /** The key size, for the buffer accounting. */
-  static int keySize(String key) {
-    return key.getBytes(StandardCharsets.UTF_8).length;
   }
 
   /**

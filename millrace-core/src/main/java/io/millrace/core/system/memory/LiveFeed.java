@@ -1,7 +1,7 @@
 package io.millrace.core.system.memory;
 
 import io.millrace.api.Envelope;
-import io.millrace.api.system.handoff.BatchedHandoff;
+import io.millrace.batching.handoff.BatchedHandoff;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;

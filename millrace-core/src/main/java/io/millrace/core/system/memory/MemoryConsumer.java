@@ -2,12 +2,12 @@ package io.millrace.core.system.memory;
 
 import io.millrace.api.Envelope;
 import io.millrace.api.config.JobConfig;
-import io.millrace.api.system.BatchSink;
-import io.millrace.api.system.StartPosition;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemConsumer;
-import io.millrace.api.system.SystemContext;
-import io.millrace.api.system.handoff.BatchedHandoff;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.StartPosition;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemConsumer;
+import io.millrace.spi.system.SystemContext;
+import io.millrace.batching.handoff.BatchedHandoff;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

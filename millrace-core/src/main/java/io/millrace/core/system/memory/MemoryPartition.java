@@ -1,7 +1,7 @@
 package io.millrace.core.system.memory;
 
 import io.millrace.api.Envelope;
-import io.millrace.api.system.BatchSink;
+import io.millrace.spi.system.BatchSink;
 
 /**
  * One partition of an in-process stream: an append-only log in fixed-size chunks, so appending

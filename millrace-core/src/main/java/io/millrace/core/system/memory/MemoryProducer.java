@@ -1,8 +1,8 @@
 package io.millrace.core.system.memory;
 
 import io.millrace.api.Headers;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemProducer;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemProducer;
 import java.util.ArrayList;
 import java.util.List;
 

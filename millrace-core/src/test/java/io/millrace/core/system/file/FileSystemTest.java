@@ -2,10 +2,10 @@ package io.millrace.core.system.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.api.system.StreamMetadata;
-import io.millrace.api.system.StreamSpec;
-import io.millrace.api.system.SystemAdmin;
-import io.millrace.api.system.SystemContext;
+import io.millrace.spi.system.StreamMetadata;
+import io.millrace.spi.system.StreamSpec;
+import io.millrace.spi.system.SystemAdmin;
+import io.millrace.spi.system.SystemContext;
 import io.millrace.core.serde.StringSerde;
 import io.millrace.core.testing.TestSystemContext;
 import java.nio.charset.StandardCharsets;
