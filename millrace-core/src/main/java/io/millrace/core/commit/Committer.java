@@ -1,137 +1,94 @@
 package io.millrace.core.commit;
 
 import io.millrace.api.StreamPartition;
+import io.millrace.api.metrics.Counter;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.checkpoint.CheckpointWriter;
-import io.millrace.api.metrics.Counter;
 import io.millrace.spi.system.SystemProducer;
-import io.millrace.core.loop.PartitionState;
-import io.millrace.core.store.ContainerStores;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What happens on commit: DESIGN.md's commit protocol for one container.
+ * The commit protocol of one container, as a state machine: each commit goes through the
+ * {@linkplain CommitPhase phases} BEGUN, FLUSHING, PREPARED, (WRITING,) WRITTEN, MARKED along one
+ * of three {@linkplain CommitPath paths}, which differ only in which phases the loop stands still
+ * for.
  *
  * <ol>
- *   <li>the stores flush: object caches to engine write batches and changelog sends
- *       ({@link ContainerStores#handOver}), which the store flusher's thread applies;
- *   <li>every producer flushes and waits for its acknowledgements: outputs and changelogs are
- *       durable;
- *   <li>the stores sync their engines, and the changelog offsets they reached join the checkpoint
- *       ({@link ContainerStores#beforeCheckpoint});
- *   <li>the checkpoint is written: each input partition's last processed offset, then each
- *       store's changelog offset (under {@code job.coordinator=kafka} this is the commit of the
- *       container's transaction, which a member that lost its tasks cannot make);
- *   <li>each store's local files are marked with the changelog offset the checkpoint now holds
- *       ({@link ContainerStores#afterCheckpoint}), so a restart replays only what follows.
+ *   <li>BEGUN, on the loop: the stores' dirty entries handed to the flusher ({@link
+ *       CommitParticipant#handOver}), each input's last processed offset taken;
+ *   <li>FLUSHING: the flusher's work waited for, every producer flushed (outputs and changelogs
+ *       acknowledged), the engines synced and their changelog offsets added to the checkpoint;
+ *   <li>PREPARED: the checkpoint may be written;
+ *   <li>WRITTEN: the checkpoint is written (under {@code job.coordinator=kafka} or exactly-once,
+ *       a transaction commits, which a member that lost its tasks cannot do);
+ *   <li>MARKED: each store's local files record the changelog offset the checkpoint holds, so a
+ *       restart replays only what follows.
  * </ol>
  *
- * <p><b>In the background.</b> The waits of steps 1 to 3 (the flusher, the acknowledgements,
- * RocksDB's memtable flushes) took 0.2-2 s of a loaded machine's commit, and the loop stood still
- * through them: every task's output paused. A periodic commit ({@link #begin}) therefore does on
- * the loop only what must see the tasks stand still, handing the stores' dirty entries over and
- * noting each input's last processed offset, and steps 1 to 3 run on the commit thread while the
- * tasks go on. Once they are done, the loop writes the checkpoint and marks the files ({@link
- * #finish}): what it checkpoints is the offsets it noted, whose outputs and changelog records
- * are acknowledged; records the tasks sent since are covered by the next commit. Where the
- * checkpoint is a transaction's commit ({@code job.coordinator=kafka}, or exactly-once), which
- * must hold exactly what its offsets cover, the loop instead takes the offsets as it commits,
- * after handing over the entries dirtied meanwhile: the transaction makes everything sent before
- * durable with them, and only what the stores dirtied and the producers did not send during the
- * waits is left for the loop to wait on (if every producer sends in that transaction: else as
- * above, which exactly-once does not allow, so it commits whole). Under exactly-once the stores'
- * engines stage their writes, and the loop seals them once the flusher drained, just before the
- * transaction commits: they are then exactly the transaction's. Once it committed the commit
- * thread applies them while the tasks go on (a whole commit, on the loop). Where the writer can
- * {@linkplain CheckpointWriter#writesBesideSends write beside the sends} (Kafka), even the
- * transaction leaves the loop ({@link #writeBeside}): the loop hands the dirtied entries over,
- * takes the offsets, holds its sends and parks the flusher after those entries, and goes on;
- * the commit thread commits. This needs every producer to flush
- * beside sends ({@code SystemProducer.concurrentFlush}) and every engine to take writes beside
- * the loop. A task's request and the final commit run whole on the loop ({@link #commit}). A
- * revoke's commit is begun and finished like a periodic one, the loop delivering to the tasks
- * that stay meanwhile ({@code RunLoop.commitBeside}). A commit in the background is settled
- * ({@link #settle}) before any store closes.
+ * <p><b>The paths.</b> {@link CommitPath#ON_LOOP} runs every phase on the loop ({@link #commit}: a
+ * task's request, the final commit, and whatever cannot wait in the background). A periodic
+ * commit ({@link #begin}) takes {@link CommitPath#WAITS_OFF_LOOP} where the producers flush beside
+ * sends and the engines take writes beside reads: FLUSHING runs on the commit thread while the
+ * tasks go on (its waits took 0.2-2 s of a loaded machine's commit, every task's output paused
+ * through them). When the waits end, the commit thread posts an event to the loop (its {@code
+ * loopEvents} executor), and the loop {@linkplain #finish finishes} the commit: it writes the
+ * checkpoint with the offsets taken at BEGUN, whose outputs are acknowledged. Where the checkpoint
+ * commits a transaction that holds every send (it must hold exactly what its offsets cover), the
+ * loop first hands over what the stores dirtied meanwhile and takes the offsets again. Where the
+ * checkpoint writer can also write beside sends (Kafka) and the flusher has a thread, the
+ * transaction's commit leaves the loop too, {@link CommitPath#WRITE_OFF_LOOP}: the loop hands the
+ * dirtied entries over, takes the offsets, holds its sends and parks the flusher after those
+ * entries (WRITING), and goes on; the commit thread commits and marks, and posts the end; the
+ * loop then sends what it held into the next transaction. Under exactly-once the engines stage
+ * their writes, sealed just before the transaction commits and applied once it has.
  *
- * <p>A crash between any two steps re-delivers the input after the previous checkpoint: outputs
- * may repeat, nothing is lost. Which partition goes where in a checkpoint (its layout) changes
- * only when the container's partitions do ({@link #layout}), so a commit allocates nothing per
- * partition: the Kafka checkpoint lesson, where thousands of partitions made each checkpoint a
- * burst of garbage.
+ * <p>A crash between any two phases re-delivers the input after the previous checkpoint: outputs
+ * may repeat, nothing is lost. A commit in the background is {@linkplain #settle settled} before
+ * any store closes. Which partition goes where in a checkpoint (its layout) changes only when the
+ * container's partitions do ({@link #layout}), so a commit allocates nothing per partition: the
+ * Kafka checkpoint lesson, where thousands of partitions made each checkpoint a burst of garbage.
  *
- * <p>Loop thread only (the commit thread is its own).
+ * <p>Loop thread only, but for the waits and a write off the loop, which run on the commit
+ * thread.
  */
 public final class Committer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
-  /** A commit longer than this is logged with the time of each step. */
-  private static final long SLOW_COMMIT_NANOS = TimeUnit.SECONDS.toNanos(1);
   private volatile long lastCommitEpochMillis;
   private final int containerId;
   private final List<SystemProducer> producers;
-  private final ContainerStores stores;
+  /** The container's stores, or null. */
+  private final CommitParticipant stores;
   private final CheckpointStore checkpoints;
   private final Counter commits;
   /** Whether periodic commits may run their waits in the background. */
   private final boolean background;
   private final boolean exactlyOnce;
-  private PartitionState[] inputs = new PartitionState[0];
+  private CheckpointedInput[] inputs = new CheckpointedInput[0];
   private CheckpointWriter writer;
   private long[] offsets = new long[0];
   /** The commit on its way in the background, or null. */
-  private Pending pending;
-  private ExecutorService thread;
+  private Commit pending;
+  /** The last commit that ended (for {@link #phase}), or null. */
+  private Commit last;
+  /** The commit thread: made at the first commit in the background, unless one was given. */
+  private Executor thread;
+  private ExecutorService ownThread;
+  /** Where the commit thread posts the end of a step: the loop's events. */
+  private Executor loopEvents = Runnable::run;
+  /** What the loop does when a step in the background ended (it calls {@link #finish}). */
+  private Runnable onStepEnded = () -> {};
   private Runnable beforeHandOver = () -> {};
-
-  /** A commit begun on the loop: its waits run on the commit thread, or on the loop (whole). */
-  private static final class Pending {
-    final CheckpointWriter writer;
-    final long[] offsets;
-    final int inputCount;
-    final ContainerStores.Snapshot stores;
-    /** What to wait for the flusher to have done: what the hand-over gave it. */
-    final long handed;
-    final long began;
-    final long handedOver;
-    /** Whether it is a commit begun again because the tasks changed (at most once in a row). */
-    boolean again;
-    /** When each waiting step ended (read on the loop once they are done). */
-    long flushed;
-    long acknowledged;
-    long synced;
-    /** When the loop took it up again to write its checkpoint. */
-    long finishing;
-    CompletableFuture<Void> prepared;
-    /**
-     * The checkpoint's write on the commit thread, the loop's sends held meanwhile, or null: the
-     * offsets were taken ({@link #writeBeside}).
-     */
-    CompletableFuture<Void> writing;
-    /** When the loop's part of a write beside it ended, and when the flusher had sent the rest. */
-    long held;
-    long sentRest;
-    /** When the write beside the loop committed, and when it had marked the files. */
-    long written;
-    long marked;
-
-    Pending(CheckpointWriter writer, long[] offsets, int inputCount,
-        ContainerStores.Snapshot stores, long handed, long began, long handedOver) {
-      this.writer = writer;
-      this.offsets = offsets;
-      this.inputCount = inputCount;
-      this.stores = stores;
-      this.handed = handed;
-      this.began = began;
-      this.handedOver = handedOver;
-    }
-  }
 
   /**
    * A committer that runs every commit on the loop.
@@ -141,9 +98,9 @@ public final class Committer implements AutoCloseable {
    * @param checkpoints where checkpoints go
    * @param commits counts commits (a metric)
    */
-  public Committer(int containerId, List<SystemProducer> producers, ContainerStores stores,
+  public Committer(int containerId, List<SystemProducer> producers, CommitParticipant stores,
       CheckpointStore checkpoints, Counter commits) {
-    this(containerId, producers, stores, checkpoints, commits, false);
+    this(containerId, producers, stores, checkpoints, commits, false, false);
   }
 
   /**
@@ -154,24 +111,13 @@ public final class Committer implements AutoCloseable {
    * @param checkpoints where checkpoints go
    * @param commits counts commits (a metric)
    * @param background whether periodic commits may wait in the background ({@code
-   *     task.commit.background}, at-least-once): they do where the container has producers and
-   *     every one can flush beside sends
-   */
-  public Committer(int containerId, List<SystemProducer> producers, ContainerStores stores,
-      CheckpointStore checkpoints, Counter commits, boolean background) {
-    this(containerId, producers, stores, checkpoints, commits, background, false);
-  }
-
-  /**
-   * A committer.
-   *
-   * @param background whether periodic commits may wait in the background ({@code
-   *     task.commit.background})
+   *     task.commit.background}): they do where the container has producers and every one can
+   *     flush beside sends
    * @param exactlyOnce whether the job is exactly-once: a commit then waits in the background
    *     only where its checkpoint commits the transaction that holds everything sent (the offsets
    *     are taken as it commits, so the transaction holds exactly what they cover)
    */
-  public Committer(int containerId, List<SystemProducer> producers, ContainerStores stores,
+  public Committer(int containerId, List<SystemProducer> producers, CommitParticipant stores,
       CheckpointStore checkpoints, Counter commits, boolean background, boolean exactlyOnce) {
     this.exactlyOnce = exactlyOnce;
     this.containerId = containerId;
@@ -185,26 +131,51 @@ public final class Committer implements AutoCloseable {
   }
 
   /**
+   * Connects the committer to its loop: the commit thread posts the end of each step in the
+   * background to {@code loopEvents}, where {@code onStepEnded} runs (it calls {@link #finish},
+   * now or once the container may commit). Before the first commit.
+   */
+  public void connect(Executor loopEvents, Runnable onStepEnded) {
+    this.loopEvents = loopEvents;
+    this.onStepEnded = onStepEnded;
+  }
+
+  /** Runs the commit thread's part on {@code commitThread} instead of a thread of its own (tests). */
+  void runBackgroundOn(Executor commitThread) {
+    this.thread = commitThread;
+  }
+
+  /**
+   * Runs {@code quiesce} on the loop before each hand-over of the stores' caches: the container
+   * waits there for its tasks on the worker pool, whose messages use the same stores.
+   */
+  public void beforeHandOver(Runnable quiesce) {
+    this.beforeHandOver = quiesce;
+  }
+
+  /**
    * The container's input partitions changed: from now on a checkpoint holds these (in this
    * order), then the stores' changelog partitions. A commit in the background keeps the layout it
    * began with.
    */
-  public void layout(PartitionState[] inputs) {
+  public void layout(CheckpointedInput[] inputs) {
     List<StreamPartition> ids = new ArrayList<>();
-    for (PartitionState p : inputs) {
+    for (CheckpointedInput p : inputs) {
       ids.add(p.id());
     }
     if (stores != null) {
-      ids.addAll(stores.changelogPartitions()); // changelog offsets go in checkpoints too
+      ids.addAll(stores.checkpointed()); // changelog offsets go in checkpoints too
     }
     this.inputs = inputs.clone();
     this.writer = checkpoints.writer(containerId, ids, producers);
     this.offsets = new long[ids.size()];
   }
 
+  // ---- the paths ----
+
   /**
-   * Runs the whole commit protocol on this thread, after settling a commit in the background;
-   * throws if any step fails (nothing after it happened).
+   * Runs a whole commit on this thread ({@link CommitPath#ON_LOOP}), after settling a commit in
+   * the background; throws if any phase fails (nothing after it happened).
    *
    * @throws io.millrace.spi.checkpoint.CommitFencedException if another member owns the tasks
    */
@@ -213,46 +184,75 @@ public final class Committer implements AutoCloseable {
     if (writer == null) {
       return; // the container never held a partition: there is nothing to commit
     }
-    Pending p = handOver(stores == null ? null : stores.snapshot());
-    prepare(p);
-    p.finishing = System.nanoTime();
-    write(p, false);
+    Commit c = begun(CommitPath.ON_LOOP, stores == null ? null : stores.round());
+    try {
+      prepare(c);
+      c.finishing = System.nanoTime();
+      writeOnLoop(c);
+    } catch (RuntimeException | Error e) {
+      c.phase = CommitPhase.FAILED;
+      throw e;
+    } finally {
+      last = c;
+    }
   }
 
   /**
-   * A periodic commit: begins one in the background where it can ({@link #inBackground} is then
-   * true until {@link #finish}), else runs the whole protocol now. Loop thread.
+   * A periodic commit: begins one in the background where it can ({@link #inProgress} is then
+   * true until {@link #finish}), else runs a whole one now. Loop thread.
    *
    * @throws io.millrace.spi.checkpoint.CommitFencedException if a whole commit was fenced
    */
   public void begin() {
-    if (pending != null) {
-      return; // one at a time: the one on its way covers this
+    if (pending != null || writer == null) {
+      return; // one at a time: the one on its way covers this; or nothing to commit yet
     }
-    if (writer == null) {
-      return;
-    }
-    ContainerStores.Snapshot snapshot = stores == null ? null : stores.snapshot();
-    if (!background || (snapshot != null && !snapshot.besideLoop())
-        || (exactlyOnce && !writer.commitsWhatWasSent())) {
+    CommitParticipant.Round round = stores == null ? null : stores.round();
+    CommitPath path = pathFor(round);
+    if (path == CommitPath.ON_LOOP) {
       commit();
       return;
     }
-    Pending p = handOver(snapshot);
-    p.prepared = CompletableFuture.runAsync(() -> prepare(p), thread());
-    pending = p;
+    Commit c = begun(path, round);
+    pending = c;
+    c.prepared = CompletableFuture.runAsync(() -> prepare(c), thread());
+    whenEnded(c, c.prepared);
+  }
+
+  /** The path a periodic commit beginning now takes. */
+  private CommitPath pathFor(CommitParticipant.Round round) {
+    if (!background || (round != null && !round.offLoop())
+        || (exactlyOnce && !writer.commitsWhatWasSent())) {
+      return CommitPath.ON_LOOP;
+    }
+    return writer.writesBesideSends() && (stores == null || stores.flusherThreaded())
+        ? CommitPath.WRITE_OFF_LOOP : CommitPath.WAITS_OFF_LOOP;
+  }
+
+  /** Posts the end of a step in the background to the loop, whether it worked or not. */
+  private void whenEnded(Commit c, CompletableFuture<Void> step) {
+    step.whenComplete((ignored, failure) -> {
+      if (failure != null) {
+        c.phase = CommitPhase.FAILED;
+      }
+      loopEvents.execute(() -> {
+        if (pending == c && c.step() == step) { // (else settled or finished meanwhile)
+          onStepEnded.run();
+        }
+      });
+    });
   }
 
   /**
-   * Step 1's part on the loop: the stores' dirty entries handed to the flusher, each input's
-   * last processed offset noted (into this layout's array: a whole commit settles a commit in
-   * the background before it uses the array again).
+   * BEGUN, on the loop: the stores' dirty entries handed to the flusher and each input's last
+   * processed offset noted (into this layout's array: a whole commit settles a commit in the
+   * background before it uses the array again).
    */
-  private Pending handOver(ContainerStores.Snapshot snapshot) {
+  private Commit begun(CommitPath path, CommitParticipant.Round round) {
     long began = System.nanoTime();
     long handed = handOverStores();
     takeOffsets(offsets);
-    return new Pending(writer, offsets, inputs.length, snapshot, handed, began,
+    return new Commit(path, writer, offsets, inputs.length, round, handed, began,
         System.nanoTime());
   }
 
@@ -268,14 +268,6 @@ public final class Committer implements AutoCloseable {
     return stores.handOver();
   }
 
-  /**
-   * Runs {@code quiesce} on the loop before each hand-over of the stores' caches: the container
-   * waits there for its tasks on the worker pool, whose messages use the same stores.
-   */
-  public void beforeHandOver(Runnable quiesce) {
-    this.beforeHandOver = quiesce;
-  }
-
   /** Notes each input's last processed offset into {@code offsets} (this layout's order). */
   private void takeOffsets(long[] offsets) {
     for (int i = 0; i < inputs.length; i++) {
@@ -283,93 +275,49 @@ public final class Committer implements AutoCloseable {
     }
   }
 
-  /** Steps 1 to 3's waits: on the commit thread, or on the loop for a whole commit. */
-  private void prepare(Pending p) {
+  /** FLUSHING to PREPARED: on the commit thread, or on the loop for a whole commit. */
+  private void prepare(Commit c) {
+    c.phase = CommitPhase.FLUSHING;
     if (stores != null) {
-      stores.awaitHandedOver(p.handed);
+      stores.awaitHandedOver(c.handed);
     }
-    p.flushed = System.nanoTime();
+    c.flushed = System.nanoTime();
     for (SystemProducer producer : producers) {
       producer.flush();
     }
-    p.acknowledged = System.nanoTime();
+    c.acknowledged = System.nanoTime();
     if (stores != null) {
-      stores.beforeCheckpoint(p.stores, p.offsets, p.inputCount);
+      c.stores.beforeCheckpoint(c.offsets, c.inputCount);
     }
-    p.synced = System.nanoTime();
+    c.synced = System.nanoTime();
+    c.phase = CommitPhase.PREPARED;
   }
 
   /**
-   * Whether a checkpoint takes its offsets as it is written (its write commits the transaction
-   * that holds everything sent): a commit finished then covers every offset processed so far.
-   */
-  public boolean takesOffsetsAtWrite() {
-    return writer != null && writer.commitsWhatWasSent();
-  }
-
-  /**
-   * Waits up to {@code nanos} for the commit in the background to have done its waits (its
-   * failure is {@link #finish}'s to throw).
-   */
-  public void awaitPrepared(long nanos) {
-    Pending p = pending;
-    if (p == null) {
-      return;
-    }
-    try {
-      step(p).get(nanos, TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-      // not yet, or failed: either way the caller looks again
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Whether a commit is on its way in the background. */
-  public boolean inBackground() {
-    return pending != null;
-  }
-
-  /**
-   * Whether the commit in the background has done its waits, or its write beside the loop ended:
-   * {@link #finish} it.
-   */
-  public boolean prepared() {
-    return pending != null && step(pending).isDone();
-  }
-
-  /** What the loop waits for next: the waits, or the write beside it. */
-  private static CompletableFuture<Void> step(Pending p) {
-    return p.writing != null ? p.writing : p.prepared;
-  }
-
-  /**
-   * Whether the commit in the background took its offsets already (its write runs beside the
-   * loop): what the tasks processed since is for the next commit.
-   */
-  public boolean offsetsTaken() {
-    return pending != null && pending.writing != null;
-  }
-
-  /**
-   * Ends the commit in the background once {@link #prepared}: writes its checkpoint and marks
-   * the stores' files, on the loop, the flusher's sends waited for first (no send may run beside
-   * a transaction's commit). If the container's tasks changed since it began, it begins another
-   * for them instead ({@link #inBackground} is then true again). Throws what a background step
-   * threw: no checkpoint was written then.
+   * Ends the commit in the background once its step ended ({@link #stepEnded}): from PREPARED it
+   * writes the checkpoint and marks the files on the loop (the flusher's sends waited for first:
+   * no send may run beside a transaction's commit), or begins the write off the loop; from
+   * WRITING (the write ended) it sends what the loop held. If the container's tasks changed since
+   * it began, it begins another for them instead ({@link #inProgress} is then true again).
+   * Throws what a step in the background threw: no checkpoint was written then.
    *
    * @throws io.millrace.spi.checkpoint.CommitFencedException if another member owns the tasks
    */
   public void finish() {
-    Pending p = pending;
+    Commit c = pending;
     pending = null;
-    if (p.writing != null) {
-      written(p);
+    if (c.writing != null) {
+      last = c;
+      written(c);
       return;
     }
-    outcome(p.prepared);
-    if (p.writer != writer) {
-      if (p.again) {
+    try {
+      outcome(c.prepared);
+    } finally {
+      last = c;
+    }
+    if (c.writer != writer) {
+      if (c.again) {
         commit(); // they changed during the second try too: no third, whole now
         return;
       }
@@ -382,94 +330,103 @@ public final class Committer implements AutoCloseable {
       }
       return;
     }
-    p.finishing = System.nanoTime();
-    if (writer.writesBesideSends() && (stores == null || stores.flusherThreaded())) {
-      writeBeside(p);
+    c.finishing = System.nanoTime();
+    if (c.path == CommitPath.WRITE_OFF_LOOP) {
+      writeOffLoop(c);
       return;
     }
-    if (writer.commitsWhatWasSent()) {
+    if (c.writer.commitsWhatWasSent()) {
       // A transaction: it must hold exactly what its offsets cover. So the offsets are taken now,
       // and the stores' entries dirtied since the commit began go into it too.
       if (stores != null) {
         stores.awaitHandedOver(handOverStores());
       }
-      takeOffsets(p.offsets);
+      takeOffsets(c.offsets);
     } else if (stores != null) {
       // The write may still be a transaction's commit (one that does not hold every send, an
       // output being on another cluster), beside which the flusher must not send changelogs.
       stores.awaitFlusher();
     }
-    write(p, true);
+    try {
+      writeOnLoop(c);
+    } catch (RuntimeException | Error e) {
+      c.phase = CommitPhase.FAILED;
+      throw e;
+    }
   }
 
   /**
-   * Steps 4 and 5 beside the loop, for a checkpoint that commits a transaction holding every send
-   * (the commit's round trips took the loop 20-300 ms each time). On the loop, only this: the
-   * stores' entries dirtied during the waits handed over, the offsets taken, the loop's sends
-   * held from here on, and the flusher parked after the handed entries: the transaction then
-   * holds exactly what the offsets cover. The commit thread waits for the flusher to have sent
-   * them, seals the staged writes (exactly-once), commits the transaction, lets the flusher go
-   * on and marks the files (exactly-once: applies the sealed writes first); the loop goes on
-   * meanwhile, learns the outcome at {@link #finish} and sends what it held into the next
-   * transaction. It does not poll its membership meanwhile (RunLoop): a rejoin could move the
-   * group to a generation that refuses the offsets.
+   * PREPARED to WRITING, for a checkpoint that commits a transaction holding every send (the
+   * commit's round trips took the loop 20-300 ms each time). On the loop, only this: the stores'
+   * entries dirtied during the waits handed over, the offsets taken, the loop's sends held from
+   * here on, and the flusher parked after the handed entries: the transaction then holds exactly
+   * what the offsets cover. The commit thread waits for the flusher to have sent them, seals the
+   * staged writes (exactly-once), commits the transaction, lets the flusher go on and marks the
+   * files (exactly-once: applies the sealed writes first), then posts the end to the loop, which
+   * sends what it held into the next transaction ({@link #finish}). The container does not let
+   * its membership rejoin meanwhile: the group's next generation would refuse the offsets.
    */
-  private void writeBeside(Pending p) {
+  private void writeOffLoop(Commit c) {
     long handed = handOverStores();
-    takeOffsets(p.offsets);
-    p.writer.holdSends();
+    takeOffsets(c.offsets);
+    c.writer.holdSends();
     if (stores != null) {
       stores.parkFlusher();
     }
-    p.held = System.nanoTime();
+    c.held = System.nanoTime();
+    c.phase = CommitPhase.WRITING; // (before the commit thread may move it on)
     try {
-      p.writing = CompletableFuture.runAsync(() -> writeHeld(p, handed), thread());
+      c.writing = CompletableFuture.runAsync(() -> writeHeld(c, handed), thread());
     } catch (RuntimeException e) { // the commit thread is gone (closed): undo the barrier
-      p.writer.dropHeldSends();
+      c.writer.dropHeldSends();
       if (stores != null) {
         stores.unparkFlusher();
       }
+      c.phase = CommitPhase.FAILED;
       throw e;
     }
-    pending = p;
+    pending = c;
+    whenEnded(c, c.writing);
   }
 
-  /** The commit thread's part of {@link #writeBeside}. */
-  private void writeHeld(Pending p, long handed) {
+  /** WRITING to MARKED, the commit thread's part of {@link #writeOffLoop}. */
+  private void writeHeld(Commit c, long handed) {
     try {
       if (stores != null) {
         stores.awaitHandedOver(handed);
       }
-      p.sentRest = System.nanoTime();
+      c.sentRest = System.nanoTime();
       if (stores != null) {
         stores.seal(); // exactly-once: the flusher parked after the transaction's writes
       }
-      p.writer.write(p.offsets);
+      c.writer.write(c.offsets);
     } catch (RuntimeException | Error e) {
-      p.writer.dropHeldSends(); // before the write, or a failed one: they follow no commit
+      c.writer.dropHeldSends(); // before the write, or a failed one: they follow no commit
       throw e;
     } finally {
       if (stores != null) {
         stores.unparkFlusher();
       }
     }
-    p.written = System.nanoTime();
+    c.written = System.nanoTime();
+    c.phase = CommitPhase.WRITTEN;
     if (stores != null) {
-      stores.afterCheckpoint(p.stores); // marks (exactly-once: applies first), on this thread
+      c.stores.afterCheckpoint(Runnable::run); // marks (exactly-once: applies first), here
     }
-    p.marked = System.nanoTime();
+    c.marked = System.nanoTime();
+    c.phase = CommitPhase.MARKED;
   }
 
   /**
-   * The loop learns how a write beside it went: counted if it committed; if it failed, the
+   * The loop learns how a write off the loop went: counted if it committed; if it failed, the
    * flusher's sends that followed (into a transaction of their own, aborted when the tasks are
    * given up) are waited for, then the failure is thrown.
    */
-  private void written(Pending p) {
+  private void written(Commit c) {
     try {
-      outcome(p.writing);
+      outcome(c.writing);
     } catch (RuntimeException e) {
-      p.writer.dropHeldSends(); // (what the loop sent since the failure: dropped, not sent)
+      c.writer.dropHeldSends(); // (what the loop sent since the failure: dropped, not sent)
       if (stores != null) {
         try {
           stores.awaitFlusher();
@@ -479,89 +436,129 @@ public final class Committer implements AutoCloseable {
       }
       throw e;
     }
-    p.writer.sendHeld(); // what the loop sent during the write, now into the next transaction
+    c.writer.sendHeld(); // what the loop sent during the write, now into the next transaction
     committed();
-    long ended = System.nanoTime();
-    if (ended - p.began > SLOW_COMMIT_NANOS || LOG.isDebugEnabled()) {
-      LOG.atLevel(ended - p.began > SLOW_COMMIT_NANOS ? org.slf4j.event.Level.WARN
-          : org.slf4j.event.Level.DEBUG).log("container {}: a commit took {} ms, the loop stopped "
-              + "{} ms of it: stores handed over {} ms; in the background: stores flushed {} ms, "
-              + "outputs and changelogs acknowledged {} ms, engines synced {} ms; on the loop: "
-              + "stores handed over again and sends held {} ms; beside it: the rest sent {} ms, "
-              + "transaction committed {} ms, files marked {} ms", containerId,
-          ms(ended - p.began), ms(p.handedOver - p.began + p.held - p.finishing),
-          ms(p.handedOver - p.began), ms(p.flushed - p.handedOver),
-          ms(p.acknowledged - p.flushed), ms(p.synced - p.acknowledged),
-          ms(p.held - p.finishing), ms(p.sentRest - p.held), ms(p.written - p.sentRest),
-          ms(p.marked - p.written));
-    }
+    c.logWrittenOffLoop(LOG, containerId, System.nanoTime());
   }
 
   /**
-   * Steps 4 and 5, on the loop: the checkpoint written, the files marked. {@code inBackground}:
-   * the waits before ran on the commit thread (the loop stood still only for the hand-over and
-   * this), else on the loop too.
+   * PREPARED to MARKED on the loop: the checkpoint written, the files marked. Under exactly-once,
+   * after waits in the background, the sealed writes are applied on the commit thread (before the
+   * next commit's waits there), not on the loop: 7-11 ms of every 100 ms commit of a count,
+   * measured.
    */
-  private void write(Pending p, boolean inBackground) {
+  private void writeOnLoop(Commit c) {
     long started = System.nanoTime();
     if (stores != null) {
       stores.seal(); // exactly-once: what is staged now is exactly this transaction's writes
     }
-    p.writer.write(p.offsets);
-    long written = System.nanoTime();
+    c.writer.write(c.offsets);
+    c.written = System.nanoTime();
+    c.phase = CommitPhase.WRITTEN;
     if (stores != null) {
-      // Exactly-once, in the background: the sealed writes are applied on the commit thread
-      // (before the next commit's waits there), not on the loop: 7-11 ms of every 100 ms commit
-      // of a count, measured.
-      stores.afterCheckpoint(p.stores, inBackground ? thread() : Runnable::run);
+      c.stores.afterCheckpoint(c.path == CommitPath.ON_LOOP ? Runnable::run : thread());
     }
     long ended = System.nanoTime();
+    c.phase = CommitPhase.MARKED;
     committed();
-    long stopped = inBackground ? p.handedOver - p.began + ended - p.finishing : ended - p.began;
-    if (ended - p.began > SLOW_COMMIT_NANOS || LOG.isDebugEnabled()) {
-      // Say which step held it, and how much of it the loop stood still.
-      LOG.atLevel(ended - p.began > SLOW_COMMIT_NANOS ? org.slf4j.event.Level.WARN
-          : org.slf4j.event.Level.DEBUG).log("container {}: a commit took {} ms, the loop stopped "
-              + "{} ms of it: stores handed over {} ms; {}: stores flushed {} ms, outputs and "
-              + "changelogs acknowledged {} ms, engines synced {} ms; on the loop: stores flushed "
-              + "again {} ms, checkpoint written {} ms, files marked {} ms", containerId,
-          ms(ended - p.began), ms(stopped), ms(p.handedOver - p.began),
-          inBackground ? "in the background" : "on the loop", ms(p.flushed - p.handedOver),
-          ms(p.acknowledged - p.flushed), ms(p.synced - p.acknowledged),
-          ms(started - p.finishing), ms(written - started), ms(ended - written));
+    c.logWrittenOnLoop(LOG, containerId, started, ended);
+  }
+
+  // ---- what the loop asks ----
+
+  /** Whether a commit is on its way in the background. */
+  public boolean inProgress() {
+    return pending != null;
+  }
+
+  /**
+   * The phase of the commit on its way, or of the last one that ended; null before the first.
+   * Loop thread (a commit's own thread moves it on; this reads it as it is now).
+   */
+  public CommitPhase phase() {
+    Commit c = pending != null ? pending : last;
+    return c == null ? null : c.phase;
+  }
+
+  /** The path of the commit on its way, or of the last one; null before the first. */
+  public CommitPath path() {
+    Commit c = pending != null ? pending : last;
+    return c == null ? null : c.path;
+  }
+
+  /**
+   * Whether the step in the background of the commit on its way has ended: {@link #finish} it.
+   * (The loop hears of it by the event too; this is for a loop that waits for it in place.)
+   */
+  public boolean stepEnded() {
+    return pending != null && pending.step().isDone();
+  }
+
+  /**
+   * Waits up to {@code nanos} for the commit in the background to end its step (its failure is
+   * {@link #finish}'s to throw).
+   */
+  public void awaitStep(long nanos) {
+    Commit c = pending;
+    if (c == null) {
+      return;
     }
+    try {
+      c.step().get(nanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // not yet, or failed: either way the caller looks again
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Whether a checkpoint takes its offsets as it is written (its write commits the transaction
+   * that holds everything sent): a commit finished then covers every offset processed so far.
+   */
+  public boolean takesOffsetsAtWrite() {
+    return writer != null && writer.commitsWhatWasSent();
+  }
+
+  /**
+   * Whether the commit in the background took its offsets already (its write runs off the loop):
+   * what the tasks processed since is for the next commit.
+   */
+  public boolean offsetsTaken() {
+    return pending != null && pending.offsetsTaken();
   }
 
   /**
    * Waits for a commit in the background to end its waits and drops it: a whole commit, a loss
    * of the tasks or a stop follows, and no store may close under it. Its failure is only logged:
    * what failed (a producer's send, the flusher) fails the whole commit that follows too, and a
-   * whole commit rethrows a failed write beside the loop itself.
+   * whole commit rethrows a failed write off the loop itself.
    */
   public void settle() {
     settle(false);
   }
 
   /**
-   * As {@link #settle()}; {@code rethrow}: a failed write beside the loop is thrown, not only
-   * logged (a whole commit follows, which must not commit offsets past what that write aborted).
+   * As {@link #settle()}; {@code rethrow}: a failed write off the loop is thrown, not only logged
+   * (a whole commit follows, which must not commit offsets past what that write aborted).
    */
   private void settle(boolean rethrow) {
-    Pending p = pending;
-    if (p == null) {
+    Commit c = pending;
+    if (c == null) {
       return;
     }
     pending = null;
+    last = c;
     try {
-      outcome(p.prepared);
+      outcome(c.prepared);
     } catch (RuntimeException e) {
       LOG.warn("container {}: a commit in the background failed before its checkpoint: {}",
           containerId, e.toString());
       return;
     }
-    if (p.writing != null) {
+    if (c.writing != null) {
       try {
-        written(p); // its offsets were taken and the loop's sends held: it runs to its end
+        written(c); // its offsets were taken and the loop's sends held: it runs to its end
       } catch (RuntimeException e) {
         if (rethrow) {
           throw e;
@@ -572,13 +569,16 @@ public final class Committer implements AutoCloseable {
     }
   }
 
-  /** Waits for the background steps; rethrows their failure as it was thrown. */
-  private static void outcome(CompletableFuture<Void> prepared) {
+  /** Waits for a step in the background; rethrows its failure as it was thrown. */
+  private static void outcome(CompletableFuture<Void> step) {
     try {
-      prepared.join();
+      step.join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
       }
       throw new IllegalStateException("a commit failed: " + e.getCause(), e.getCause());
     }
@@ -589,19 +589,16 @@ public final class Committer implements AutoCloseable {
     lastCommitEpochMillis = System.currentTimeMillis();
   }
 
-  private ExecutorService thread() {
+  private Executor thread() {
     if (thread == null) {
-      thread = Executors.newSingleThreadExecutor(r -> {
+      ownThread = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "millrace-commit-" + containerId);
         t.setDaemon(true);
         return t;
       });
+      thread = ownThread;
     }
     return thread;
-  }
-
-  private static long ms(long nanos) {
-    return nanos / 1_000_000;
   }
 
   /** When the last commit completed, in ms since the epoch; 0 before the first. Any thread. */
@@ -613,8 +610,8 @@ public final class Committer implements AutoCloseable {
   @Override
   public void close() {
     settle();
-    if (thread != null) {
-      thread.shutdown();
+    if (ownThread != null) {
+      ownThread.shutdown();
     }
   }
 }

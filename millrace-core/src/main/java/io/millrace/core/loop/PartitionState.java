@@ -7,6 +7,7 @@ import io.millrace.spi.system.StartPosition;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemConsumer;
 import io.millrace.core.async.Watermark;
+import io.millrace.core.commit.CheckpointedInput;
 
 /**
  * Everything a container knows about one input partition it reads: where it comes from, its task,
@@ -18,7 +19,7 @@ import io.millrace.core.async.Watermark;
  * <p>Loop thread only, except {@link #lastOffset()}, which progress reporting and metrics read
  * racily from other threads.
  */
-public final class PartitionState {
+public final class PartitionState implements CheckpointedInput {
   final int index;
   final StreamPartition id;
   final StreamSpec stream;
@@ -87,6 +88,7 @@ public final class PartitionState {
   }
 
   /** The partition: system, stream id, number. */
+  @Override
   public StreamPartition id() {
     return id;
   }
@@ -97,6 +99,7 @@ public final class PartitionState {
   }
 
   /** The last processed offset, or {@link CheckpointStore#NONE}; read racily by other threads. */
+  @Override
   public long lastOffset() {
     return lastOffset;
   }

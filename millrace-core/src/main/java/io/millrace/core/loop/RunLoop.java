@@ -79,11 +79,19 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   /** The partitions by index, published for progress and metrics threads (a new array each time). */
   private volatile PartitionState[] published = new PartitionState[0];
   private volatile boolean stopRequested;
+  /** When the loop next looks at its commits (Long.MAX_VALUE while one is in the background). */
   private long nextCommitNanos = Long.MAX_VALUE;
-  /** When the next periodic commit is due (nextCommitNanos polls a commit in the background). */
+  /** When the next periodic commit is due. */
   private long periodicCommitNanos = Long.MAX_VALUE;
-  /** How often the loop looks whether a commit in the background has done its waits. */
+  /**
+   * How often the loop looks again, while a rebalance is under way, whether it may finish a
+   * commit whose step in the background ended (or may rejoin, while a commit's write is out).
+   */
   private static final long COMMIT_POLL_NANOS = 1_000_000L;
+  /** A commit's step in the background ended while the container could not commit. */
+  private boolean finishDeferred;
+  /** What other threads post to the loop: the ends of commit steps. */
+  private final LoopEvents events = new LoopEvents();
   /** How long a commit waits for a synchronous task's message on the worker pool. */
   private static final long QUIESCE_NANOS = 60_000_000_000L;
   private long nextWindowNanos = Long.MAX_VALUE;
@@ -126,6 +134,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     if (stores != null) {
       committer.beforeHandOver(this::quiesceStoreUsers);
     }
+    committer.connect(events, this::commitStepEnded);
     AsyncSettings asyncSettings = settings.async();
     this.pool = asyncSettings.poolSize() > 0
         ? WorkerPool.create(containerId, asyncSettings.poolSize(), asyncSettings.poolVirtual())
@@ -239,6 +248,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    * local}) gives every task at the first poll, before the consumers start. Part of {@link #run}.
    */
   public void start() throws Exception {
+    events.bind();
     for (SystemProducer producer : producers) {
       producer.start();
     }
@@ -414,6 +424,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     } catch (CommitFencedException e) {
       fenced(e);
       return false;
+    } finally {
+      finishDeferred = false; // a whole commit settled the one in the background first
+      rescheduleCommit();
     }
   }
 
@@ -426,26 +439,56 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
   }
 
   /**
-   * The periodic commit: begins one (in the background where the committer can), or ends the one
-   * in the background once its waits are done. Neither while a rebalance is under way (again
-   * once it is over).
+   * The periodic commit: begins one (in the background where the committer can), not while a
+   * rebalance is under way (again once it is over), nor while one is in the background (its end
+   * is an event: {@link #commitStepEnded}).
    */
   private void periodicCommit(long now) {
+    if (!membership.mayCommit()) {
+      return; // looked at again next cycle: nextCommitNanos stays due
+    }
+    try {
+      if (finishDeferred) {
+        finishDeferred = false;
+        if (committer.inProgress()) {
+          committer.finish();
+        }
+      } else if (!committer.inProgress() && now >= periodicCommitNanos) {
+        committer.begin();
+        periodicCommitNanos = now + settings.commitNanos();
+      }
+    } catch (CommitFencedException e) {
+      fenced(e);
+    }
+    rescheduleCommit();
+  }
+
+  /**
+   * When the loop looks at its commits next: not while one is in the background (its step's end
+   * is an event), soon while a finished step waits for a rebalance to end, else at the next
+   * periodic commit. After anything that may have begun, finished or dropped a commit.
+   */
+  private void rescheduleCommit() {
+    nextCommitNanos = finishDeferred ? cycleNanos + COMMIT_POLL_NANOS
+        : committer.inProgress() ? Long.MAX_VALUE : periodicCommitNanos;
+    retime();
+  }
+
+  /**
+   * Event: the commit in the background ended a step (its waits, or its write off the loop):
+   * finished now, or once the container may commit again (a rebalance is under way).
+   */
+  private void commitStepEnded() {
     if (membership.mayCommit()) {
       try {
-        if (committer.inBackground()) {
-          if (committer.prepared()) {
-            committer.finish();
-          }
-        } else if (now >= periodicCommitNanos) { // (a whole commit may have settled the last)
-          committer.begin();
-          periodicCommitNanos = now + settings.commitNanos();
-        }
+        committer.finish();
       } catch (CommitFencedException e) {
         fenced(e);
       }
+    } else {
+      finishDeferred = true;
     }
-    nextCommitNanos = committer.inBackground() ? now + COMMIT_POLL_NANOS : periodicCommitNanos;
+    rescheduleCommit();
   }
 
   /**
@@ -462,7 +505,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     try {
       // One on its way that takes its offsets at its write, and has not taken them yet, holds
       // the leaving tasks' last ones: no other is needed.
-      boolean covers = committer.inBackground() && committer.takesOffsetsAtWrite()
+      boolean covers = committer.inProgress() && committer.takesOffsetsAtWrite()
           && !committer.offsetsTaken();
       finishBeside();
       if (!covers) {
@@ -476,20 +519,23 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted during a revoke's commit", e);
+    } finally {
+      rescheduleCommit();
     }
   }
 
   /** Finishes the commit in the background, once more if it began again (its tasks changed). */
   private void finishBeside() throws InterruptedException {
-    while (committer.inBackground()) {
+    while (committer.inProgress()) {
       awaitPreparedBeside();
+      finishDeferred = false; // (its end's event, when it comes, finds nothing to do)
       committer.finish();
     }
   }
 
   /** Delivers to the tasks that stay until the commit in the background has done its waits. */
   private void awaitPreparedBeside() throws InterruptedException {
-    while (!committer.prepared()) {
+    while (!committer.stepEnded()) {
       cycleNanos = clock.nanoTime(); // what dispatched messages count their time-outs from
       if (async != null) {
         async.applyCompletions();
@@ -512,7 +558,7 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
       } else {
         // Nothing to deliver (no task stays, a request waits for the outer cycle, or what is
         // buffered cannot go yet): wait for the commit a moment instead of spinning.
-        committer.awaitPrepared(1_000_000L);
+        committer.awaitStep(1_000_000L);
       }
     }
   }
@@ -523,6 +569,8 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
    */
   void settleCommit() {
     committer.settle();
+    finishDeferred = false;
+    rescheduleCommit();
   }
 
   /**
@@ -654,6 +702,9 @@ public final class RunLoop implements ConsumerMultiplexer.Listener {
     }
     long now = clock.nanoTime();
     cycleNanos = now;
+    if (events.pending()) {
+      events.runPending(); // other threads' news, between two deliveries
+    }
     // Not while a transaction commits beside the loop with the offsets it took: a poll may
     // rejoin the group, whose next generation would refuse that commit's offsets as a zombie's.
     // (The group waits for this member's join; a commit takes 20-300 ms.)

@@ -3,6 +3,7 @@ package io.millrace.core.store;
 import io.millrace.api.StreamPartition;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.api.store.KeyValueStore;
+import io.millrace.core.commit.CommitParticipant;
 import io.millrace.spi.engine.CorruptStoreException;
 import io.millrace.spi.engine.StorageEngine;
 import java.io.IOException;
@@ -52,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * #beforeCheckpoint}), on the {@link Snapshot} it began with, while the
  * loop goes on; the loop closes no instance until that commit is over.
  */
-public final class ContainerStores implements AutoCloseable {
+public final class ContainerStores implements CommitParticipant, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerStores.class);
   private final List<StoreSpec> specs;
   private final Path storesDir;
@@ -461,7 +462,7 @@ public final class ContainerStores implements AutoCloseable {
    * engines, as they were when it began. A commit in the background goes on with these while the
    * loop attaches other tasks' stores (it never closes any under it: see {@code Committer}).
    */
-  public static final class Snapshot {
+  public final class Snapshot implements CommitParticipant.Round {
     private final List<Logged> logged;
     private final EngineSync.Engines engines;
     private final boolean besideLoop;
@@ -470,6 +471,21 @@ public final class ContainerStores implements AutoCloseable {
       this.logged = logged;
       this.engines = engines;
       this.besideLoop = besideLoop;
+    }
+
+    @Override
+    public boolean offLoop() {
+      return besideLoop;
+    }
+
+    @Override
+    public void beforeCheckpoint(long[] checkpoint, int from) {
+      ContainerStores.this.beforeCheckpoint(this, checkpoint, from);
+    }
+
+    @Override
+    public void afterCheckpoint(Executor exactlyOnceAfter) {
+      ContainerStores.this.afterCheckpoint(this, exactlyOnceAfter);
     }
 
     /**
@@ -482,6 +498,16 @@ public final class ContainerStores implements AutoCloseable {
     public boolean besideLoop() {
       return besideLoop;
     }
+  }
+
+  @Override
+  public List<StreamPartition> checkpointed() {
+    return changelogPartitions();
+  }
+
+  @Override
+  public Snapshot round() {
+    return snapshot();
   }
 
   /** The stores as a commit beginning now sees them; the same object until they change. */
@@ -513,6 +539,7 @@ public final class ContainerStores implements AutoCloseable {
    *
    * @return what to pass to {@link #awaitHandedOver}
    */
+  @Override
   public long handOver() {
     // Every store serialized first, then handed over at once (StoreFlusher.handOver says why).
     List<CachedStore<?, ?>> flushing = new ArrayList<>();
@@ -538,6 +565,7 @@ public final class ContainerStores implements AutoCloseable {
    * Waits until the flusher has done everything handed to it up to {@link #handOver}'s return;
    * throws its first failure. Any one thread.
    */
+  @Override
   public void awaitHandedOver(long handed) {
     flusher.await(handed);
   }
@@ -547,6 +575,7 @@ public final class ContainerStores implements AutoCloseable {
    * the flusher {@linkplain #parkFlusher parked} after the commit's records (inline, the loop's
    * own flushes would send and stage into the committing transaction).
    */
+  @Override
   public boolean flusherThreaded() {
     return flusher.threaded();
   }
@@ -556,11 +585,13 @@ public final class ContainerStores implements AutoCloseable {
    * for {@link #unparkFlusher}: what the stores flush from now on goes into the next transaction.
    * Loop thread.
    */
+  @Override
   public void parkFlusher() {
     flusher.parkAfterHanded();
   }
 
   /** Lets the flusher go on after {@link #parkFlusher}. Any thread. */
+  @Override
   public void unparkFlusher() {
     flusher.unpark();
   }
@@ -569,6 +600,7 @@ public final class ContainerStores implements AutoCloseable {
    * Waits until the flusher has done everything handed to it: no changelog send of it runs while
    * a transaction commits. Loop thread.
    */
+  @Override
   public void awaitFlusher() {
     flusher.drain();
   }
@@ -612,6 +644,7 @@ public final class ContainerStores implements AutoCloseable {
    * writes; what the tasks write from now on stages for the next. The committing thread: the
    * loop's, or the commit's with the flusher parked after the transaction's writes.
    */
+  @Override
   public void seal() {
     if (staged) {
       awaitApplied();

@@ -133,6 +133,8 @@ class ReassignmentTest {
     volatile boolean failNextWrite;
     /** Run where the loop holds its sends: the offsets are taken there. */
     Runnable onHold = () -> {};
+    /** Run as a write begins, on the writing thread. */
+    volatile Runnable onWrite = () -> {};
     final List<String> holdThreads = new CopyOnWriteArrayList<>();
     final List<String> writeThreads = new CopyOnWriteArrayList<>();
 
@@ -150,6 +152,7 @@ class ReassignmentTest {
         @Override
         public void write(long[] offsets) {
           writeThreads.add(Thread.currentThread().getName());
+          onWrite.run();
           try {
             writeGate.await();
           } catch (InterruptedException e) {
@@ -648,12 +651,14 @@ class ReassignmentTest {
     RunLoop loop = commitJustBegun(gated, Set.of(0));
     RecordingTask zero = task(0, 0);
     long atBegin = zero.offsets.get(zero.offsets.size() - 1);
+    java.util.concurrent.atomic.AtomicLong atWrite = new java.util.concurrent.atomic.AtomicLong();
+    checkpoints.onWrite = () -> atWrite.set(lastOf(zero)); // (on the loop: nothing runs beside)
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     cycles(loop, 20); // the task sends more into the open transaction
 
     gated.gate.countDown();
     cyclesUntilACheckpoint(loop);
-    long atCommit = zero.offsets.get(zero.offsets.size() - 1);
+    long atCommit = atWrite.get();
     assertThat(atCommit).isGreaterThan(atBegin);
     assertThat(checkpoints.latest).as("the offsets as the transaction commits")
         .containsEntry(P0, atCommit);
@@ -667,6 +672,8 @@ class ReassignmentTest {
     GatedProducer gated = new GatedProducer();
     RunLoop loop = commitJustBegun(gated, Set.of(0));
     RecordingTask zero = task(0, 0);
+    java.util.concurrent.atomic.AtomicLong atWrite = new java.util.concurrent.atomic.AtomicLong();
+    checkpoints.onWrite = () -> atWrite.set(lastOf(zero)); // (on the loop: nothing runs beside)
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     int before = zero.offsets.size();
     cycles(loop, 20);
@@ -677,7 +684,7 @@ class ReassignmentTest {
     gated.gate.countDown();
     cyclesUntilACheckpoint(loop);
     assertThat(checkpoints.latest).as("the offsets as the transaction commits: exactly what it "
-        + "holds").containsEntry(P0, zero.offsets.get(zero.offsets.size() - 1));
+        + "holds").containsEntry(P0, atWrite.get());
   }
 
   /** The offset of the last message {@code task} processed. */
