@@ -28,7 +28,7 @@ import org.jctools.queues.MpscUnboundedArrayQueue;
  * watermark ring is full (a slow message holds back how far it runs ahead).
  */
 final class AsyncDispatcher {
-  private final RunLoop loop;
+  private final Delivery loop;
   private final int maxConcurrency;
   private final Ordering ordering;
   private final long timeoutNanos;
@@ -56,7 +56,7 @@ final class AsyncDispatcher {
   private int outstanding;
   private volatile Thread sleeping;
 
-  AsyncDispatcher(RunLoop loop, int maxConcurrency, Ordering ordering, long timeoutNanos,
+  AsyncDispatcher(Delivery loop, int maxConcurrency, Ordering ordering, long timeoutNanos,
       ExecutorService pool) {
     this.loop = loop;
     this.maxConcurrency = maxConcurrency;
@@ -282,7 +282,7 @@ final class AsyncDispatcher {
         keys.remove(m.envelope.key());
       } else {
         m.task.parked--;
-        start(successor, loop.cycleNanos());
+        start(successor, loop.cycleNanos);
       }
     }
     finish(m);

@@ -63,6 +63,7 @@ import org.slf4j.LoggerFactory;
 final class Reassigner implements MembershipListener {
   private static final Logger LOG = LoggerFactory.getLogger(Reassigner.class);
   private final RunLoop loop;
+  private final Delivery delivery;
   private final TaskSource source;
   private final Counter assignedCount;
   private final Counter revokedCount;
@@ -98,8 +99,9 @@ final class Reassigner implements MembershipListener {
     }
   }
 
-  Reassigner(RunLoop loop, TaskSource source) {
+  Reassigner(RunLoop loop, Delivery delivery, TaskSource source) {
     this.loop = loop;
+    this.delivery = delivery;
     this.source = source;
     MetricsRegistry metrics = loop.metrics();
     String group = loop.metricsGroup();
@@ -113,13 +115,13 @@ final class Reassigner implements MembershipListener {
   @Override
   public void revoked(Set<Integer> numbers) {
     cancelRestores(numbers);
-    List<TaskInstance> leaving = loop.tasksNumbered(numbers);
+    List<TaskInstance> leaving = delivery.tasksNumbered(numbers);
     if (leaving.isEmpty()) {
       return;
     }
     long started = System.nanoTime();
-    loop.stopDelivering(leaving);
-    loop.settleInFlight(leaving);
+    delivery.stopDelivering(leaving);
+    delivery.settleInFlight(leaving);
     long settled = System.nanoTime();
     if (!loop.commitBeside()) { // the tasks that stay go on through its waits
       return; // fenced: every task of the container is lost already
@@ -150,15 +152,15 @@ final class Reassigner implements MembershipListener {
   @Override
   public void lost(Set<Integer> numbers) {
     cancelRestores(numbers);
-    List<TaskInstance> leaving = loop.tasksNumbered(numbers);
+    List<TaskInstance> leaving = delivery.tasksNumbered(numbers);
     if (leaving.isEmpty()) {
       return;
     }
-    loop.stopDelivering(leaving);
-    loop.abandonInFlight(leaving);
+    delivery.stopDelivering(leaving);
+    delivery.abandonInFlight(leaving);
     remove(leaving, false);
     lostCount.inc(leaving.size());
-    if (loop.tasks().isEmpty()) {
+    if (delivery.tasks().isEmpty()) {
       loop.abandonUncommitted(); // nothing left whose uncommitted writes could still be wanted
     }
     LOG.warn("container {}: lost task(s) {} to another member without committing them",
@@ -170,7 +172,7 @@ final class Reassigner implements MembershipListener {
     long t0 = System.nanoTime();
     loop.settleCommit(); // their stores close below: no commit may still sync them
     long t1 = System.nanoTime();
-    loop.awaitWorkers(leaving);
+    delivery.awaitWorkers(leaving);
     for (TaskInstance t : leaving) {
       try {
         t.close();
@@ -185,7 +187,7 @@ final class Reassigner implements MembershipListener {
       source.release(t.number, committed);
     }
     long t3 = System.nanoTime();
-    loop.removeTasks(leaving);
+    delivery.removeTasks(leaving);
     return new Removal(t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3);
   }
 
@@ -200,7 +202,7 @@ final class Reassigner implements MembershipListener {
     // No commit first: a long restore runs beside the other tasks, which go on committing, and
     // one runs inline only when there is nothing else to commit. (A commit here cost a takeover
     // a whole transaction, up to a second on a busy broker, before its stores even opened.)
-    if (loop.tasks().isEmpty() && restoring.isEmpty()) {
+    if (delivery.tasks().isEmpty() && restoring.isEmpty()) {
       // Nothing else to keep running: prepare and restore here, and start at once.
       TaskSource.Taking taking = source.prepare(fresh);
       long prepared = System.nanoTime();
@@ -234,7 +236,7 @@ final class Reassigner implements MembershipListener {
     });
     restoring.add(r);
     LOG.info("container {}: task(s) {} are prepared and restored on the restore thread while its "
-        + "other {} task(s) run", loop.containerId(), fresh, loop.tasks().size());
+        + "other {} task(s) run", loop.containerId(), fresh, delivery.tasks().size());
   }
 
   private ExecutorService restoreThread() {
@@ -255,7 +257,7 @@ final class Reassigner implements MembershipListener {
     taking.attach(numbers);
     List<TaskSpec> specs = taking.specs().stream()
         .filter(spec -> numbers.contains(spec.task().number)).toList();
-    loop.addTasks(specs);
+    delivery.addTasks(specs);
     for (TaskSpec spec : specs) {
       try {
         spec.task().init();
@@ -375,7 +377,7 @@ final class Reassigner implements MembershipListener {
   @Override
   public Set<Integer> tasks() {
     Set<Integer> numbers = new LinkedHashSet<>();
-    for (TaskInstance t : loop.tasks()) {
+    for (TaskInstance t : delivery.tasks()) {
       numbers.add(t.number);
     }
     for (Restoring r : restoring) {

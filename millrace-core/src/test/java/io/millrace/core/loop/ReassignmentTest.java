@@ -1248,7 +1248,7 @@ class ReassignmentTest {
   }
 
   /**
-   * Waits (10 s at most) until {@code thread} runs inside RunLoop's {@code method}: a step of the
+   * Waits (10 s at most) until {@code thread} runs inside Delivery's {@code method}: a step of the
    * test that must happen while the loop waits there, and not before it.
    *
    * @return false if it never got there
@@ -1257,7 +1257,7 @@ class ReassignmentTest {
     long deadline = System.nanoTime() + 10_000 * MS;
     while (System.nanoTime() < deadline) {
       for (StackTraceElement frame : thread.getStackTrace()) {
-        if (frame.getClassName().equals(RunLoop.class.getName())
+        if (frame.getClassName().equals(Delivery.class.getName())
             && frame.getMethodName().equals(method)) {
           return true;
         }
