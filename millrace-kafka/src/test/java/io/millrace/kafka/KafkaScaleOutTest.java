@@ -303,8 +303,10 @@ class KafkaScaleOutTest {
     h.resume("b"); // the zombie wakes with its buffers, its open transaction, its old generation
     KafkaTestSupport.await(Duration.ofSeconds(60), "b finding out it lost its tasks",
         () -> h.log("b").contains("lost task(s)"));
-    h.awaitCounts("b back in the group", 4, 4, 4);
-    awaitProgress(h, h.checkpointed(), 20);
+    h.withLogsOnFailure(() -> {
+      h.awaitCounts("b back in the group", 4, 4, 4);
+      awaitProgress(h, h.checkpointed(), 20);
+    });
     long[] sent = h.stopFeeding();
     h.awaitProcessed(sent);
     watching.set(false);

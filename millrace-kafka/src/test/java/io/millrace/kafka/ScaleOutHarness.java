@@ -96,6 +96,26 @@ final class ScaleOutHarness implements AutoCloseable {
     return KafkaTestSupport.childLog(dir.resolve(label));
   }
 
+  /** A step of a test whose failure is easier to read with the processes' logs. */
+  interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code step}; if it fails, prints every process's log first (the test's temporary
+   * folder, where they are, is gone once the test ends).
+   */
+  void withLogsOnFailure(Step step) throws Exception {
+    try {
+      step.run();
+    } catch (Exception | AssertionError e) {
+      for (String label : children.keySet()) {
+        System.err.println("---- log of process " + label + " ----\n" + log(label));
+      }
+      throw e;
+    }
+  }
+
   /** SIGSTOP: the process stops where it is, without knowing; {@link #resume} continues it. */
   void pause(String label) throws IOException, InterruptedException {
     signal("STOP", children.get(label));

@@ -5,8 +5,9 @@ import java.util.Set;
 
 /**
  * The container's side of a membership: what happens to its tasks. Called by the membership from
- * inside {@link ContainerMembership#poll}, on the container's loop thread. Tasks are named by their
- * number: task k reads partition k of every input.
+ * inside {@link ContainerMembership#poll}, on the membership's thread; each call that changes the
+ * container's tasks waits until the container's loop has done it. Tasks are named by their number:
+ * task k reads partition k of every input.
  */
 public interface MembershipListener {
   /**
@@ -22,12 +23,14 @@ public interface MembershipListener {
   void lost(Set<Integer> tasks);
 
   /**
-   * Tasks the container takes: when this returns, their stores are restored and they resume after
-   * their checkpoints.
+   * Tasks the container takes: when this returns, the container has them. Where it runs no other
+   * task their stores are restored and they run; where it does, they are prepared and restored
+   * beside the others and start as each is ready (their start is told to {@link
+   * ContainerMembership#tasksStarted}).
    */
   void assigned(Set<Integer> tasks);
 
-  /** The tasks the container runs now. */
+  /** The tasks the container holds now (running, restoring, leaving). Any thread. */
   Set<Integer> tasks();
 
   /**

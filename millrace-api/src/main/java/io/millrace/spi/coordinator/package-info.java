@@ -12,11 +12,13 @@
  *
  * <pre>
  * JobCoordinator.join(container, listener)       -- at the container's start, on its loop thread
- * ContainerMembership.poll()  (again and again)  -- loop thread; may call, from inside the call:
+ * ContainerMembership.poll()  (again and again)  -- the membership's thread; may call, from
+ *                                                   inside the call (each waits for the loop):
  *     listener.revoked(tasks)   commit and close them before returning
  *     listener.lost(tasks)      they belong to another member already: close without committing
  *     listener.assigned(tasks)  restore their stores, resume from their checkpoints
- * ContainerMembership.leave()                    -- at a clean stop, after the final commit
+ * ContainerMembership.leave()                    -- at a clean stop, after the final commit and
+ *                                                   once the membership's thread stopped
  * </pre>
  */
 package io.millrace.spi.coordinator;

@@ -15,6 +15,8 @@ final class Commit {
   /** A commit longer than this is logged with the time of each step. */
   private static final long SLOW_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+  /** Its number: commits count from 1 as they begin. */
+  final long number;
   final CommitPath path;
   final CheckpointWriter writer;
   /** The layout's offsets array: each input's last offset, then each changelog's. */
@@ -50,8 +52,9 @@ final class Commit {
   long written;
   long marked;
 
-  Commit(CommitPath path, CheckpointWriter writer, long[] offsets, int inputCount,
+  Commit(long number, CommitPath path, CheckpointWriter writer, long[] offsets, int inputCount,
       CommitParticipant.Round stores, long handed, long began, long handedOver) {
+    this.number = number;
     this.path = path;
     this.writer = writer;
     this.offsets = offsets;

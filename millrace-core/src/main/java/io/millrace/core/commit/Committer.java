@@ -81,6 +81,11 @@ public final class Committer implements AutoCloseable {
   private Commit pending;
   /** The last commit that ended (for {@link #phase}), or null. */
   private Commit last;
+  /** Commits begun so far (whole ones too), and those ended: marked, failed or dropped. */
+  private long begunCount;
+  private long endedCount;
+  /** The number of the last commit whose checkpoint was written (commits count from 1). */
+  private long writtenThrough;
   /** The commit thread: made at the first commit in the background, unless one was given. */
   private Executor thread;
   private ExecutorService ownThread;
@@ -193,7 +198,7 @@ public final class Committer implements AutoCloseable {
       c.phase = CommitPhase.FAILED;
       throw e;
     } finally {
-      last = c;
+      ended(c);
     }
   }
 
@@ -249,10 +254,11 @@ public final class Committer implements AutoCloseable {
    * background before it uses the array again).
    */
   private Commit begun(CommitPath path, CommitParticipant.Round round) {
+    begunCount++;
     long began = System.nanoTime();
     long handed = handOverStores();
     takeOffsets(offsets);
-    return new Commit(path, writer, offsets, inputs.length, round, handed, began,
+    return new Commit(begunCount, path, writer, offsets, inputs.length, round, handed, began,
         System.nanoTime());
   }
 
@@ -307,16 +313,21 @@ public final class Committer implements AutoCloseable {
     Commit c = pending;
     pending = null;
     if (c.writing != null) {
-      last = c;
-      written(c);
+      try {
+        written(c);
+      } finally {
+        ended(c);
+      }
       return;
     }
     try {
       outcome(c.prepared);
-    } finally {
-      last = c;
+    } catch (RuntimeException | Error e) {
+      ended(c);
+      throw e;
     }
     if (c.writer != writer) {
+      ended(c); // dropped: the one begun next covers what it would have
       if (c.again) {
         commit(); // they changed during the second try too: no third, whole now
         return;
@@ -331,26 +342,28 @@ public final class Committer implements AutoCloseable {
       return;
     }
     c.finishing = System.nanoTime();
-    if (c.path == CommitPath.WRITE_OFF_LOOP) {
-      writeOffLoop(c);
-      return;
-    }
-    if (c.writer.commitsWhatWasSent()) {
-      // A transaction: it must hold exactly what its offsets cover. So the offsets are taken now,
-      // and the stores' entries dirtied since the commit began go into it too.
-      if (stores != null) {
-        stores.awaitHandedOver(handOverStores());
-      }
-      takeOffsets(c.offsets);
-    } else if (stores != null) {
-      // The write may still be a transaction's commit (one that does not hold every send, an
-      // output being on another cluster), beside which the flusher must not send changelogs.
-      stores.awaitFlusher();
-    }
     try {
+      if (c.path == CommitPath.WRITE_OFF_LOOP) {
+        writeOffLoop(c);
+        return; // it ends at its write's end
+      }
+      if (c.writer.commitsWhatWasSent()) {
+        // A transaction: it must hold exactly what its offsets cover. So the offsets are taken
+        // now, and the stores' entries dirtied since the commit began go into it too.
+        if (stores != null) {
+          stores.awaitHandedOver(handOverStores());
+        }
+        takeOffsets(c.offsets);
+      } else if (stores != null) {
+        // The write may still be a transaction's commit (one that does not hold every send, an
+        // output being on another cluster), beside which the flusher must not send changelogs.
+        stores.awaitFlusher();
+      }
       writeOnLoop(c);
+      ended(c);
     } catch (RuntimeException | Error e) {
       c.phase = CommitPhase.FAILED;
+      ended(c);
       throw e;
     }
   }
@@ -437,7 +450,7 @@ public final class Committer implements AutoCloseable {
       throw e;
     }
     c.writer.sendHeld(); // what the loop sent during the write, now into the next transaction
-    committed();
+    committed(c);
     c.logWrittenOffLoop(LOG, containerId, System.nanoTime());
   }
 
@@ -460,7 +473,7 @@ public final class Committer implements AutoCloseable {
     }
     long ended = System.nanoTime();
     c.phase = CommitPhase.MARKED;
-    committed();
+    committed(c);
     c.logWrittenOnLoop(LOG, containerId, started, ended);
   }
 
@@ -548,12 +561,12 @@ public final class Committer implements AutoCloseable {
       return;
     }
     pending = null;
-    last = c;
     try {
       outcome(c.prepared);
     } catch (RuntimeException e) {
       LOG.warn("container {}: a commit in the background failed before its checkpoint: {}",
           containerId, e.toString());
+      ended(c);
       return;
     }
     if (c.writing != null) {
@@ -565,8 +578,40 @@ public final class Committer implements AutoCloseable {
         }
         LOG.warn("container {}: a commit's write beside the loop failed: {}", containerId,
             e.toString());
+      } finally {
+        ended(c);
       }
+    } else {
+      ended(c); // dropped before its write: a whole commit, a loss or a stop follows
     }
+  }
+
+  /** A commit ended, written or not: what {@link #phase} shows, and one more counted. */
+  private void ended(Commit c) {
+    last = c;
+    endedCount++;
+  }
+
+  /**
+   * How many commits have begun so far, whole ones too. A commit begun after a task stopped
+   * being delivered covers its last offsets. Loop thread.
+   */
+  public long begunCount() {
+    return begunCount;
+  }
+
+  /**
+   * The number of the last commit whose checkpoint was written ({@link #begunCount} as it began),
+   * or 0: a commit numbered {@code n} or later that was written covers what was processed before
+   * commit {@code n} began. Loop thread.
+   */
+  public long writtenThrough() {
+    return writtenThrough;
+  }
+
+  /** How many commits have ended so far: written and marked, failed, or dropped. Loop thread. */
+  public long endedCount() {
+    return endedCount;
   }
 
   /** Waits for a step in the background; rethrows its failure as it was thrown. */
@@ -584,7 +629,8 @@ public final class Committer implements AutoCloseable {
     }
   }
 
-  private void committed() {
+  private void committed(Commit c) {
+    writtenThrough = Math.max(writtenThrough, c.number);
     commits.inc();
     lastCommitEpochMillis = System.currentTimeMillis();
   }

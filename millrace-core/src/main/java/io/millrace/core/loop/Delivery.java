@@ -458,16 +458,14 @@ final class Delivery implements ConsumerMultiplexer.Listener {
     mux.remove(stopping);
   }
 
-  /**
-   * Gives the tasks' messages in flight until the settle time to complete (their completions are
-   * applied, so the commit counts them), then abandons the rest.
-   */
-  void settleInFlight(List<TaskInstance> leaving) {
-    if (async == null) {
-      return;
-    }
-    awaitInFlight(leaving, t -> true, settleNanos);
-    abandonInFlight(leaving);
+  /** How long a revoke gives the leaving tasks' messages in flight to complete. */
+  long settleNanos() {
+    return settleNanos;
+  }
+
+  /** Whether one of the tasks has a message in flight (async, or on the worker pool). */
+  boolean inFlight(List<TaskInstance> among) {
+    return async != null && inFlight(among, t -> true) != null;
   }
 
   /** Forgets the tasks' messages in flight: a callback that comes later changes nothing. */

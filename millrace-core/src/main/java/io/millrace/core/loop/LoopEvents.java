@@ -40,6 +40,15 @@ public final class LoopEvents implements Executor {
   }
 
   /**
+   * Sleeps until an event is posted (or was already) or {@code nanos} pass. Loop thread, bound.
+   */
+  void await(long nanos) {
+    if (queue.isEmpty()) {
+      LockSupport.parkNanos(this, nanos);
+    }
+  }
+
+  /**
    * Runs the events posted so far, in order; an event that throws leaves the later ones queued
    * (the loop fails). Loop thread.
    *

@@ -52,12 +52,22 @@ public final class RunLoop {
   private final Delivery delivery;
   private final Counter processed;
   private final JobCoordinator coordinator;
-  private final Reassigner reassigner;
+  /** The task table: assignments, revocations, restores. */
+  private final TaskManager taskManager;
+  /** The container's side of its membership, on the membership's thread. */
+  private final MembershipBridge bridge;
+  /** Polls the membership on a thread of its own, from {@link #start}. */
+  private MembershipRunner runner;
+  /** The membership's first poll returned (a static one gave its tasks in it). */
+  private boolean firstPolled;
+  /** The membership said its tasks never change again: the loop ends when its inputs do. */
+  private boolean membershipSettled;
+  /** A commit holds the membership's ownership permit (see MembershipRunner). */
+  private boolean ownershipHeld;
   /** What other threads post to the loop: the ends of commit steps. */
   private final LoopEvents events = new LoopEvents();
   /** The container's place in its job; joined at {@link #start}. */
   private ContainerMembership membership;
-  private long nextMembershipPollNanos;
   private volatile boolean stopRequested;
   /** When the loop next looks at its commits (Long.MAX_VALUE while one is in the background). */
   private long nextCommitNanos = Long.MAX_VALUE;
@@ -112,7 +122,9 @@ public final class RunLoop {
     metrics.gauge(metricsGroup, "tasks",
         () -> delivery.published().length == 0 ? 0 : delivery.tasks().size());
     metrics.gauge(metricsGroup, "partitions", () -> delivery.published().length);
-    this.reassigner = new Reassigner(this, delivery, parts.taskSource()); // it reads the metrics
+    this.taskManager = new TaskManager(containerId, delivery, committer, parts.taskSource(),
+        producers, stores, events, this::busy, metrics, metricsGroup);
+    this.bridge = new MembershipBridge(events, taskManager, parts.taskSource());
   }
 
   /** Asks the loop to commit and stop; returns at once. Any thread. */
@@ -152,11 +164,13 @@ public final class RunLoop {
       while (cycle() >= 0) {
         // cycle() does the work; it returns -1 when the container is done or asked to stop.
       }
+      stopMembership(null); // nothing changes the tasks or their proof of ownership from here
       long stopping = System.nanoTime();
       committedOk = commit();
       LOG.info("container {}: stopping: final commit {} in {} ms", containerId,
           committedOk ? "done" : "refused", (System.nanoTime() - stopping) / 1_000_000);
     } catch (TaskFailedException e) {
+      stopMembership(e);
       if (!settings.exactlyOnce()) {
         // Commit what was processed before the failed message, then report the failure.
         commitQuietly();
@@ -165,7 +179,11 @@ public final class RunLoop {
       // output, which a commit would make visible with a checkpoint that processes it again. The
       // producers' stop aborts the open transaction.
       throw e;
+    } catch (RuntimeException | Error e) {
+      stopMembership(e);
+      throw e;
     } finally {
+      stopMembership(null);
       try {
         closeTasks();
       } finally {
@@ -216,8 +234,15 @@ public final class RunLoop {
     for (SystemProducer producer : producers) {
       producer.start();
     }
-    membership = coordinator.join(containerId, reassigner);
-    pollMembership(clock.nanoTime());
+    membership = coordinator.join(containerId, bridge);
+    taskManager.joined(membership);
+    runner = new MembershipRunner(containerId, membership, events);
+    runner.start(() -> firstPolled = true, () -> membershipSettled = true);
+    // A static membership gives every task at its first poll: they start before the consumers.
+    while (!firstPolled && !stopRequested) {
+      events.await(50_000_000L);
+      events.runPending(); // the membership's calls, and a failed poll's rethrow
+    }
     for (SystemConsumer consumer : consumers) {
       consumer.start();
     }
@@ -233,27 +258,6 @@ public final class RunLoop {
       nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
     retime();
-  }
-
-  private void pollMembership(long now) {
-    reassigner.finishRestores(); // tasks whose stores were restored beside the others start
-    membership.poll();
-    long interval = membership.pollIntervalNanos();
-    nextMembershipPollNanos = interval == Long.MAX_VALUE ? Long.MAX_VALUE : now + interval;
-  }
-
-  // ---- what the Reassigner asks of the container, on the loop thread ----
-
-  int containerId() {
-    return containerId;
-  }
-
-  MetricsRegistry metrics() {
-    return metrics;
-  }
-
-  String metricsGroup() {
-    return metricsGroup;
   }
 
   /**
@@ -277,9 +281,76 @@ public final class RunLoop {
   /** A commit was refused: every task of the container is lost. */
   private void fenced(CommitFencedException e) {
     // What follows is the membership's to decide (lostAll): a group rejoins, a local one stops.
-    LOG.warn("container {}: {}; its tasks are lost", containerId, e.getMessage());
-    reassigner.lost(reassigner.tasks());
-    membership.lostAll();
+    try {
+      taskManager.fenced(e);
+    } finally {
+      releaseOwnership(); // the commit that held it was dropped with the tasks
+    }
+  }
+
+  /**
+   * Stops the membership's thread (once): calls of it that wait for the loop throw {@code why}
+   * (or that the container stops). From here the container's tasks and their proof of ownership
+   * change no more.
+   */
+  private void stopMembership(Throwable why) {
+    if (runner == null) {
+      return;
+    }
+    bridge.close(why == null
+        ? new IllegalStateException("container " + containerId + " is stopping")
+        : new IllegalStateException("container " + containerId + " failed: " + why, why));
+    runner.stopping();
+    if (ownershipHeld) {
+      ownershipHeld = false;
+      runner.release(); // a thread waiting for it sees the stop and ends without polling
+    }
+    runner.stop();
+    runner = null;
+  }
+
+  /** Stops the membership's thread; for tests that drive the loop a cycle at a time. */
+  void stopMembership() {
+    stopMembership(null);
+  }
+
+  /** Whether tasks are being revoked now. Loop thread. */
+  boolean revoking() {
+    return taskManager.revoking();
+  }
+
+  /**
+   * Takes the membership's ownership permit for a commit that may write now: none while a poll
+   * may change the member's place in its group, nor during a rebalance (the proof a commit
+   * carries may be outdated before it ends). A revocation under way needs none: the membership
+   * waits in its call for it. True once the membership stopped (the final commit).
+   */
+  private boolean holdOwnership() {
+    if (ownershipHeld || runner == null || taskManager.revoking()) {
+      return true;
+    }
+    if (!runner.tryHold()) {
+      return false; // a poll is in progress: looked at again next cycle
+    }
+    if (!membership.mayCommit()) {
+      runner.release();
+      return false;
+    }
+    ownershipHeld = true;
+    return true;
+  }
+
+  /**
+   * Gives the permit back once no commit's offsets wait for their write (a write off the loop
+   * keeps it until it ends).
+   */
+  private void releaseOwnership() {
+    if (ownershipHeld && !committer.offsetsTaken()) {
+      ownershipHeld = false;
+      if (runner != null) {
+        runner.release();
+      }
+    }
   }
 
   /**
@@ -288,7 +359,7 @@ public final class RunLoop {
    * is an event: {@link #commitStepEnded}).
    */
   private void periodicCommit(long now) {
-    if (!membership.mayCommit()) {
+    if (!holdOwnership()) {
       return; // looked at again next cycle: nextCommitNanos stays due
     }
     try {
@@ -303,6 +374,8 @@ public final class RunLoop {
       }
     } catch (CommitFencedException e) {
       fenced(e);
+    } finally {
+      releaseOwnership();
     }
     rescheduleCommit();
   }
@@ -323,101 +396,18 @@ public final class RunLoop {
    * finished now, or once the container may commit again (a rebalance is under way).
    */
   private void commitStepEnded() {
-    if (membership.mayCommit()) {
+    if (holdOwnership()) {
       try {
         committer.finish();
       } catch (CommitFencedException e) {
         fenced(e);
+      } finally {
+        releaseOwnership();
       }
     } else {
       finishDeferred = true;
     }
     rescheduleCommit();
-  }
-
-  /**
-   * A revoke's commit: as {@link #commit}, but where the committer can wait in the background the
-   * tasks that stay go on meanwhile (a commit on its way is finished first, then one begins that
-   * covers the leaving tasks' last offsets). The membership's callback holds the rebalance until
-   * this returns, as a whole commit did; only the loop's pause is shorter: its hand-over and the
-   * checkpoint's write instead of every wait. Loop thread, inside the membership's poll: no
-   * membership poll and no timers run meanwhile.
-   *
-   * @return false if the commit was fenced: another member owns the tasks, which are lost now
-   */
-  boolean commitBeside() {
-    try {
-      // One on its way that takes its offsets at its write, and has not taken them yet, holds
-      // the leaving tasks' last ones: no other is needed.
-      boolean covers = committer.inProgress() && committer.takesOffsetsAtWrite()
-          && !committer.offsetsTaken();
-      finishBeside();
-      if (!covers) {
-        committer.begin(); // in the background, or whole if it cannot be
-        finishBeside();
-      }
-      return true;
-    } catch (CommitFencedException e) {
-      fenced(e);
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted during a revoke's commit", e);
-    } finally {
-      rescheduleCommit();
-    }
-  }
-
-  /** Finishes the commit in the background, once more if it began again (its tasks changed). */
-  private void finishBeside() throws InterruptedException {
-    while (committer.inProgress()) {
-      awaitPreparedBeside();
-      finishDeferred = false; // (its end's event, when it comes, finds nothing to do)
-      committer.finish();
-    }
-  }
-
-  /** Delivers to the tasks that stay until the commit in the background has done its waits. */
-  private void awaitPreparedBeside() throws InterruptedException {
-    while (!committer.stepEnded()) {
-      cycleNanos = clock.nanoTime(); // what dispatched messages count their time-outs from
-      if (delivery.async != null) {
-        delivery.async.applyCompletions();
-      }
-      delivery.mux.refill(cycleNanos, 1); // at most a millisecond's wait when nothing is buffered
-      int delivered = delivery.stopAfterCycle || delivery.commitAfterCycle ? 0
-          : delivery.deliverCycle(cycleNanos);
-      if (delivered > 0) {
-        processed.inc(delivered);
-      } else {
-        // Nothing to deliver (no task stays, a request waits for the outer cycle, or what is
-        // buffered cannot go yet): wait for the commit a moment instead of spinning.
-        committer.awaitStep(1_000_000L);
-      }
-    }
-  }
-
-  /**
-   * A commit in the background ends its waits and is dropped: a loss of tasks or a stop follows,
-   * and no store may close under it.
-   */
-  void settleCommit() {
-    committer.settle();
-    finishDeferred = false;
-    rescheduleCommit();
-  }
-
-  /**
-   * The container holds no task any more and lost the last ones without a commit: what its
-   * producers sent since the last commit is dropped where they can (an aborted transaction).
-   */
-  void abandonUncommitted() {
-    for (SystemProducer producer : producers) {
-      producer.abandon();
-    }
-    if (stores != null) {
-      stores.forgetFence(); // a fence the flusher met was the lost tasks'
-    }
   }
 
   /** Overdue callbacks are looked for this often: a tenth of the time-out, at least every 1 ms. */
@@ -452,26 +442,25 @@ public final class RunLoop {
     if (events.pending()) {
       events.runPending(); // other threads' news, between two deliveries
     }
-    // Not while a transaction commits beside the loop with the offsets it took: a poll may
-    // rejoin the group, whose next generation would refuse that commit's offsets as a zombie's.
-    // (The group waits for this member's join; a commit takes 20-300 ms.)
-    if (now >= nextMembershipPollNanos) {
-      if (committer.offsetsTaken()) {
-        nextMembershipPollNanos = now + COMMIT_POLL_NANOS; // look again, without spinning
-      } else {
-        pollMembership(now); // tasks may leave or arrive here, between two deliveries
-      }
+    if (taskManager.revoking()) {
+      taskManager.advance(); // a revoke goes on over the cycles while the others are delivered
+    }
+    if (ownershipHeld) {
+      releaseOwnership(); // (a commit settled by a loss or a whole commit holds it no more)
     }
     if (delivery.tasks().isEmpty()) {
-      if (nextMembershipPollNanos == Long.MAX_VALUE) {
+      if (membershipSettled && !taskManager.restoring() && !taskManager.revoking()) {
         return -1; // a static membership gave this container nothing, for good
       }
-      // Waiting to be given tasks: sleep until the membership is due again. (Not busy: a
+      // Waiting to be given tasks, or for them to restore: sleep until an event comes (the
+      // membership's calls and a restore's end are events) or a timer is due. (Not busy: a
       // restore beside nothing need not leave room.)
       wasBusy = false;
       caughtUp(true);
-      LockSupport.parkNanos(Math.max(1_000L, Math.min(50_000_000L,
-          nextMembershipPollNanos - now)));
+      if (now >= nextLoopTimerNanos) {
+        runTimers(now);
+      }
+      events.await(Math.max(1_000L, Math.min(50_000_000L, nextLoopTimerNanos - now)));
       return 0;
     }
     AsyncDispatcher async = delivery.async;
@@ -488,12 +477,16 @@ public final class RunLoop {
       processed.inc(delivered); // published once per cycle, not per message
       idleCycles = 0;
     }
-    if (delivery.commitAfterCycle && membership.mayCommit()) {
+    if (delivery.commitAfterCycle && holdOwnership()) {
       delivery.commitAfterCycle = false;
-      commit();
+      try {
+        commit();
+      } finally {
+        releaseOwnership();
+      }
     }
-    if (delivery.stopAfterCycle || (!delivery.active()
-        && nextMembershipPollNanos == Long.MAX_VALUE)) {
+    if (delivery.stopAfterCycle || (!delivery.active() && membershipSettled
+        && !taskManager.restoring())) {
       return -1; // every input ended, and no task can come any more
     }
     // One compare for the loop's own timers and one volatile read for the tasks' callbacks; the
@@ -528,11 +521,6 @@ public final class RunLoop {
       behind = !caughtUp;
       behindSinceNanos = caughtUp ? -1 : cycleNanos;
     }
-  }
-
-  /** The container's membership in its job (null before the loop starts). */
-  ContainerMembership membershipOf() {
-    return membership;
   }
 
   /**
@@ -597,7 +585,7 @@ public final class RunLoop {
   }
 
   private void closeTasks() {
-    reassigner.abandonRestores(); // stopping: tasks still restoring never start
+    taskManager.close(); // stopping: tasks still restoring never start
     delivery.closeTasks(containerId);
     committer.close(); // no commit in the background may sync a store closing under it
     if (stores != null) {

@@ -44,13 +44,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A container whose tasks change while it runs, driven step by step: a scripted membership gives
- * and takes tasks at its polls, a scripted consumer hands out an endless stream per partition
+ * and takes tasks at its polls (on its own thread, as a real one; each of its calls waits for the
+ * loop, which the test cycles), a scripted consumer hands out an endless stream per partition
  * (the value of offset n of partition p is "p-n"), the clock is moved by hand, and checkpoints
  * are recorded as they are written.
  */
 class ReassignmentTest {
   private static final long MS = 1_000_000L;
-  private static final long POLL_INTERVAL = 10 * MS;
+  /** How often the membership's thread polls, in real time. */
+  private static final long POLL_INTERVAL = MS;
 
   /** A clock the test moves. */
   private static final class ManualClock implements Clock {
@@ -190,13 +192,18 @@ class ReassignmentTest {
     }
   }
 
-  /** A membership that runs, at each poll, what the test queued for it. */
+  /**
+   * A membership that runs, at each poll (on the membership's thread), what the test queued for
+   * it; {@link #inStep} says a step is running (set before it is taken from the queue).
+   */
   private static final class ScriptedCoordinator implements JobCoordinator {
-    final Queue<Consumer<MembershipListener>> script = new ArrayDeque<>();
+    final Queue<Consumer<MembershipListener>> script =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    volatile boolean inStep;
     MembershipListener listener;
     boolean left;
     /** What the container said started after its assignment returned. */
-    final List<Set<Integer>> startedLater = new ArrayList<>();
+    final List<Set<Integer>> startedLater = new CopyOnWriteArrayList<>();
 
     @Override
     public ContainerMembership join(int containerId, MembershipListener listener) {
@@ -204,9 +211,17 @@ class ReassignmentTest {
       return new ContainerMembership() {
         @Override
         public void poll() {
-          Consumer<MembershipListener> step;
-          while ((step = script.poll()) != null) {
-            step.accept(listener);
+          while (true) {
+            inStep = true; // before the step leaves the queue: the test never sees neither
+            Consumer<MembershipListener> step = script.poll();
+            try {
+              if (step == null) {
+                return;
+              }
+              step.accept(listener);
+            } finally {
+              inStep = false;
+            }
           }
         }
 
@@ -467,9 +482,19 @@ class ReassignmentTest {
     LoopSettings settings = new LoopSettings(commitNanos, 0, 1, maxMessages, Long.MAX_VALUE, Long.MAX_VALUE, 0,
         new AsyncSettings(concurrency, Ordering.PARTITION, 60_000 * MS, poolTask ? 1 : 0,
             false));
-    return new RunLoop(new ContainerParts(0, settings, clock, metrics, List.of(consumer),
-        List.of(output), committer, ErrorPolicy.FAIL, null, null, async, coordinator, source,
-        settleNanos));
+    RunLoop loop = new RunLoop(new ContainerParts(0, settings, clock, metrics,
+        List.of(consumer), List.of(output), committer, ErrorPolicy.FAIL, null, null, async,
+        coordinator, source, settleNanos));
+    loops.add(loop);
+    return loop;
+  }
+
+  /** The loops the test made: their membership threads stop after it. */
+  private final List<RunLoop> loops = new ArrayList<>();
+
+  @org.junit.jupiter.api.AfterEach
+  void stopTheMembershipThreads() {
+    loops.forEach(RunLoop::stopMembership);
   }
 
   /** Runs cycles with the clock standing still. */
@@ -479,10 +504,14 @@ class ReassignmentTest {
     }
   }
 
-  /** Lets the membership's poll come round: its script runs in the next cycle. */
+  /**
+   * Cycles the loop (its clock standing still: the membership's thread runs on real time) until
+   * the membership has run every step the test queued, each of its calls answered by the loop: a
+   * revoke's returns once the tasks are committed and closed.
+   */
   private void nextMembershipPoll(RunLoop loop) throws Exception {
-    clock.now += POLL_INTERVAL;
-    assertThat(loop.cycle()).isNotNegative();
+    assertThat(loop.cycle()).isNotNegative(); // at least one cycle: it runs what was posted
+    cyclesUntil(loop, () -> coordinator.script.isEmpty() && !coordinator.inStep);
   }
 
   /**
@@ -766,21 +795,37 @@ class ReassignmentTest {
     coordinator.script.add(l -> l.revoked(Set.of(0)));
 
     // A poll could rejoin the group, whose next generation would refuse the committing
-    // transaction's offsets: the membership waits for the write.
-    nextMembershipPoll(loop);
+    // transaction's offsets: the membership's thread waits for the write's end to poll.
     cycles(loop, 20); // task 0 processes more than the committing transaction's offsets cover
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "the membership's thread waiting for the permit the write holds",
+        () -> waitsForThePermit("millrace-membership-0"));
     RecordingTask zero = task(0, 0);
     assertThat(coordinator.script).as("not polled while the write is on its way").hasSize(1);
     assertThat(zero.closed).isFalse();
 
     checkpoints.writeGate.countDown();
-    cyclesUntil(loop, () -> {
-      clock.now += MS;
-      return zero.closed;
-    });
+    cyclesUntil(loop, () -> zero.closed);
     assertThat(checkpoints.latest).as("the revoke's commit: up to the revoke")
         .containsEntry(P0, lastOf(zero));
     assertThat(checkpoints.writes).as("the write on its way, and the revoke's").isEqualTo(2);
+  }
+
+  /** Whether the thread named so is parked acquiring the membership's ownership permit. */
+  private static boolean waitsForThePermit(String threadName) {
+    for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+      if (!e.getKey().getName().equals(threadName)) {
+        continue;
+      }
+      boolean inRunner = false;
+      boolean acquiring = false;
+      for (StackTraceElement frame : e.getValue()) {
+        inRunner |= frame.getClassName().equals(MembershipRunner.class.getName());
+        acquiring |= frame.getMethodName().startsWith("acquire");
+      }
+      return inRunner && acquiring;
+    }
+    return false;
   }
 
   @Test
@@ -960,19 +1005,14 @@ class ReassignmentTest {
     cycles(loop, 3);
     HoldingTask task = (HoldingTask) built.get(0).get(0);
     assertThat(task.held).hasSize(4);
-    Thread loopThread = Thread.currentThread();
-    AtomicBoolean waited = new AtomicBoolean();
-    Thread completer = new Thread(() -> {
-      waited.set(waitUntilIn(loopThread, "settleInFlight")); // completes while the revoke waits
-      task.held.values().forEach(TaskCallback::complete);
-    });
-    coordinator.script.add(l -> {
-      completer.start();
-      l.revoked(Set.of(0));
-    });
+    coordinator.script.add(l -> l.revoked(Set.of(0)));
+    cyclesUntil(loop, loop::revoking); // the revoke settles its messages in flight
+    cycles(loop, 20);
+    assertThat(checkpoints.latest).as("nothing committed while they may still complete")
+        .doesNotContainKey(new StreamPartition("scripted", "in", 0));
+
+    task.held.values().forEach(TaskCallback::complete); // within the settle time
     nextMembershipPoll(loop);
-    completer.join();
-    assertThat(waited).as("completed while the revoke waited for it").isTrue();
     assertThat(checkpoints.latest).containsEntry(new StreamPartition("scripted", "in", 0), 3L);
   }
 

@@ -23,12 +23,14 @@ import org.slf4j.LoggerFactory;
  * One container's membership in the job's Kafka consumer group: a {@code KafkaConsumer} that
  * subscribes to the job's input topics with {@link TaskAssignor} and never fetches (whatever it is
  * assigned it pauses at once; the container's own consumer reads the data). Its poll, with a zero
- * timeout, runs on the container's loop thread, so the rebalance callbacks do too: a revocation
- * commits and closes the tasks inline, between two deliveries, before the partitions are
- * released; an assignment restores and starts them. Kafka's heartbeat thread keeps the membership
- * alive between polls, up to the rebalance timeout.
+ * timeout, runs on the container's membership thread, so the rebalance callbacks do too: a
+ * revocation waits there while the container commits and closes the tasks (its loop goes on with
+ * the others), before the partitions are released; an assignment hands the tasks over. Kafka's
+ * heartbeat thread keeps the membership alive between polls, up to the rebalance timeout.
  *
- * <p>Loop thread only.
+ * <p>The membership's thread only, but for {@link #mayCommit} and {@link #groupMetadata}, which
+ * the container reads while it holds its ownership permit (no poll runs then, or the poll waits
+ * in a revocation's callback), and {@link #lostAll} and {@link #tasksStarted} (any thread).
  */
 final class KafkaMembership implements ContainerMembership, ConsumerRebalanceListener {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaMembership.class);
@@ -37,16 +39,24 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   private final MembershipListener listener;
   private KafkaConsumer<byte[], byte[]> consumer;
   private boolean joined;
-  private boolean leaving;
+  private volatile boolean leaving;
   /** Between sending a JoinGroup and receiving the assignment: commits wait. */
-  private boolean rebalancing;
+  private volatile boolean rebalancing;
   /** Dropping the assignment after a refused commit: the callbacks it causes change nothing. */
   private boolean resetting;
-  private boolean resetPending;
+  /** The container found it lost every task (any thread): the next poll resets the consumer. */
+  private volatile boolean resetPending;
+  /**
+   * The member's group metadata as of the last poll, or of the rebalance callback under way: what
+   * a commit proves ownership with, read by the container's threads (the consumer itself may not
+   * be called from two threads at once, and a revocation's commit runs while its callback holds
+   * it).
+   */
+  private volatile org.apache.kafka.clients.consumer.ConsumerGroupMetadata group;
   // The last rebalance, for the job's status (loop thread).
   private long rebalanceStartMs = -1;
   /** When the last assignment began (epoch ms), or -1: what a later start counts from. */
-  private long assignStartMs = -1;
+  private volatile long assignStartMs = -1;
   /** The next JoinGroup continues the current rebalance (see {@link #rebalanceStarted}). */
   private boolean followUp;
   private final Set<Integer> revokedThisRound = new TreeSet<>();
@@ -80,6 +90,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   void start() {
     consumer = new KafkaConsumer<>(coordinator.memberProperties(containerId, this));
     consumer.subscribe(coordinator.inputTopics(), this);
+    group = consumer.groupMetadata();
     joinDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(coordinator.joinTimeoutMs());
   }
 
@@ -91,6 +102,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     coordinator.refreshStatus();
     try {
       consumer.poll(Duration.ZERO);
+      group = consumer.groupMetadata();
     } catch (FencedInstanceIdException e) {
       throw new IllegalStateException("container " + containerId + " was fenced out of group "
           + coordinator.groupId() + ": another process joined with the same "
@@ -105,7 +117,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
           + coordinator.groupId() + " on " + coordinator.where() + " failed: " + e, e);
     }
     checkWarmups();
-    if (!joined && !consumer.groupMetadata().memberId().isEmpty()) {
+    if (!joined && !group.memberId().isEmpty()) {
       joined = true; // the group's coordinator answered; a rebalance may still take its time
     }
     if (!joined && System.nanoTime() - joinDeadline > 0) {
@@ -244,11 +256,12 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   }
 
   /**
-   * The member's group metadata now (its generation and id): what its commits prove ownership
-   * with. Loop thread, between polls, so the generation cannot change under a commit.
+   * The member's group metadata (its generation and id) as of the last poll, or of the rebalance
+   * callback under way: what its commits prove ownership with. The container reads it while it
+   * holds its ownership permit, so the generation cannot change under a commit.
    */
   org.apache.kafka.clients.consumer.ConsumerGroupMetadata groupMetadata() {
-    return consumer.groupMetadata();
+    return group;
   }
 
   int taskCount() {
@@ -312,6 +325,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
 
   @Override
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+    group = consumer.groupMetadata(); // the generation the revoke's commit proves ownership with
     Set<Integer> tasks = tasks(partitions);
     if (!leaving && !resetting && !tasks.isEmpty()) {
       long started = System.currentTimeMillis();
@@ -324,6 +338,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
 
   @Override
   public void onPartitionsLost(Collection<TopicPartition> partitions) {
+    group = consumer.groupMetadata();
     rebalancing = false; // it rejoins from scratch; the join will say so again
     Set<Integer> tasks = tasks(partitions);
     if (!leaving && !resetting && !tasks.isEmpty()) {
@@ -335,6 +350,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
 
   @Override
   public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+    group = consumer.groupMetadata();
     joined = true;
     rebalancing = false; // called at the end of every rebalance, with what was added (or none)
     consumer.pause(partitions); // this consumer only holds the membership; it never fetches
