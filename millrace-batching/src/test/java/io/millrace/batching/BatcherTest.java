@@ -410,7 +410,7 @@ class BatcherTest {
 
     CompletableFuture<String> future = batcher.submit("a");
 
-    assertThat(future.get(5, TimeUnit.SECONDS)).isEqualTo("answered");
+    assertThat(future.get(2, TimeUnit.MINUTES)).isEqualTo("answered"); // a busy machine's deadline
     assertThat(call.threads.get(0).getName()).isEqualTo("millrace-batcher-linger");
     assertThat(call.threads.get(0).isDaemon()).isTrue();
   }

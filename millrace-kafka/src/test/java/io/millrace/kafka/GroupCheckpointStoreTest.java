@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.millrace.api.StreamPartition;
 import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.kafka.checkpoint.GroupCheckpointStore;
+import io.millrace.core.testing.Await;
 import io.millrace.kafka.dev.DevBroker;
 import java.time.Duration;
 import java.util.Arrays;
@@ -117,7 +118,7 @@ class GroupCheckpointStoreTest {
     try (KafkaProducer<byte[], byte[]> other = new KafkaProducer<>(p);
         KafkaConsumer<byte[], byte[]> otherMember = new KafkaConsumer<>(member);
         GroupCheckpointStore store = store(broker, group, in, 1,
-            container -> "millrace-test-" + group + "-" + container)) {
+            container -> "millrace-test-" + group + "-" + container, "600000")) {
       // Another member's commit, pending in its open transaction: a read of the group's stable
       // offsets waits for it (on a container's restore thread, taking a task).
       other.initTransactions();
@@ -133,18 +134,23 @@ class GroupCheckpointStoreTest {
         }
       }, "restore-thread-read");
       reader.start();
-      KafkaTestSupport.await(Duration.ofSeconds(30), "the read waiting on the broker",
+      KafkaTestSupport.await(Duration.ofSeconds(120), "the read waiting on the broker",
           () -> Arrays.stream(reader.getStackTrace())
               .anyMatch(f -> f.getMethodName().equals("committed")));
 
-      // Meanwhile a loop lays its checkpoint out (after a revoke, or as other tasks start).
+      // Meanwhile a loop lays its checkpoint out (after a revoke, or as other tasks start). Held
+      // up behind the read, it would come only once the read ended: the read waits for the
+      // pending commit until the test aborts it (its own time-out is far beyond the deadline).
       CompletableFuture<Object> writer = CompletableFuture.supplyAsync(() -> store.writer(0,
           java.util.List.of(new StreamPartition("kafka", "in", 0)), java.util.List.of()));
-      assertThat(writer.get(5, TimeUnit.SECONDS)).as("the loop's writer, not held up").isNotNull();
-      assertThat(read.isDone()).as("the read still waits for the pending commit").isFalse();
+      assertThat(writer.get(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS))
+          .as("the loop's writer").isNotNull();
+      assertThat(read.isDone()).as("the read still waits for the pending commit: the writer was "
+          + "not held up behind it").isFalse();
 
       other.abortTransaction();
-      assertThat(read.get(30, TimeUnit.SECONDS)).as("nothing committed").isEmpty();
+      assertThat(read.get(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("nothing committed")
+          .isEmpty();
     }
   }
 
@@ -163,8 +169,16 @@ class GroupCheckpointStoreTest {
   /** A store whose containers commit with these transactional ids (for their writers). */
   private static GroupCheckpointStore store(DevBroker broker, String group, String in,
       int partitions, java.util.function.IntFunction<String> transactionalIds) {
+    return store(broker, group, in, partitions, transactionalIds, "20000");
+  }
+
+  /** As above, with the Kafka system's start-up time-out (how long a read waits). */
+  private static GroupCheckpointStore store(DevBroker broker, String group, String in,
+      int partitions, java.util.function.IntFunction<String> transactionalIds,
+      String startupTimeoutMs) {
     Map<String, String> c = KafkaTestSupport.job(broker.bootstrapServers(), group,
         UpperCaseTask.class, in, null, "unused");
+    c.put("systems.kafka.startup.timeout.ms", startupTimeoutMs);
     return new GroupCheckpointStore(KafkaTestSupport.settings(c), group, Map.of(in, "in"),
         Map.of(in, partitions), container -> null, transactionalIds, null);
   }

@@ -33,6 +33,19 @@ class KafkaExamplesTest {
     return JobConfig.load(JOBS.resolve(job), sets);
   }
 
+  /** Each key's last count in a topic of counts (values are longs: value.serde=long). */
+  private static Map<String, Long> lastCounts(DevBroker broker, String topic) {
+    Map<String, Long> last = new HashMap<>();
+    for (ConsumerRecord<String, Long> r : readLongs(broker.bootstrapServers(), topic, false)) {
+      last.put(r.key(), r.value());
+    }
+    return last;
+  }
+
+  private static long sum(Map<String, Long> counts) {
+    return counts.values().stream().mapToLong(Long::longValue).sum();
+  }
+
   @Test
   void theTwoStageWordCountCountsEveryWordOfTheText() throws Throwable {
     DevBroker broker = TestBroker.shared();
@@ -49,15 +62,14 @@ class KafkaExamplesTest {
         "task.window.ms=100", "systems.kafka.checkpoint.topic=" + topic("checkpoints"))),
         Clock.SYSTEM);
     count.start();
-    await(Duration.ofSeconds(60), "every word counted", () -> count.processed() >= wordCount);
-    Thread.sleep(300); // one more window: the last counts go out
+    await(Duration.ofSeconds(120), "every word counted", () -> count.processed() >= wordCount);
+    // The counts go out at each window: the window after the last word sends the final ones.
+    await(Duration.ofSeconds(120), "the final counts, summing to every word",
+        () -> sum(lastCounts(broker, counts)) == wordCount);
     stop(count);
 
-    Map<String, Long> last = new HashMap<>();
-    for (ConsumerRecord<String, Long> r : readLongs(broker.bootstrapServers(), counts, false)) {
-      last.put(r.key(), r.value()); // values are longs (streams.counts.value.serde=long)
-    }
-    assertThat(last.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(wordCount);
+    Map<String, Long> last = lastCounts(broker, counts);
+    assertThat(sum(last)).isEqualTo(wordCount);
     assertThat(last).containsKey("whale");
   }
 
@@ -118,15 +130,13 @@ class KafkaExamplesTest {
         "stores.counts.changelog=kafka." + changelog, "task.window.ms=100",
         "systems.kafka.checkpoint.topic=" + topic("checkpoints"))), Clock.SYSTEM);
     count.start();
-    await(Duration.ofSeconds(60), "every view counted", () -> count.processed() >= lines.size());
-    Thread.sleep(300); // one more window
+    await(Duration.ofSeconds(120), "every view counted",
+        () -> count.processed() >= lines.size());
+    await(Duration.ofSeconds(120), "the final counts (the window after the last view)",
+        () -> lastCounts(broker, counts).equals(expected));
     stop(count);
 
-    Map<String, Long> last = new HashMap<>();
-    for (ConsumerRecord<String, Long> r : readLongs(broker.bootstrapServers(), counts, false)) {
-      last.put(r.key(), r.value());
-    }
-    assertThat(last).isEqualTo(expected);
+    assertThat(lastCounts(broker, counts)).isEqualTo(expected);
     assertThat(readAll(broker.bootstrapServers(), changelog)).as("the changelog holds every user")
         .extracting(ConsumerRecord::key).containsAll(expected.keySet());
   }

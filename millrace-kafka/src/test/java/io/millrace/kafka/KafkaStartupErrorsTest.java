@@ -44,7 +44,9 @@ class KafkaStartupErrorsTest {
         .hasMessageContaining("cannot reach Kafka system 'kafka'")
         .hasMessageContaining("systems.kafka.bootstrap.servers=127.0.0.1:" + closedPort)
         .hasMessageContaining("within 1500 ms (systems.kafka.startup.timeout.ms)");
-    assertThat((System.nanoTime() - start) / 1e9).as("seconds to fail").isLessThan(15);
+    // Kafka's own default (default.api.timeout.ms) is 60 s: well under it, the job's time-out
+    // was the one applied, however busy the machine.
+    assertThat((System.nanoTime() - start) / 1e9).as("seconds to fail").isLessThan(45);
   }
 
   @Test

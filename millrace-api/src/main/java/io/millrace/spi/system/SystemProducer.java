@@ -31,6 +31,8 @@ public interface SystemProducer {
    * @param key the key object (the producer serializes it with the stream's key serde)
    * @param value the value object
    * @param timestamp milliseconds since the epoch, or -1
+   * @throws IllegalArgumentException if the output has no partition {@code partition}: the
+   *     sending message's own error, at once
    */
   void send(int index, int partition, Object key, Object value, long timestamp);
 

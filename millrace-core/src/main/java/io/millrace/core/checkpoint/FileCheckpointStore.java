@@ -13,8 +13,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32;
 
 /**
@@ -24,10 +27,15 @@ import java.util.zip.CRC32;
  *
  * <pre>
  * millrace-checkpoint 1
- * written &lt;epoch millis&gt;
- * &lt;system&gt; TAB &lt;stream&gt; TAB &lt;partition&gt; TAB &lt;offset&gt;     (one line per partition)
+ * written &lt;time&gt;
+ * &lt;system&gt; TAB &lt;stream&gt; TAB &lt;partition&gt; TAB &lt;offset&gt; [TAB &lt;time&gt;]   (one line per partition)
  * end &lt;record count&gt; &lt;crc32 of everything above, hex&gt;
  * </pre>
+ *
+ * <p>A time is in epoch microseconds, strictly increasing over the writes of one process (files
+ * of earlier versions hold epoch milliseconds, which are smaller, as they are older). A record with
+ * its own time was carried over from the container's earlier layout: it keeps the time it was
+ * checkpointed at.
  *
  * <p>A write goes to a temporary file, is forced to disk, then renamed over the old one (and the
  * directory is forced), so a crash leaves either the old checkpoint or the new one, never half of
@@ -35,10 +43,18 @@ import java.util.zip.CRC32;
  * never silently restarts from the beginning.
  *
  * <p>When the container count changes, a partition may appear in several files; the newest
- * {@code written} time wins.
+ * time wins. A writer whose container held partitions that it no longer holds keeps their records
+ * in its file, with their times, until another container's file has a newer one: a container that
+ * commits before the partitions' new container has committed them leaves their checkpoints as they
+ * were (a crash in between would otherwise restart them from {@code streams.<id>.offset.default}).
  */
 public final class FileCheckpointStore implements CheckpointStore {
   private static final String MAGIC = "millrace-checkpoint 1";
+  /**
+   * The time of the last write in this process (epoch micros): each write's is later, so that of
+   * two writes of a partition by two containers the later wins even within a millisecond.
+   */
+  private static final AtomicLong LAST_WRITTEN = new AtomicLong();
   private final Path dir;
 
   /** A store in {@code dir} (created when first written). */
@@ -51,25 +67,33 @@ public final class FileCheckpointStore implements CheckpointStore {
     return dir.resolve("container-" + containerId + ".checkpoint");
   }
 
+  /** A partition's newest record: its offset, when it was checkpointed, and in which file. */
+  private record Entry(long offset, long written, Path file) {}
+
   @Override
   public Map<StreamPartition, Long> read() {
     Map<StreamPartition, Long> offsets = new HashMap<>();
-    Map<StreamPartition, Long> writtenAt = new HashMap<>();
+    readEntries().forEach((partition, entry) -> offsets.put(partition, entry.offset()));
+    return offsets;
+  }
+
+  /** The newest record of every partition, over every container's file. */
+  private Map<StreamPartition, Entry> readEntries() {
+    Map<StreamPartition, Entry> entries = new HashMap<>();
     if (!Files.isDirectory(dir)) {
-      return offsets;
+      return entries;
     }
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "container-*.checkpoint")) {
       for (Path file : files) {
-        readFile(file, offsets, writtenAt);
+        readFile(file, entries);
       }
     } catch (IOException e) {
       throw new CheckpointException("cannot list checkpoints in " + dir + ": " + e, e);
     }
-    return offsets;
+    return entries;
   }
 
-  private static void readFile(
-      Path file, Map<StreamPartition, Long> offsets, Map<StreamPartition, Long> writtenAt) {
+  private static void readFile(Path file, Map<StreamPartition, Entry> entries) {
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(file);
@@ -101,16 +125,17 @@ public final class FileCheckpointStore implements CheckpointStore {
     }
     for (int i = 2; i < lines.length; i++) {
       String[] fields = lines[i].split("\t");
-      if (fields.length != 4) {
-        throw corrupt(file, "line " + (i + 1) + " should have 4 tab-separated fields: " + lines[i]);
+      if (fields.length != 4 && fields.length != 5) {
+        throw corrupt(file, "line " + (i + 1) + " should have 4 tab-separated fields (5 with "
+            + "its own time): " + lines[i]);
       }
       StreamPartition partition = new StreamPartition(
           fields[0], fields[1], (int) parse(file, i + 1, fields[2]));
       long offset = parse(file, i + 1, fields[3]);
-      Long previous = writtenAt.get(partition);
-      if (previous == null || previous <= written) {
-        writtenAt.put(partition, written);
-        offsets.put(partition, offset);
+      long at = fields.length == 5 ? parse(file, i + 1, fields[4]) : written;
+      Entry previous = entries.get(partition);
+      if (previous == null || previous.written() <= at) {
+        entries.put(partition, new Entry(offset, at, file));
       }
     }
   }
@@ -130,7 +155,39 @@ public final class FileCheckpointStore implements CheckpointStore {
 
   @Override
   public CheckpointWriter writer(int containerId, List<StreamPartition> partitions) {
-    return new Writer(file(containerId), partitions);
+    return new Writer(file(containerId), partitions, carried(file(containerId), partitions));
+  }
+
+  /** Records a writer writes again with every checkpoint, as encoded lines. */
+  private record Carried(byte[] lines, int count) {}
+
+  /**
+   * The records of a container's file that its new layout does not hold and no other file has a
+   * newer record of, as lines with their own times.
+   */
+  private Carried carried(Path file, List<StreamPartition> partitions) {
+    if (!Files.exists(file)) {
+      return new Carried(new byte[0], 0);
+    }
+    Set<StreamPartition> held = new HashSet<>(partitions);
+    StringBuilder lines = new StringBuilder();
+    int count = 0;
+    for (Map.Entry<StreamPartition, Entry> e : readEntries().entrySet()) {
+      StreamPartition p = e.getKey();
+      if (e.getValue().file().equals(file) && !held.contains(p)) {
+        lines.append(p.system()).append('\t').append(p.stream()).append('\t')
+            .append(p.partition()).append('\t').append(e.getValue().offset()).append('\t')
+            .append(e.getValue().written()).append('\n');
+        count++;
+      }
+    }
+    return new Carried(lines.toString().getBytes(StandardCharsets.UTF_8), count);
+  }
+
+  /** Now in epoch microseconds, later than every earlier write of this process. */
+  private static long nextWrittenTime() {
+    long now = System.currentTimeMillis() * 1_000;
+    return LAST_WRITTEN.updateAndGet(last -> Math.max(last + 1, now));
   }
 
   /**
@@ -142,12 +199,14 @@ public final class FileCheckpointStore implements CheckpointStore {
     private final Path target;
     private final Path temp;
     private final byte[][] prefixes;
+    private final Carried carried;
     private final CRC32 crc = new CRC32();
     private byte[] buffer = new byte[4096];
     private int length;
 
-    Writer(Path target, List<StreamPartition> partitions) {
+    Writer(Path target, List<StreamPartition> partitions, Carried carried) {
       this.target = target;
+      this.carried = carried;
       this.temp = target.resolveSibling(target.getFileName() + ".tmp");
       prefixes = new byte[partitions.size()][];
       for (int i = 0; i < prefixes.length; i++) {
@@ -162,7 +221,7 @@ public final class FileCheckpointStore implements CheckpointStore {
       length = 0;
       append(MAGIC_LINE);
       append(WRITTEN);
-      appendLong(System.currentTimeMillis());
+      appendLong(nextWrittenTime());
       appendByte('\n');
       int records = 0;
       for (int i = 0; i < prefixes.length; i++) {
@@ -173,6 +232,8 @@ public final class FileCheckpointStore implements CheckpointStore {
           records++;
         }
       }
+      append(carried.lines());
+      records += carried.count();
       crc.reset();
       crc.update(buffer, 0, length);
       append(END);

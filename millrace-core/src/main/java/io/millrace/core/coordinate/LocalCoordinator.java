@@ -34,6 +34,11 @@ public final class LocalCoordinator implements JobCoordinator {
 
   @Override
   public ContainerMembership join(int containerId, MembershipListener listener) {
+    if (containerId < 0 || containerId >= containerCount) {
+      // tasksOf would give it tasks of another container: both would run them
+      throw new IllegalArgumentException("container " + containerId + " is not one of this "
+          + "process's " + containerCount + " containers (job.container.count)");
+    }
     return new ContainerMembership() {
       private boolean given;
 

@@ -16,6 +16,7 @@ import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.TaskFailedException;
 import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.core.testing.TestClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,6 +50,8 @@ class AsyncEdgeCaseTest {
   /** Send the output of offset {@link #badSendAt} to a partition that does not exist. */
   static volatile long badSendAt = -1;
   static final List<Object> completed = Collections.synchronizedList(new ArrayList<>());
+  /** Whether the message at {@link #neverAt} was handed to the task. */
+  static volatile boolean neverCalled;
 
   /** Completes on another thread, sending the value to partition 0 of "out". */
   public static final class EdgeTask implements AsyncStreamTask {
@@ -56,6 +59,7 @@ class AsyncEdgeCaseTest {
     public void processAsync(
         Envelope e, Collector collector, TaskCoordinator coordinator, TaskCallback callback) {
       if (e.offset() == neverAt) {
+        neverCalled = true;
         return;
       }
       pool.execute(() -> {
@@ -77,6 +81,7 @@ class AsyncEdgeCaseTest {
     failAt = -1;
     neverAt = -1;
     badSendAt = -1;
+    neverCalled = false;
     completed.clear();
   }
 
@@ -245,6 +250,7 @@ class AsyncEdgeCaseTest {
   @Test
   void underKeyOrderATimedOutMessageFreesItsKeyForTheNextMessage() throws Exception {
     neverAt = 3;
+    TestClock clock = TestClock.manual(); // only offset 3 is out when the test moves it on
     job = new AsyncJob(tmp, EdgeTask.class, 1)
         .set("task.ordering", "key")
         .set("task.max.concurrency", 8)
@@ -252,7 +258,17 @@ class AsyncEdgeCaseTest {
         .set("task.callback.timeout.ms", 50)
         .fill(20, (p, i) -> "same")
         .seal();
-    LocalRunner runner = job.runOk();
+    LocalRunner runner = job.start(clock);
+    try {
+      // Key order: offset 3 is handed over once offset 2's completion was applied.
+      AsyncJob.awaitCondition("offset 3 handed to the task", () -> neverCalled);
+      clock.advance(java.time.Duration.ofMillis(100));
+    } catch (Throwable e) {
+      runner.requestStop();
+      throw e;
+    }
+    AsyncJob.await(runner);
+    assertThat(runner.failure()).isNull();
     assertThat(AsyncJob.counter(runner, "messages-skipped")).isEqualTo(1);
     assertThat(completed).hasSize(19).doesNotContain("0:3");
     assertThat(job.checkpointOf(0)).isEqualTo(19);

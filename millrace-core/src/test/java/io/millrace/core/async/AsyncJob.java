@@ -13,7 +13,6 @@ import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
 import io.millrace.core.testing.Await;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,7 +112,12 @@ final class AsyncJob implements AutoCloseable {
 
   /** Plans and starts the job (the checkpoint is read now). */
   LocalRunner start() {
-    LocalRunner runner = new LocalRunner(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
+    return start(Clock.SYSTEM);
+  }
+
+  /** Plans and starts the job on {@code clock} (a test's, to drive time-outs and commits). */
+  LocalRunner start(Clock clock) {
+    LocalRunner runner = new LocalRunner(JobPlanner.plan(JobConfig.of(config)), clock);
     runner.start();
     return runner;
   }
@@ -134,8 +138,10 @@ final class AsyncJob implements AutoCloseable {
     return runner;
   }
 
+  /** Waits for the job to end, for as long as a busy machine may need ({@link Await#DEADLINE}). */
   static void await(LocalRunner runner) throws InterruptedException {
-    assertThat(runner.await(20, TimeUnit.SECONDS)).as("the job ends").isTrue();
+    assertThat(runner.await(Await.DEADLINE.toNanos(), TimeUnit.NANOSECONDS)).as("the job ends")
+        .isTrue();
   }
 
   /** The checkpoint as the files hold it now. */
@@ -169,9 +175,9 @@ final class AsyncJob implements AutoCloseable {
     return runner.plan().metrics().counter("container-0", name).count();
   }
 
-  /** Waits up to 10 s for a condition; fails if it never holds. */
+  /** Waits for a condition ({@link Await#DEADLINE} at most); fails if it never holds. */
   static void awaitCondition(String what, BooleanSupplier condition) throws Exception {
-    Await.until(Duration.ofSeconds(10), what, condition::getAsBoolean);
+    Await.until(Await.DEADLINE, what, condition::getAsBoolean);
   }
 
   @Override

@@ -10,20 +10,28 @@ import io.millrace.api.Envelope;
 import io.millrace.api.TaskCallback;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.TaskFailedException;
+import io.millrace.core.testing.TestClock;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code task.callback.timeout.ms}: a callback that never comes fails its message. */
+/**
+ * {@code task.callback.timeout.ms}: a callback that never comes fails its message. The loop's clock
+ * is the test's and stands still until the test moves it, once every other call has completed: the
+ * time-out fires on the message that never completes and on no other, however slow the machine.
+ */
 class CallbackTimeoutTest {
+  private static final Duration TIME_OUT = Duration.ofMillis(50);
   @TempDir Path tmp;
   private ExecutorService completer;
   private AsyncJob job;
@@ -32,6 +40,8 @@ class CallbackTimeoutTest {
   /** The callback of offset 3, which the task never completes. */
   static volatile TaskCallback lost;
   static volatile Collector lostCollector;
+  /** The calls completed (counted once {@code complete} returned: the loop has been told). */
+  static final AtomicInteger completed = new AtomicInteger();
 
   /** Never completes offset 3 of partition 0; completes every other message on another thread. */
   public static final class ForgetfulTask implements AsyncStreamTask {
@@ -46,6 +56,7 @@ class CallbackTimeoutTest {
       pool.execute(() -> {
         collector.send("out", e.partition(), e.key(), e.value());
         callback.complete();
+        completed.incrementAndGet();
       });
     }
   }
@@ -56,6 +67,7 @@ class CallbackTimeoutTest {
     pool = completer;
     lost = null;
     lostCollector = null;
+    completed.set(0);
   }
 
   @AfterEach
@@ -83,18 +95,24 @@ class CallbackTimeoutTest {
 
   @Test
   void underSkipATimedOutMessageIsCountedAsSkippedAndALateCompleteIsIgnored() throws Exception {
+    TestClock clock = TestClock.manual();
     job = new AsyncJob(tmp, ForgetfulTask.class, 1)
-        .set("task.callback.timeout.ms", 50)
+        .set("task.callback.timeout.ms", TIME_OUT.toMillis())
         .set("task.error.policy", "skip")
         .set("task.max.concurrency", 4)
         .fill(10, (p, i) -> null); // live: the job is still running when the late callback comes
-    long started = System.nanoTime();
-    LocalRunner runner = job.start();
+    LocalRunner runner = job.start(clock);
     try {
+      AsyncJob.awaitCondition("every call but offset 3's completed",
+          () -> completed.get() == 9 && lost != null);
+      clock.advance(TIME_OUT); // exactly the time-out: not past it
+      clock.awaitReads(5, "the loop going round at the time-out");
+      assertThat(AsyncJob.counter(runner, "messages-skipped")).as("not before the time-out")
+          .isZero();
+      // Past it (by more than the loop's look-out interval for time-outs, a tenth of it).
+      clock.advance(TIME_OUT);
       AsyncJob.awaitCondition("offset 3 times out",
           () -> AsyncJob.counter(runner, "messages-skipped") == 1);
-      assertThat(System.nanoTime() - started).as("not before the time-out")
-          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
       AsyncJob.awaitCondition("the watermark passes the skipped message",
           () -> runner.containers().get(0).loop().partitions().get(0).lastOffset() == 9);
 
@@ -124,23 +142,30 @@ class CallbackTimeoutTest {
 
   @Test
   void underFailATimedOutMessageFailsTheJobNamingItsOffsetAndTheTimeOut() throws Exception {
+    TestClock clock = TestClock.manual();
     job = new AsyncJob(tmp, ForgetfulTask.class, 1)
-        .set("task.callback.timeout.ms", 50)
+        .set("task.callback.timeout.ms", TIME_OUT.toMillis())
         .set("task.error.policy", "fail")
         .set("task.max.concurrency", 4)
         .fill(10, (p, i) -> null)
         .seal();
-    long started = System.nanoTime();
-    LocalRunner runner = job.run();
-    long elapsed = System.nanoTime() - started;
+    LocalRunner runner = job.start(clock);
+    try {
+      AsyncJob.awaitCondition("every call but offset 3's completed",
+          () -> completed.get() == 9 && lost != null);
+      assertThat(runner.failure()).isNull();
+      clock.advance(TIME_OUT.plusMillis(1));
+    } catch (Throwable e) {
+      runner.requestStop();
+      throw e;
+    }
+    AsyncJob.await(runner);
 
     assertThat(runner.failure()).isInstanceOf(TaskFailedException.class)
         .hasMessageContaining("task Partition 0")
         .hasMessageContaining("in/0 offset 3")
         .hasMessageContaining("task.callback.timeout.ms=50")
         .hasMessageContaining("did not complete");
-    assertThat(elapsed).as("the time-out, not the default of a minute")
-        .isBetween(TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.SECONDS.toNanos(5));
     assertThat(job.checkpointOf(0)).as("committed up to the message before the one timed out")
         .isEqualTo(2);
 
@@ -150,16 +175,18 @@ class CallbackTimeoutTest {
 
   @Test
   void aCallbackThatCompletesBeforeTheTimeOutIsNotTimedOut() throws Exception {
+    TestClock clock = TestClock.manual();
     job = new AsyncJob(tmp, ForgetfulTask.class, 1)
         .set("task.callback.timeout.ms", 300)
         .set("task.error.policy", "fail")
         .set("task.max.concurrency", 4)
         .fill(10, (p, i) -> null)
         .seal();
-    LocalRunner runner = job.start();
+    LocalRunner runner = job.start(clock);
     try {
       AsyncJob.awaitCondition("offset 3 is held", () -> lost != null);
-      Thread.sleep(30);
+      clock.advance(Duration.ofMillis(300)); // the whole time-out, and not a nanosecond more
+      clock.awaitReads(5, "the loop going round at the time-out");
       lostCollector.send("out", 0, null, "0:3");
       lost.complete();
     } catch (Throwable e) {

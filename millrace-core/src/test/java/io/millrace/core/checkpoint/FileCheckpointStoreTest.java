@@ -216,4 +216,32 @@ class FileCheckpointStoreTest {
         checkpointText(3_000, List.of("file\tlines\t0\t300"), 1));
     assertThat(store().read()).isEqualTo(Map.of(A0, 300L));
   }
+
+  @Test
+  void aRecordCarriedForAPartitionThatMovedGivesWayToItsNewOwnersAndIsThenDropped()
+      throws Exception {
+    FileCheckpointStore store = store();
+    store.writer(0, List.of(A0, A1)).write(new long[] {5, 6}); // one container held both
+    CheckpointWriter zero = store.writer(0, List.of(A0)); // two containers now
+    zero.write(new long[] {7});
+    assertThat(store.read()).as("A1 kept in container 0's file").isEqualTo(Map.of(A0, 7L, A1, 6L));
+
+    store.writer(1, List.of(A1)).write(new long[] {9});
+    zero.write(new long[] {8}); // still carries A1 at 6, with the time it was checkpointed
+    assertThat(store.read()).isEqualTo(Map.of(A0, 8L, A1, 9L));
+
+    store.writer(0, List.of(A0)).write(new long[] {10}); // container 1's file holds A1 now
+    assertThat(Files.readString(store.file(0))).doesNotContain("lines\t1\t");
+    assertThat(store().read()).isEqualTo(Map.of(A0, 10L, A1, 9L));
+  }
+
+  @Test
+  void aFileOfAnEarlierVersionWithMillisecondsIsOlderThanAnyNewWrite() throws Exception {
+    Path checkpoints = Files.createDirectories(dir.resolve("checkpoints"));
+    Files.writeString(checkpoints.resolve("container-0.checkpoint"), checkpointText(
+        System.currentTimeMillis(), List.of("file\tlines\t0\t100", "file\tlines\t1\t111"), 2));
+    FileCheckpointStore store = store();
+    store.writer(1, List.of(A1)).write(new long[] {120});
+    assertThat(store.read()).isEqualTo(Map.of(A0, 100L, A1, 120L));
+  }
 }

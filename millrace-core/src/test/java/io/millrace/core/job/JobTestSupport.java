@@ -14,6 +14,7 @@ import io.millrace.api.WindowableTask;
 import io.millrace.api.config.JobConfig;
 import io.millrace.core.checkpoint.FileCheckpointStore;
 import io.millrace.core.loop.Clock;
+import io.millrace.core.testing.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -251,7 +252,8 @@ final class JobTestSupport {
     JobPlan plan = JobPlanner.plan(JobConfig.of(config));
     LocalRunner runner = new LocalRunner(plan, clock);
     runner.start();
-    assertThat(runner.await(30, TimeUnit.SECONDS)).as("the job ends").isTrue();
+    assertThat(runner.await(Await.DEADLINE.toNanos(), TimeUnit.NANOSECONDS)).as("the job ends")
+        .isTrue();
     return runner;
   }
 

@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.Timer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
@@ -77,12 +82,30 @@ class MetricsTest {
   }
 
   @Test
-  void logReporterReportsWithoutFailing() {
+  void logReporterLogsALinePerGroupWithItsMetricsInOrderAndOnceMoreWhenClosed() {
     DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
     registry.counter("container-0", "messages-processed").inc(3);
-    try (LogReporter reporter = new LogReporter(registry, 60_000)) {
+    registry.counter("container-0", "commits").inc();
+    registry.gauge("task-1", "in-1.lag", () -> 42);
+    // The test's logger (slf4j-simple) writes to System.err as it is at each line.
+    PrintStream original = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try (LogReporter reporter = new LogReporter(registry, 3_600_000)) { // no timed report here
       reporter.report();
+      registry.counter("container-0", "messages-processed").inc(2);
+    } finally {
+      System.setErr(original);
     }
+    List<String> lines = captured.toString(StandardCharsets.UTF_8).lines()
+        .filter(line -> line.contains("io.millrace.metrics")).collect(Collectors.toList());
+    assertThat(lines).hasSize(4);
+    assertThat(lines.get(0)).contains("INFO")
+        .endsWith("metrics container-0 {commits=1, messages-processed=3}");
+    assertThat(lines.get(1)).endsWith("metrics task-1 {in-1.lag=42}");
+    assertThat(lines.get(2)).as("closing reports once more")
+        .endsWith("metrics container-0 {commits=1, messages-processed=5}");
+    assertThat(lines.get(3)).endsWith("metrics task-1 {in-1.lag=42}");
   }
 
   @Test

@@ -4,6 +4,13 @@ import java.time.Duration;
 
 /** Waits for a condition with a deadline: the tests' one way to wait for another thread. */
 public final class Await {
+  /**
+   * How long a test waits for what takes milliseconds on an idle machine: a deadline sized for a
+   * machine whose cores are all busy with something else (it only bounds how long a broken test
+   * takes to fail; a test proves behaviour, never speed).
+   */
+  public static final Duration DEADLINE = Duration.ofMinutes(2);
+
   private Await() {}
 
   /** A condition that may throw (an HTTP request, say). */

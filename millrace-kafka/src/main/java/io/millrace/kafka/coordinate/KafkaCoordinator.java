@@ -115,6 +115,11 @@ final class KafkaCoordinator implements JobCoordinator {
 
   @Override
   public ContainerMembership join(int containerId, MembershipListener listener) {
+    if (containerId < 0 || containerId >= context.containerCount()) {
+      // The group would place tasks on a container the process does not say it has.
+      throw new IllegalArgumentException("container " + containerId + " is not one of this "
+          + "process's " + context.containerCount() + " containers (job.container.count)");
+    }
     KafkaMembership membership = new KafkaMembership(this, containerId, listener);
     membership.start();
     memberships.put(containerId, membership);

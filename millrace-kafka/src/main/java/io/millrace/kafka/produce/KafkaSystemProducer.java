@@ -183,6 +183,12 @@ public final class KafkaSystemProducer implements SystemProducer {
   private ProducerRecord<byte[], byte[]> record(int index, int partition, Object key,
       Object value, long timestamp) {
     throwIfFailed();
+    if (partition >= acked[index].length()) {
+      // Kafka's producer would wait max.block.ms for the partition to appear, then fail the
+      // record as if the broker had: the loop stalled, and the failure charged to a later message.
+      throw new IllegalArgumentException("output topic " + topics[index] + " has "
+          + acked[index].length() + " partitions: there is no partition " + partition);
+    }
     byte[] k = key == null ? null : keySerdes[index].toBytes(key);
     byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
     return new ProducerRecord<>(topics[index], partition < 0 ? null : partition,

@@ -23,7 +23,7 @@ class DevBrokerTest {
     TestBroker.write(broker.bootstrapServers(), topic, 0,
         List.<String[]>of(new String[] {"k", "v"}));
     Path data = broker.dir().resolve("data");
-    Await.until(Duration.ofSeconds(10), "its partitions on disk",
+    Await.until(Await.DEADLINE, "its partitions on disk",
         () -> directoriesOf(data, topic) == 2);
 
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
@@ -31,7 +31,8 @@ class DevBrokerTest {
     }
     // Kafka's default keeps them a minute (log.segment.delete.delay.ms): a benchmark's clean-up
     // of one run's topics then landed inside a later run.
-    Await.until(Duration.ofSeconds(15), "the deleted topic's directories gone",
+    // (A deadline under that minute, sized for a busy machine.)
+    Await.until(Duration.ofSeconds(45), "the deleted topic's directories gone",
         () -> directoriesOf(data, topic) == 0);
   }
 

@@ -51,6 +51,10 @@ final class FileProducer implements SystemProducer {
   @SuppressWarnings("unchecked")
   public void send(int index, int partition, Object key, Object value, long timestamp) {
     Output out = outputs.get(index);
+    if (partition >= out.files.length) {
+      throw new IllegalArgumentException("output stream " + out.stream.id() + " (" + out.dir
+          + ") has " + out.files.length + " partitions: there is no partition " + partition);
+    }
     int p = partition >= 0 ? partition
         : key == null ? (out.roundRobin = (out.roundRobin + 1) % out.files.length)
         : Math.floorMod(key.hashCode(), out.files.length);

@@ -36,7 +36,12 @@ final class MemoryProducer implements SystemProducer {
   @Override
   public void send(int index, int partition, Object key, Object value, long timestamp,
       Headers headers) {
-    long offset = outputs.get(index).append(partition, key, value, timestamp, headers);
+    MemoryStream output = outputs.get(index);
+    if (partition >= output.partitionCount()) {
+      throw new IllegalArgumentException("output stream " + output.name() + " has "
+          + output.partitionCount() + " partitions: there is no partition " + partition);
+    }
+    long offset = output.append(partition, key, value, timestamp, headers);
     if (partition >= 0) {
       lastOffsets.get(index)[partition] = offset;
     }
