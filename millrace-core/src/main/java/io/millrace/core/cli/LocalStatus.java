@@ -85,7 +85,8 @@ final class LocalStatus {
       out.println("job " + job + ": " + uri + " did not answer in time");
       return NOT_RUNNING;
     } catch (IOException e) {
-      status = null;
+      out.println("job " + job + ": cannot ask " + uri + ": " + e);
+      return NOT_RUNNING;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return NOT_RUNNING;

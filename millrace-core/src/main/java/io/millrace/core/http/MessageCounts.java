@@ -9,9 +9,6 @@ import io.millrace.core.system.MessageCounting;
  */
 @FunctionalInterface
 public interface MessageCounts {
-  /** No consumer counts: every partition's offsets count its messages. */
-  MessageCounts OFFSETS = (container, partition) -> null;
-
   /**
    * The counting consumer of a partition, or null where its offsets count its messages.
    *

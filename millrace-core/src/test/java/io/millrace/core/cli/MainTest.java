@@ -369,4 +369,20 @@ class MainTest {
         .isEqualTo(2);
     assertThat(err()).contains("no such directory");
   }
+
+  @Test
+  void statusOfALocalJobThatIsNotRunningSaysNoProcessAnswersOnItsPort() throws Exception {
+    int closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      closed = socket.getLocalPort(); // free again once closed: nothing answers there
+    }
+    Path file = job(UpperCaseTask.class, "metrics.http.port=" + closed);
+
+    assertThat(main("status", file.toString())).isEqualTo(1);
+
+    assertThat(out()).startsWith("job cli-test: no process answers on http://127.0.0.1:" + closed
+        + "/status (metrics.http.port=" + closed + "): it is not running on this machine")
+        .contains("checkpoint: none yet in " + tmp.resolve("state/checkpoints"));
+  }
 }
