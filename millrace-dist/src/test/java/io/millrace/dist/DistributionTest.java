@@ -101,11 +101,56 @@ class DistributionTest {
     assertThat(Files.readAllLines(project.resolve("output/counts/part-00000")))
         .containsExactly("alice\t1", "bob\t1", "alice\t2", "carol\t1", "alice\t3", "bob\t2");
 
+    // The README's way to run one's own jar with the distribution, as written there, and the
+    // same in the project's own README.
+    String form = readmeCommand("millrace run --classpath").replace("my-job", "page-counts");
+    assertThat(Files.readString(project.resolve("README.md"))).contains(form);
+    List<String> asWritten = new ArrayList<>(List.of(form.split(" ")));
+    asWritten.set(0, home.resolve("bin/millrace").toString());
+    deleteRecursively(project.resolve("output")); // its checkpoint: the next run reads it all
+    Result distribution = run(project, 120, asWritten.toArray(String[]::new));
+    assertThat(distribution.exit).as(distribution.output).isZero();
+    assertThat(distribution.output).contains("job page-counts done");
+    assertThat(Files.readAllLines(project.resolve("output/counts/part-00000")))
+        .containsExactly("alice\t1", "bob\t1", "alice\t2", "carol\t1", "alice\t3", "bob\t2");
+
+    // From another directory: the job file's relative paths are its folder's, not the caller's.
+    deleteRecursively(project.resolve("output"));
+    Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere"));
+    Result fromElsewhere = run(elsewhere, 120, home.resolve("bin/millrace").toString(), "run",
+        "--classpath", project.resolve("target/page-counts.jar").toString(),
+        project.resolve("job.properties").toString());
+    assertThat(fromElsewhere.exit).as(fromElsewhere.output).isZero();
+    assertThat(Files.readAllLines(project.resolve("output/counts/part-00000"))).hasSize(6);
+    try (Stream<Path> left = Files.list(elsewhere)) {
+      assertThat(left).as("nothing written where it was run from").isEmpty();
+    }
+
     assertThat(millrace("new", "kafka-counts", "--kafka").exit).isZero();
     Result kafkaBuild = run(tmp.resolve("kafka-counts"), 600, mvn(), "-o", "-B", "-q",
         "package");
     assertThat(kafkaBuild.exit).as(kafkaBuild.output).isZero();
     assertThat(tmp.resolve("kafka-counts/target/kafka-counts.jar")).exists();
+  }
+
+  /** The README's command that starts with {@code prefix}, as written in one of its blocks. */
+  private static String readmeCommand(String prefix) throws IOException {
+    Path readme = Path.of(System.getProperty("basedir", "")).toAbsolutePath().getParent()
+        .resolve("README.md");
+    return Files.readAllLines(readme).stream().map(String::strip)
+        .filter(line -> line.startsWith(prefix)).findFirst()
+        .orElseThrow(() -> new AssertionError("README.md has no line starting " + prefix));
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   /** The project builds against the local repository: it must hold this build's artifacts. */

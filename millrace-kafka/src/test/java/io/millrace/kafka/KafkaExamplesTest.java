@@ -30,7 +30,7 @@ class KafkaExamplesTest {
         "systems.kafka.bootstrap.servers=" + broker.bootstrapServers(),
         "job.state.dir=" + state.resolve(job)));
     sets.addAll(List.of(overrides));
-    return JobConfig.load(JOBS.resolve(job), sets);
+    return io.millrace.core.config.JobFile.load(JOBS.resolve(job), sets); // as the command line reads it
   }
 
   /** Each key's last count in a topic of counts (values are longs: value.serde=long). */

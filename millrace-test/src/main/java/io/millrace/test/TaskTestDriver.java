@@ -13,6 +13,8 @@ import io.millrace.api.WindowableTask;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.store.KeyValueStore;
+import io.millrace.core.config.AnyInteger;
+import io.millrace.core.config.JobFile;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.TaskContextImpl;
 import io.millrace.core.loop.CallbackTimers;
@@ -94,8 +96,10 @@ public final class TaskTestDriver implements AutoCloseable {
           + config.source() + ")");
     }
     this.now = b.startMillis;
-    this.windowMs = config.getLong("task.window.ms", -1, Long.MIN_VALUE);
-    this.commitMs = config.getLong("task.commit.ms", 60_000, Long.MIN_VALUE);
+    this.windowMs = AnyInteger.of(config, "task.window.ms", -1,
+        "an integer, in milliseconds (-1: no window calls)");
+    this.commitMs = AnyInteger.of(config, "task.commit.ms", 60_000,
+        "an integer, in milliseconds (0 or less: commit only when asked and at stop)");
     this.nextWindow = windowMs > 0 ? now + windowMs : Long.MAX_VALUE;
     this.nextCommit = commitMs > 0 ? now + commitMs : Long.MAX_VALUE;
     Map<String, Integer> outputPartitions = new LinkedHashMap<>();
@@ -124,9 +128,12 @@ public final class TaskTestDriver implements AutoCloseable {
         "the test driver's configuration", taskClass.getClassLoader());
   }
 
-  /** A driver for the task of a job's {@code .properties} file, with the job's keys. */
+  /**
+   * A driver for the task of a job's {@code .properties} file, with the job's keys (read as
+   * {@code millrace run} reads them: a relative path is relative to the file's folder).
+   */
   public static Builder forJob(Path propertiesFile) {
-    JobConfig config = JobConfig.load(propertiesFile, List.of());
+    JobConfig config = JobFile.load(propertiesFile, Map.of());
     return new Builder(new LinkedHashMap<>(config.asMap()), config.source(),
         Thread.currentThread().getContextClassLoader());
   }

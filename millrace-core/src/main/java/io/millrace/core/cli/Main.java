@@ -3,14 +3,13 @@ package io.millrace.core.cli;
 import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
+import io.millrace.core.coordinate.Coordinators;
+import io.millrace.core.coordinate.LocalCoordinator;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
 import java.io.PrintStream;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,12 +24,6 @@ import java.util.concurrent.TimeUnit;
 public final class Main {
   /** The exit code of a job whose checkpoint cannot be read at start. */
   static final int EXIT_CHECKPOINT = 3;
-  static final String USAGE = String.join("\n",
-      "usage: millrace run [--classpath <jar|dir>[:...]] <job.properties> [--set key=value ...]",
-      "       millrace config check [--classpath ...] <job.properties> [--set key=value ...]",
-      "       millrace status [--classpath ...] <job.properties> [--set key=value ...]",
-      "       millrace new <dir> [--package <java.package>] [--kafka]   (a Maven project)",
-      "       millrace bench <name> [options]   (see millrace bench --help)");
 
   private Main() {}
 
@@ -58,81 +51,137 @@ public final class Main {
     }
   }
 
+  /** What a job command does with its loaded configuration. */
+  @FunctionalInterface
+  private interface JobCommand {
+    int run(JobConfig config);
+  }
+
   private static int command(String[] args, PrintStream out, PrintStream err) {
-    try {
-      if (args.length >= 2 && args[0].equals("run")) {
-        return runJob(load(args, 1), out, err);
-      }
-      if (args.length >= 1 && args[0].equals("new")) {
-        return NewProject.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
-      }
-      if (args.length >= 2 && args[0].equals("status")) {
-        JobConfig config = load(args, 1);
-        JobPlan plan;
-        try {
-          plan = JobPlanner.plan(config);
-        } catch (ConfigException e) {
-          throw e;
-        } catch (RuntimeException e) { // the job's systems cannot be reached, say
-          err.println("error: cannot plan job " + config.source() + ": " + e.getMessage());
-          return 1;
-        }
-        try {
-          plan.coordinatorFactory().status(plan.coordinatorContext(), out);
-        } catch (RuntimeException e) {
-          err.println("error: " + e.getMessage());
-          return 1;
-        } finally {
-          plan.close();
-        }
-        return 0;
-      }
-      if (args.length >= 3 && args[0].equals("config") && args[1].equals("check")) {
-        JobConfig config = load(args, 2);
-        JobPlanner.check(config);
-        out.println("config OK: " + config.source());
-        return 0;
-      }
-      err.println(USAGE);
+    if (args.length == 0) {
+      err.println(Usage.USAGE);
       return 2;
+    }
+    String command = args[0];
+    if (isHelp(command) || command.equals("help") && args.length == 1) {
+      out.println(Usage.USAGE);
+      return 0;
+    }
+    if (command.equals("help")) { // millrace help run: as millrace run --help
+      String[] asked = args[1].equals("config") ? new String[] {"config", "check", "--help"}
+          : new String[] {args[1], "--help"};
+      return command(asked, out, err);
+    }
+    switch (command) {
+      case "run":
+        return withJob(args, 1, Usage.RUN_HELP, out, err, config -> runJob(config, out, err));
+      case "status":
+        return withJob(args, 1, Usage.STATUS_HELP, out, err, config -> status(config, out, err));
+      case "config":
+        if (args.length >= 2 && isHelp(args[1])) {
+          out.println(Usage.CHECK_HELP);
+          return 0;
+        }
+        if (args.length < 2 || !args[1].equals("check")) {
+          err.println("error: millrace config takes check"
+              + (args.length < 2 ? "" : ", not '" + args[1] + "'") + "\n" + Usage.CHECK_HELP);
+          return 2;
+        }
+        return withJob(args, 2, Usage.CHECK_HELP, out, err, config -> {
+          JobPlanner.check(config);
+          out.println("config OK: " + config.source());
+          return 0;
+        });
+      case "new":
+        if (wantsHelp(args, 1)) {
+          out.println(Usage.NEW_HELP);
+          return 0;
+        }
+        try {
+          return NewProject.run(java.util.Arrays.copyOfRange(args, 1, args.length), out);
+        } catch (ConfigException e) {
+          err.println("error: " + e.getMessage());
+          return 2;
+        }
+      case "bench":
+      case "kafka-dev":
+        err.println("error: millrace " + command + " runs from a clone of Millrace's repository "
+            + "(its bin/millrace builds what it needs), not from the distribution");
+        return 2;
+      default:
+        err.println("error: unknown command '" + command + "' (commands: run, config check, "
+            + "status, new, bench, kafka-dev; millrace --help says what each does)");
+        err.println(Usage.USAGE);
+        return 2;
+    }
+  }
+
+  private static boolean isHelp(String arg) {
+    return arg.equals("--help") || arg.equals("-h");
+  }
+
+  /** Whether a --help or -h comes among the arguments after the command. */
+  private static boolean wantsHelp(String[] args, int first) {
+    for (int i = first; i < args.length; i++) {
+      if (args[i].equals("--set") || args[i].equals("--classpath")) {
+        i++; // its value, which may be anything
+      } else if (isHelp(args[i])) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Runs a command on the job named among {@code args} from {@code first} on; a bad
+   * configuration is one error line (saying "from --set" where an override was bad), exit 2.
+   */
+  private static int withJob(String[] args, int first, String help, PrintStream out,
+      PrintStream err, JobCommand body) {
+    if (wantsHelp(args, first)) {
+      out.println(help);
+      return 0;
+    }
+    JobArgs job;
+    try {
+      job = JobArgs.parse(args, first, help);
     } catch (ConfigException e) {
       err.println("error: " + e.getMessage());
       return 2;
     }
+    JobConfig config = null;
+    try {
+      config = job.load();
+      return body.run(config);
+    } catch (ConfigException e) {
+      err.println("error: " + (config == null ? e.getMessage()
+          : job.blame(e.getMessage(), config.source())));
+      return 2;
+    }
   }
 
-  /**
-   * Reads the job file named among {@code args} from {@code first} on, with its {@code --set}
-   * overrides, and puts the {@code --classpath} entries (the user's jars and class directories)
-   * on a class loader that becomes this thread's context class loader, where the job's classes
-   * are looked up; the job's threads inherit it.
-   */
-  private static JobConfig load(String[] args, int first) {
-    List<String> overrides = new ArrayList<>();
-    List<String> classpath = new ArrayList<>();
-    String file = null;
-    for (int i = first; i < args.length; i++) {
-      String arg = args[i];
-      if ((arg.equals("--set") || arg.equals("--classpath")) && i + 1 < args.length) {
-        (arg.equals("--set") ? overrides : classpath).add(args[++i]);
-      } else if (arg.startsWith("--set=")) {
-        overrides.add(arg.substring("--set=".length()));
-      } else if (arg.startsWith("--classpath=")) {
-        classpath.add(arg.substring("--classpath=".length()));
-      } else if (file == null && !arg.startsWith("--")) {
-        file = arg;
-      } else {
-        throw new ConfigException("unexpected argument '" + arg + "'\n" + USAGE);
-      }
+  private static int status(JobConfig config, PrintStream out, PrintStream err) {
+    if (Coordinators.factory(config) instanceof LocalCoordinator.Factory) {
+      return LocalStatus.print(config, out);
     }
-    if (file == null) {
-      throw new ConfigException("no job file given\n" + USAGE);
+    JobPlan plan;
+    try {
+      plan = JobPlanner.plan(config);
+    } catch (ConfigException e) {
+      throw e;
+    } catch (RuntimeException e) { // the job's systems cannot be reached, say
+      err.println("error: cannot plan job " + config.source() + ": " + e.getMessage());
+      return 1;
     }
-    if (!classpath.isEmpty()) {
-      Thread.currentThread().setContextClassLoader(UserClasspath.loader(classpath,
-          Main.class.getClassLoader()));
+    try {
+      plan.coordinatorFactory().status(plan.coordinatorContext(), out);
+    } catch (RuntimeException e) {
+      err.println("error: " + e.getMessage());
+      return 1;
+    } finally {
+      plan.close();
     }
-    return JobConfig.load(Path.of(file), overrides);
+    return 0;
   }
 
   private static int runJob(JobConfig config, PrintStream out, PrintStream err) {

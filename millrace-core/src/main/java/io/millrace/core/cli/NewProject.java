@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -25,6 +26,15 @@ final class NewProject {
 
   /** Parses the arguments after {@code new}, writes the project, and says what to do next. */
   static int run(String[] args, java.io.PrintStream out) {
+    return run(args, out, LocalMavenRepository.find(System.getenv(),
+        Path.of(System.getProperty("user.home"))));
+  }
+
+  /**
+   * As {@link #run(String[], java.io.PrintStream)}, saying what to install first if
+   * {@code repository} (the local Maven repository) lacks the artifacts the project needs.
+   */
+  static int run(String[] args, java.io.PrintStream out, Path repository) {
     String dir = null;
     String pkg = null;
     boolean kafka = false;
@@ -51,10 +61,19 @@ final class NewProject {
       pkg = SourceVersion.isName(candidate) ? candidate : "com.example.job"; // a keyword: "new"
     }
     checkPackage(pkg);
-    write(target, artifactId, pkg, kafka);
+    String version = write(target, artifactId, pkg, kafka);
     out.println("wrote " + target + " (package " + pkg + (kafka ? ", on Kafka" : "") + "); now:");
     out.println("  cd " + dir + " && mvn package && java -jar target/" + artifactId + ".jar "
         + "job.properties");
+    List<String> missing = LocalMavenRepository.missing(repository, version, kafka
+        ? List.of("millrace-core", "millrace-test", "millrace-kafka")
+        : List.of("millrace-core", "millrace-test"));
+    if (!missing.isEmpty()) {
+      out.println("note: it builds against io.millrace:" + String.join(", ", missing) + ":"
+          + version + ", not in the local Maven repository (" + repository + "): first run "
+          + "mvn install -DskipTests in Millrace's repository (its bin/millrace does that when "
+          + "it builds)");
+    }
     return 0;
   }
 
@@ -79,7 +98,8 @@ final class NewProject {
     }
   }
 
-  private static void write(Path target, String artifactId, String pkg, boolean kafka) {
+  /** Writes the project's files; returns the Millrace version it depends on. */
+  private static String write(Path target, String artifactId, String pkg, boolean kafka) {
     try {
       if (Files.exists(target) && (!Files.isDirectory(target) || hasFiles(target))) {
         throw new ConfigException("cannot write a project into " + target + ": it exists and is "
@@ -128,6 +148,7 @@ final class NewProject {
         Files.createDirectories(path.getParent());
         Files.writeString(path, fill(template(file.getValue()), values), StandardCharsets.UTF_8);
       }
+      return values.get("millraceVersion");
     } catch (IOException e) {
       throw new ConfigException("cannot write the project into " + target + ": " + e);
     }

@@ -2,12 +2,12 @@ package io.millrace.core.embed;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
+import io.millrace.core.config.JobFile;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -29,9 +29,12 @@ import java.util.Properties;
 public final class Millrace {
   private Millrace() {}
 
-  /** Starts the job a {@code .properties} file describes. */
+  /**
+   * Starts the job a {@code .properties} file describes; a relative path in the file is relative
+   * to the file's folder.
+   */
   public static RunningJob start(Path propertiesFile) {
-    return start(JobConfig.load(propertiesFile, List.of()));
+    return start(JobFile.load(propertiesFile, Map.of()));
   }
 
   /** Starts the job the properties describe. */

@@ -10,11 +10,14 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.PrometheusNaming;
+import io.millrace.core.loop.PartitionState;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Millrace's metrics as Prometheus sees them, read at each scrape from the registry the loop
@@ -23,14 +26,23 @@ import java.util.TreeMap;
  * counters ending in {@code _total} (added by the exposition); what Millrace puts in a metric's
  * group or name becomes labels: {@code job}, {@code container}, {@code task}, {@code stream},
  * {@code partition}, {@code store}.
+ *
+ * <p>A partition's lag is in messages: where its offsets do not count them (a file's are byte
+ * positions) it is its consumer's estimate, and a lag nobody knows is left out rather than shown
+ * as -1. A bounded input's partitions also get {@code millrace_partition_progress_ratio}.
  */
 final class PrometheusMetrics implements MultiCollector {
+  static final String LAG = "millrace_partition_lag";
+  static final String PROGRESS = "millrace_partition_progress_ratio";
   private final DefaultMetricsRegistry registry;
   private final String job;
+  private final Supplier<List<StatusSampler.Live>> partitions;
 
-  PrometheusMetrics(DefaultMetricsRegistry registry, String job) {
+  PrometheusMetrics(DefaultMetricsRegistry registry, String job,
+      Supplier<List<StatusSampler.Live>> partitions) {
     this.registry = registry;
     this.job = job;
+    this.partitions = partitions;
   }
 
   /** One Prometheus series: its name, labels and value, and whether it is a counter. */
@@ -72,6 +84,37 @@ final class PrometheusMetrics implements MultiCollector {
 
   /** Every series now. */
   List<Series> series() {
+    List<Series> out = registrySeries();
+    Map<String, PartitionReading> readings = new HashMap<>();
+    for (StatusSampler.Live live : partitions.get()) {
+      PartitionState p = live.partition();
+      String task = Integer.toString(p.taskNumber());
+      String stream = p.id().stream();
+      String partition = Integer.toString(p.id().partition());
+      readings.put(task + "/" + stream + "/" + partition, live.reading());
+      if (live.reading().progress() >= 0) {
+        out.add(new Series(PROGRESS, Labels.of("job", job, "partition", partition, "stream", stream,
+            "task", task), live.reading().progress(), false));
+      }
+    }
+    List<Series> shown = new ArrayList<>(out.size());
+    for (Series s : out) {
+      if (s.name().equals(LAG) && s.value() < 0) {
+        PartitionReading reading = readings.get(s.labels().get("task") + "/"
+            + s.labels().get("stream") + "/" + s.labels().get("partition"));
+        if (reading == null || reading.lag() < 0) {
+          continue; // unknown: absent, as Prometheus expects, rather than -1
+        }
+        shown.add(new Series(s.name(), s.labels(), reading.lag(), false));
+      } else {
+        shown.add(s);
+      }
+    }
+    return shown;
+  }
+
+  /** The series of the registry the loop keeps. */
+  private List<Series> registrySeries() {
     List<Series> out = new ArrayList<>();
     registry.visit(new DefaultMetricsRegistry.Visitor() {
       @Override

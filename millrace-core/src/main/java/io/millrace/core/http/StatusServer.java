@@ -3,6 +3,7 @@ package io.millrace.core.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.millrace.api.config.ConfigException;
 import io.millrace.core.loop.PartitionState;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
@@ -57,13 +58,13 @@ public final class StatusServer implements AutoCloseable {
   private final Path storesDir;
   private final long startedMillis = System.currentTimeMillis();
 
-  private StatusServer(HttpServer server, List<RunLoop> loops, DefaultMetricsRegistry metrics,
-      String job, Path storesDir) {
+  private StatusServer(HttpServer server, List<RunLoop> loops, MessageCounts counts,
+      DefaultMetricsRegistry metrics, String job, Path storesDir) {
     this.server = server;
     this.metrics = metrics;
     this.job = job;
     this.storesDir = storesDir;
-    this.sampler = new StatusSampler(loops);
+    this.sampler = new StatusSampler(loops, counts);
     this.containers = loops.size();
     this.sampling = Executors.newSingleThreadScheduledExecutor(r -> daemon(r,
         "millrace-" + job + "-status-sampler"));
@@ -75,22 +76,25 @@ public final class StatusServer implements AutoCloseable {
    * Starts serving on {@code host:port} (port 0: any free one).
    *
    * @param loops the job's container loops, by container id
+   * @param counts the consumers that count messages where offsets do not (files)
    * @param storesDir where persistent stores keep their files (their sizes are shown), or null
-   * @throws UncheckedIOException naming the address if it cannot be bound
+   * @throws ConfigException naming the key and the address if it cannot be bound (taken, say):
+   *     the configuration must name another port
    */
   public static StatusServer start(String host, int port, List<RunLoop> loops,
-      DefaultMetricsRegistry metrics, String job, Path storesDir) {
+      MessageCounts counts, DefaultMetricsRegistry metrics, String job, Path storesDir) {
     HttpServer http;
     try {
       http = HttpServer.create(new InetSocketAddress(host, port), 16);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot serve metrics.http.port=" + port + " on " + host
-          + ": " + e.getMessage(), e);
+      throw new ConfigException("cannot serve metrics.http.port=" + port + " on " + host
+          + ": " + e.getMessage() + " (another process may hold it: set another port, or 0 for "
+          + "any free one)");
     }
-    StatusServer status = new StatusServer(http, loops, metrics, job, storesDir);
+    StatusServer status = new StatusServer(http, loops, counts, metrics, job, storesDir);
     PrometheusRegistry registry = new PrometheusRegistry();
     registry.register((MultiCollector) JVM_METRICS::scrape);
-    registry.register(new PrometheusMetrics(metrics, job));
+    registry.register(new PrometheusMetrics(metrics, job, status.sampler::live));
     http.createContext("/metrics", new MetricsHandler(registry));
     http.createContext("/status", exchange -> status.respond(exchange, "application/json",
         JSON.writeValueAsBytes(status.status())));
@@ -142,10 +146,13 @@ public final class StatusServer implements AutoCloseable {
       row.put("task", p.taskNumber());
       row.put("stream", p.id().stream());
       row.put("partition", p.id().partition());
-      long last = p.lastOffset();
-      row.put("offset", last);
-      row.put("lag", p.lag());
+      PartitionReading reading = h.reading();
+      row.put("offset", p.lastOffset());
+      row.put("lag", reading.lag());
+      row.put("lagEstimated", reading.lagEstimated());
       row.put("buffered", p.buffered());
+      row.put("progress", reading.progress() < 0 ? null : reading.progress());
+      row.put("secondsLeft", h.secondsLeft() < 0 ? null : h.secondsLeft());
       double[] rates = h.rates();
       row.put("rate", rates.length == 0 ? 0 : rates[rates.length - 1]);
       row.put("rates", rates);

@@ -80,7 +80,7 @@ public final class ContainerFactory {
             plan.coordinatorFactory() instanceof LocalCoordinator.Factory, standbys),
         TimeUnit.MILLISECONDS.toNanos(Math.min(plan.shutdownMillis(),
             plan.settings().async().callbackTimeoutNanos() / 1_000_000)));
-    return new Container(id, new RunLoop(parts));
+    return new Container(id, new RunLoop(parts), java.util.Collections.unmodifiableMap(consumers));
   }
 
   private static SystemProducer producer(JobPlan plan, int id, String system,

@@ -18,6 +18,7 @@ import io.millrace.spi.system.SystemFactory;
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.Ordering;
 import io.millrace.core.checkpoint.FileCheckpointStore;
+import io.millrace.core.config.AnyInteger;
 import io.millrace.core.config.ConfigKey;
 import io.millrace.core.config.CoreKeys;
 import io.millrace.core.coordinate.Coordinators;
@@ -194,10 +195,11 @@ public final class JobPlanner {
     boolean exactlyOnce = config.getChoice(PROCESSING_GUARANTEE, "at-least-once",
         "at-least-once", "exactly-once").equals("exactly-once");
     LoopSettings settings = new LoopSettings(
-        TimeUnit.MILLISECONDS.toNanos(config.getLong(COMMIT_MS,
+        TimeUnit.MILLISECONDS.toNanos(AnyInteger.of(config, COMMIT_MS,
             exactlyOnce ? EXACTLY_ONCE_COMMIT_MS : coordinator.defaultCommitMs(),
-            Long.MIN_VALUE)),
-        TimeUnit.MILLISECONDS.toNanos(config.getLong(WINDOW_MS, -1, Long.MIN_VALUE)),
+            "an integer, in milliseconds (0 or less: commit only when asked and at stop)")),
+        TimeUnit.MILLISECONDS.toNanos(AnyInteger.of(config, WINDOW_MS, -1,
+            "an integer, in milliseconds (-1: no window calls)")),
         config.getInt(BATCH_SIZE, 1, 1),
         config.getInt(BUFFER_MAX_MESSAGES, 4096, 1),
         config.getLong(BUFFER_MAX_BYTES, 1 << 20, 1),
@@ -358,7 +360,7 @@ public final class JobPlanner {
         Serdes.byName(p + S_VALUE_SERDE, config.get(p + S_VALUE_SERDE, "string")));
     String offsetDefault = config.getChoice(p + S_OFFSET_DEFAULT, "oldest", "oldest", "upcoming");
     return new StreamInfo(spec, system,
-        config.getInt(p + S_PRIORITY, 0, Integer.MIN_VALUE),
+        priority(config, p + S_PRIORITY),
         config.getBoolean(p + S_BOOTSTRAP, false),
         offsetDefault.equals("oldest") ? StartPosition.oldest() : StartPosition.upcoming(),
         config.getBoolean(p + S_OFFSET_RESET, false),
@@ -373,6 +375,10 @@ public final class JobPlanner {
     for (String key : config.asMap().keySet()) {
       if (CORE_KEYS.contains(key)) {
         continue;
+      }
+      if (key.isBlank()) {
+        throw new ConfigException("a key in " + config.source() + " is empty (its value is '"
+            + config.asMap().get(key) + "'): a line of a job file is key=value");
       }
       if (key.startsWith(coordinatorPrefix)) {
         String suffix = key.substring(coordinatorPrefix.length());
@@ -460,6 +466,17 @@ public final class JobPlanner {
       throw new ConfigException("bad value '" + name + "' for " + TASK_CLASS
           + ": it needs a no-argument constructor");
     }
+  }
+
+  /** {@code streams.<id>.priority}: any int. */
+  private static int priority(JobConfig config, String key) {
+    String allowed = "an integer from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE
+        + " (a higher priority is read first)";
+    long priority = AnyInteger.of(config, key, 0, allowed);
+    if (priority != (int) priority) {
+      throw config.bad(key, config.get(key), allowed);
+    }
+    return (int) priority;
   }
 
   /** {@code job.container.restore.beside.percent}: from 1 to 100. */

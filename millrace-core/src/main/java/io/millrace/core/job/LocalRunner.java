@@ -2,6 +2,7 @@ package io.millrace.core.job;
 
 import io.millrace.spi.coordinator.JobCoordinator;
 import io.millrace.core.config.CoreKeys;
+import io.millrace.core.http.MessageCounts;
 import io.millrace.core.http.StatusServer;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.PartitionState;
@@ -9,6 +10,7 @@ import io.millrace.core.loop.RunLoop;
 import io.millrace.core.metrics.JmxReporter;
 import io.millrace.core.metrics.LogReporter;
 import io.millrace.core.store.StandbyReplicas;
+import io.millrace.core.system.MessageCounting;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -118,7 +120,7 @@ public final class LocalRunner {
       List<RunLoop> loops = new ArrayList<>();
       containers.forEach(c -> loops.add(c.loop()));
       statusServer = StatusServer.start(plan.config().get(CoreKeys.HTTP_HOST, "0.0.0.0"),
-          httpPort, loops, plan.metrics(), plan.jobName(), plan.storesDir());
+          httpPort, loops, messageCounts(), plan.metrics(), plan.jobName(), plan.storesDir());
       reporters.add(statusServer);
     }
   }
@@ -176,6 +178,15 @@ public final class LocalRunner {
       }
       plan.close();
     }
+  }
+
+  /**
+   * The consumers that count a partition's messages where its offsets do not (files): what the
+   * status page shows rates and lag in.
+   */
+  public MessageCounts messageCounts() {
+    return (container, partition) -> containers.get(container).consumers()
+        .get(partition.id().system()) instanceof MessageCounting counting ? counting : null;
   }
 
   /** The port of the metrics and status server ({@code metrics.http.port}), or -1 if none. */

@@ -143,15 +143,137 @@ class MainTest {
   }
 
   @Test
-  void aJobThatCannotStartExitsOneWithOneErrorLine() throws Exception {
+  void aMetricsPortInUseIsBadConfigurationExitingTwoWithOneErrorLine() throws Exception {
     Path file = job(UpperCaseTask.class);
     try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
         java.net.InetAddress.getLoopbackAddress())) {
       assertThat(main("run", file.toString(), "--set", "metrics.http.host=127.0.0.1",
-          "--set", "metrics.http.port=" + taken.getLocalPort())).isEqualTo(1);
+          "--set", "metrics.http.port=" + taken.getLocalPort())).isEqualTo(2);
+      assertThat(err().lines().toList()).singleElement().satisfies(line -> assertThat(line)
+          .startsWith("error: cannot serve metrics.http.port=" + taken.getLocalPort())
+          .contains("127.0.0.1"));
     }
-    assertThat(err().lines().toList()).singleElement().satisfies(line -> assertThat(line)
-        .startsWith("error: cannot start job ").contains("metrics.http.port"));
+  }
+
+  @Test
+  void helpPrintsEveryCommandOnStdoutAndExitsZero() {
+    assertThat(main("--help")).isZero();
+    assertThat(out()).contains("millrace run").contains("millrace config check")
+        .contains("millrace status").contains("millrace new").contains("millrace bench")
+        .contains("millrace kafka-dev").contains("--help");
+    assertThat(err()).isEmpty();
+    out.reset();
+    assertThat(main("-h")).isZero();
+    assertThat(out()).contains("millrace kafka-dev");
+  }
+
+  @Test
+  void aCommandsHelpSaysWhatItTakesAndExitsZero() {
+    assertThat(main("run", "--help")).isZero();
+    assertThat(out()).startsWith("usage: millrace run").contains("--set key=value")
+        .contains("--classpath").contains("relative to the file's folder").contains("130");
+    out.reset();
+    assertThat(main("config", "check", "-h")).isZero();
+    assertThat(out()).startsWith("usage: millrace config check");
+    out.reset();
+    assertThat(main("status", "--help")).isZero();
+    assertThat(out()).startsWith("usage: millrace status").contains("metrics.http.port");
+    out.reset();
+    assertThat(main("new", "--help")).isZero();
+    assertThat(out()).startsWith("usage: millrace new");
+    out.reset();
+    assertThat(main("help", "run")).isZero();
+    assertThat(out()).startsWith("usage: millrace run");
+    assertThat(err()).isEmpty();
+  }
+
+  @Test
+  void anUnknownCommandIsNamedOnAnErrorLineBeforeTheUsage() {
+    assertThat(main("frobnicate", "x")).isEqualTo(2);
+    assertThat(err().lines().findFirst()).hasValue("error: unknown command 'frobnicate' "
+        + "(commands: run, config check, status, new, bench, kafka-dev; millrace --help says "
+        + "what each does)");
+    assertThat(err()).contains("usage: millrace run");
+  }
+
+  @Test
+  void aBadSetValueIsBlamedOnTheSetNotOnTheFileAndSaysWhatTheValueMeans() throws Exception {
+    Path file = job(UpperCaseTask.class);
+    assertThat(main("config", "check", file.toString(), "--set", "task.commit.ms=abc"))
+        .isEqualTo(2);
+    assertThat(err().lines().toList()).singleElement().isEqualTo("error: bad value 'abc' for "
+        + "task.commit.ms from --set task.commit.ms=abc: expected an integer, in milliseconds (0 or "
+        + "less: commit only when asked and at stop)");
+    err.reset();
+    assertThat(main("config", "check", file.toString(), "--set", "task.comit.ms=5"))
+        .isEqualTo(2);
+    assertThat(err()).contains("unknown key task.comit.ms from --set task.comit.ms=5")
+        .contains("did you mean task.commit.ms?").doesNotContain(file.toString());
+  }
+
+  @Test
+  void aBadValueInTheFileIsStillBlamedOnTheFile() throws Exception {
+    Path file = job(UpperCaseTask.class, "task.window.ms=soon");
+    assertThat(main("config", "check", file.toString(), "--set", "task.commit.ms=5"))
+        .isEqualTo(2);
+    assertThat(err()).contains("bad value 'soon' for task.window.ms in " + file)
+        .doesNotContain("-9223372036854775808");
+  }
+
+  @Test
+  void anEmptyKeyAndABadEscapeAreNamedWithTheirLine() throws Exception {
+    Path file = job(UpperCaseTask.class, "=oops");
+    assertThat(main("config", "check", file.toString())).isEqualTo(2);
+    assertThat(err()).startsWith("error: job file " + file + " line 10: no key before its '='");
+    err.reset();
+    assertThat(main("config", "check", file.toString(), "--set", "=oops")).isEqualTo(2);
+    assertThat(err()).startsWith("error: --set =oops has no key before its '='");
+    err.reset();
+    file = job(UpperCaseTask.class, "job.instance.id=\\uzz");
+    assertThat(main("config", "check", file.toString())).isEqualTo(2);
+    assertThat(err()).startsWith("error: job file " + file + " line 10: bad escape");
+  }
+
+  @Test
+  void relativePathsInAJobFileAreRelativeToItsFolderWhateverTheCurrentDirectory()
+      throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("project/jobs"));
+    Files.createDirectories(tmp.resolve("project/data"));
+    Files.writeString(tmp.resolve("project/data/in.txt"), "a\nb\n");
+    Path file = dir.resolve("upper.properties");
+    Files.writeString(file, String.join("\n",
+        "job.name=relative",
+        "task.class=" + UpperCaseTask.class.getName(),
+        "task.inputs=lines",
+        "task.outputs=out",
+        "streams.lines.system=file",
+        "streams.lines.physical.name=../data/in.txt",
+        "streams.out.system=file",
+        "streams.out.physical.name=../output",
+        "streams.out.file.truncate=true",
+        "job.state.dir=../state", ""));
+    assertThat(Path.of("").toAbsolutePath().startsWith(tmp.toAbsolutePath()))
+        .as("the current directory is elsewhere").isFalse();
+
+    assertThat(main("run", file.toString())).as(err()).isZero();
+
+    assertThat(Files.readAllLines(tmp.resolve("project/output/part-00000")))
+        .containsExactly("A", "B");
+    assertThat(tmp.resolve("project/state/checkpoints")).isDirectory();
+  }
+
+  @Test
+  void statusOfALocalJobWithoutAStatusPortSaysWhereToLookAndShowsItsLastCheckpoint()
+      throws Exception {
+    Path file = job(UpperCaseTask.class, "streams.out.file.truncate=true");
+    assertThat(main("run", file.toString())).isZero();
+    out.reset();
+
+    assertThat(main("status", file.toString())).isEqualTo(1);
+
+    assertThat(out()).contains("job cli-test runs every task in one process")
+        .contains("metrics.http.port").contains("checkpoint: " + tmp.resolve("state/checkpoints"))
+        .contains("lines/0  offset 13");
   }
 
   @Test
@@ -246,5 +368,21 @@ class MainTest {
     assertThat(main("run", "--classpath", tmp.resolve("nowhere") + "/*", file.toString()))
         .isEqualTo(2);
     assertThat(err()).contains("no such directory");
+  }
+
+  @Test
+  void statusOfALocalJobThatIsNotRunningSaysNoProcessAnswersOnItsPort() throws Exception {
+    int closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
+        java.net.InetAddress.getLoopbackAddress())) {
+      closed = socket.getLocalPort(); // free again once closed: nothing answers there
+    }
+    Path file = job(UpperCaseTask.class, "metrics.http.port=" + closed);
+
+    assertThat(main("status", file.toString())).isEqualTo(1);
+
+    assertThat(out()).startsWith("job cli-test: no process answers on http://127.0.0.1:" + closed
+        + "/status (metrics.http.port=" + closed + "): it is not running on this machine")
+        .contains("checkpoint: none yet in " + tmp.resolve("state/checkpoints"));
   }
 }

@@ -82,4 +82,44 @@ class NewProjectTest {
     assertThat(main("new", tmp.resolve("9lives").toString())).isEqualTo(2);
     assertThat(err.toString()).contains("must start with a letter");
   }
+
+  @Test
+  void saysWhatToInstallFirstWhenTheLocalMavenRepositoryLacksMillrace() throws Exception {
+    Path empty = Files.createDirectories(tmp.resolve("empty-repository"));
+    PrintStream printed = new PrintStream(out, true, StandardCharsets.UTF_8);
+
+    assertThat(NewProject.run(new String[] {tmp.resolve("job-a").toString()}, printed, empty))
+        .isZero();
+    assertThat(out.toString()).contains("note: it builds against io.millrace:millrace-core, "
+        + "millrace-test:").contains(empty.toString())
+        .contains("mvn install -DskipTests in Millrace's repository");
+
+    out.reset();
+    Path full = tmp.resolve("full-repository");
+    String version = Files.readString(tmp.resolve("job-a/pom.xml"))
+        .replaceAll("(?s).*<millrace.version>([^<]+)</millrace.version>.*", "$1");
+    for (String id : new String[] {"millrace-core", "millrace-test"}) {
+      Path pom = full.resolve("io/millrace/" + id + "/" + version + "/" + id + "-" + version
+          + ".pom");
+      Files.createDirectories(pom.getParent());
+      Files.writeString(pom, "<project/>");
+    }
+    assertThat(NewProject.run(new String[] {tmp.resolve("job-b").toString()}, printed, full))
+        .isZero();
+    assertThat(out.toString()).doesNotContain("note:");
+  }
+
+  @Test
+  void theLocalMavenRepositoryIsFoundWhereMavenLooks() throws Exception {
+    Path home = Files.createDirectories(tmp.resolve("home"));
+    assertThat(LocalMavenRepository.find(java.util.Map.of(), home))
+        .isEqualTo(home.resolve(".m2/repository"));
+    Files.createDirectories(home.resolve(".m2"));
+    Files.writeString(home.resolve(".m2/settings.xml"),
+        "<settings><localRepository>${user.home}/repo</localRepository></settings>");
+    assertThat(LocalMavenRepository.find(java.util.Map.of(), home))
+        .isEqualTo(home.resolve("repo"));
+    assertThat(LocalMavenRepository.find(java.util.Map.of("MAVEN_OPTS",
+        "-Xmx1g -Dmaven.repo.local=/srv/m2 -Dx=y"), home)).isEqualTo(Path.of("/srv/m2"));
+  }
 }

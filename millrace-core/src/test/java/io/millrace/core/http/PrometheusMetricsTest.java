@@ -19,7 +19,7 @@ class PrometheusMetricsTest {
     registry.gauge("task-2", "counts.size-bytes", () -> 7);
     registry.gauge("container-0", "commit-ms", () -> 1500);
 
-    assertThat(new PrometheusMetrics(registry, "j").series())
+    assertThat(new PrometheusMetrics(registry, "j", java.util.List::of).series())
         .extracting(s -> s.name() + s.labels() + "=" + s.value())
         .containsExactlyInAnyOrder(
             "millrace_messages_processed{container=\"0\",job=\"j\"}=3.0",
@@ -37,7 +37,7 @@ class PrometheusMetricsTest {
 
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     assertThatCode(() -> new PrometheusTextFormatWriter(false)
-        .write(text, new PrometheusMetrics(registry, "j").collect()))
+        .write(text, new PrometheusMetrics(registry, "j", java.util.List::of).collect()))
         .doesNotThrowAnyException();
     assertThat(text.toString(StandardCharsets.UTF_8))
         .contains("millrace_requests_total{job=\"j\",task=\"0\"} 2.0")

@@ -200,6 +200,28 @@ class StatusServerTest {
   }
 
   @Test
+  void theStatusCommandPrintsWhatTheRunningProcessAnswers() throws Exception {
+    Path file = tmp.resolve("job.properties");
+    StringBuilder text = new StringBuilder();
+    config(name, "state").forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    Files.writeString(file, text);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+    int exit = io.millrace.core.cli.Main.run(new String[] {"status", file.toString(),
+        "--set", "metrics.http.port=" + runner.httpPort()}, new java.io.PrintStream(out, true),
+        new java.io.PrintStream(err, true));
+
+    String printed = out.toString();
+    assertThat(exit).as("%s%s", printed, err).isZero();
+    assertThat(printed).contains("job " + name + ": running for ")
+        .contains("1,000 messages processed")
+        .contains("container 0: 2 task(s), 1,000 processed")
+        .contains("task 0  in/0  offset 499  lag 0")
+        .contains("task 1  in/1  offset 499  lag 0");
+  }
+
+  @Test
   void anotherPathIsNotFound() throws Exception {
     HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(
         "http://127.0.0.1:" + runner.httpPort() + "/nope")).build(),

@@ -7,6 +7,7 @@ import io.millrace.spi.system.StartPosition;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemConsumer;
 import io.millrace.spi.system.SystemContext;
+import io.millrace.core.system.MessageCounting;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,16 +18,40 @@ import java.util.Arrays;
  * Reads files as bounded streams on the loop thread: each poll reads up to the asked number of
  * lines per partition and deserializes each with the stream's value serde. A line that does not
  * deserialize becomes an unreadable envelope, so the error policy applies at its offset.
+ *
+ * <p>Its offsets are byte positions, so it counts the lines it hands over ({@link
+ * MessageCounting}): the status page shows rates and lag in messages, not in bytes.
  */
-final class FileConsumer implements SystemConsumer {
+final class FileConsumer implements SystemConsumer, MessageCounting {
   private final SystemContext context;
   private Reader[] readers = new Reader[0];
+  /** By index: what was handed over of each open file; read by other threads for display. */
+  private volatile Tally[] tallies = new Tally[0];
   private Envelope[] scratch = new Envelope[0];
   private boolean started;
 
   /** One input file; {@code keySeparator} is null unless lines carry a key. */
   private record Reader(StreamSpec stream, int partition, Path file, StartPosition start,
       byte[] keySeparator, LineReader[] open) {}
+
+  /**
+   * Lines handed over from one file since it was opened, and the byte position after the last
+   * of them: written by the loop thread once per batch, read racily by the status page.
+   */
+  private static final class Tally {
+    /** The byte position the first line handed over starts at. */
+    final long start;
+    /** The file's size when it was opened: where the partition ends. */
+    final long end;
+    volatile long handed;
+    volatile long position;
+
+    Tally(long start, long end) {
+      this.start = start;
+      this.end = end;
+      this.position = start;
+    }
+  }
 
   FileConsumer(SystemContext context) {
     this.context = context;
@@ -37,6 +62,7 @@ final class FileConsumer implements SystemConsumer {
     if (readers.length <= index) {
       readers = Arrays.copyOf(readers, index + 1);
     }
+    publish(index, null);
     Path file = FileStreams.inputFiles(stream.id(), Path.of(stream.physicalName())).get(partition);
     String separator = context.streamConfig(stream.id()).get(FileSystemFactory.KEY_SEPARATOR);
     readers[index] = new Reader(stream, partition, file, start,
@@ -44,7 +70,7 @@ final class FileConsumer implements SystemConsumer {
             : separator.getBytes(java.nio.charset.StandardCharsets.UTF_8),
         new LineReader[1]);
     if (started) {
-      open(readers[index]); // a partition added to a running container
+      open(index); // a partition added to a running container
     }
   }
 
@@ -53,20 +79,22 @@ final class FileConsumer implements SystemConsumer {
     if (index < readers.length && readers[index] != null) {
       close(readers[index]);
       readers[index] = null; // read on the loop thread: nothing is in transit
+      publish(index, null);
     }
   }
 
   @Override
   public void start() {
     started = true;
-    for (Reader r : readers) {
-      if (r != null) {
-        open(r);
+    for (int index = 0; index < readers.length; index++) {
+      if (readers[index] != null) {
+        open(index);
       }
     }
   }
 
-  private static void open(Reader r) {
+  private void open(int index) {
+    Reader r = readers[index];
     try {
       StartPosition start = r.start();
       long position = switch (start.kind()) {
@@ -79,6 +107,7 @@ final class FileConsumer implements SystemConsumer {
         reader.next(); // skip the line at the checkpointed offset: it was processed
       }
       r.open()[0] = reader;
+      publish(index, new Tally(reader.position(), Files.size(r.file())));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open input file " + r.file() + " of stream "
           + r.stream().id(), e);
@@ -133,8 +162,10 @@ final class FileConsumer implements SystemConsumer {
           sink.accept(index, scratch, 0, n);
           Arrays.fill(scratch, 0, n, null);
           handed += n;
+          count(index, n, reader.position());
         }
         if (more) {
+          count(index, 0, reader.position()); // at the end: nothing remains
           reader.close();
           r.open()[0] = null;
           sink.endOfStream(index);
@@ -144,6 +175,55 @@ final class FileConsumer implements SystemConsumer {
       }
     }
     return handed;
+  }
+
+  /** Once per batch: the lines handed over and where the next one starts. */
+  private void count(int index, int lines, long position) {
+    Tally tally = tallies[index];
+    if (tally != null) {
+      tally.handed += lines; // one writer, the loop thread
+      tally.position = position;
+    }
+  }
+
+  /** Sets the tally of {@code index}, growing the array; the volatile write publishes it. */
+  private void publish(int index, Tally tally) {
+    Tally[] now = tallies;
+    if (now.length <= index) {
+      now = Arrays.copyOf(now, index + 1);
+    }
+    now[index] = tally;
+    tallies = now;
+  }
+
+  private Tally tally(int index) {
+    Tally[] now = tallies;
+    return index < now.length ? now[index] : null;
+  }
+
+  @Override
+  public long handedOver(int index) {
+    Tally tally = tally(index);
+    return tally == null ? 0 : tally.handed;
+  }
+
+  /** The bytes left at the mean length of the lines handed over so far (exact at the end: 0). */
+  @Override
+  public long remaining(int index) {
+    Tally tally = tally(index);
+    if (tally == null) {
+      return -1;
+    }
+    long position = tally.position;
+    long handed = tally.handed;
+    long left = Math.max(0, tally.end - position);
+    if (left == 0) {
+      return 0;
+    }
+    if (handed == 0 || position <= tally.start) {
+      return -1; // nothing read yet: no line length to go by
+    }
+    return Math.round(left * (double) handed / (position - tally.start));
   }
 
   /** The first position of {@code separator} in {@code line}, or -1. */

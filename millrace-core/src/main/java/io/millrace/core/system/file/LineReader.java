@@ -79,6 +79,11 @@ final class LineReader implements AutoCloseable {
     return lineStart;
   }
 
+  /** The byte position after the current line: where the next one starts. */
+  long position() {
+    return bufferStart + buffer.position();
+  }
+
   /** A copy of the current line's bytes. */
   byte[] lineBytes() {
     return Arrays.copyOf(line, lineLength);

@@ -2,6 +2,9 @@ package io.millrace.core.system.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.millrace.api.Envelope;
+import io.millrace.spi.system.BatchSink;
+import io.millrace.spi.system.StartPosition;
 import io.millrace.spi.system.StreamMetadata;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemAdmin;
@@ -102,5 +105,66 @@ class FileSystemTest {
     Files.createDirectories(dir.resolve("sub"));
     assertThat(FileStreams.inputFiles("s", dir)).containsExactly(dir.resolve("a.txt"),
         dir.resolve("b.txt"));
+  }
+
+  /** Hands over at most {@code max} lines of the file at index 0, as the loop asks. */
+  private static int poll(FileConsumer consumer, int max, List<Envelope> into) {
+    return consumer.poll(new int[] {0}, 1, max, new BatchSink() {
+      @Override
+      public void accept(int index, Envelope[] messages, int from, int count) {
+        into.addAll(java.util.Arrays.asList(messages).subList(from, from + count));
+      }
+
+      @Override
+      public void endOfStream(int index) {}
+
+      @Override
+      public void head(int index, long upcomingOffset) {}
+    }, 0);
+  }
+
+  @Test
+  void theConsumerCountsTheLinesItHandsOverAndEstimatesThoseLeftFromTheBytesLeft()
+      throws Exception {
+    Path file = tmp.resolve("hundred.txt");
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 100; i++) {
+      text.append(String.format("line %04d %s\n", i, "x".repeat(89))); // 100 bytes a line
+    }
+    Files.writeString(file, text);
+    FileConsumer consumer = new FileConsumer(CONTEXT);
+    consumer.register(0, new StreamSpec("s", file.toString(), new StringSerde(),
+        new StringSerde()), 0, StartPosition.oldest());
+    assertThat(consumer.handedOver(0)).isZero();
+    assertThat(consumer.remaining(0)).as("not open yet: unknown").isEqualTo(-1);
+    consumer.start();
+    assertThat(consumer.remaining(0)).as("open, nothing read: no line length to go by")
+        .isEqualTo(-1);
+
+    List<Envelope> read = new ArrayList<>();
+    poll(consumer, 30, read);
+    assertThat(consumer.handedOver(0)).isEqualTo(30);
+    assertThat(consumer.remaining(0)).isEqualTo(70); // 7,000 bytes left at 100 a line
+    poll(consumer, 1000, read);
+    assertThat(read).hasSize(100);
+    assertThat(consumer.handedOver(0)).isEqualTo(100);
+    assertThat(consumer.remaining(0)).isZero();
+    consumer.stop();
+  }
+
+  @Test
+  void aConsumerResumingAfterACheckpointCountsFromThere() throws Exception {
+    Path file = tmp.resolve("ten.txt");
+    Files.writeString(file, "0123456789\n".repeat(10)); // 11 bytes a line
+    FileConsumer consumer = new FileConsumer(CONTEXT);
+    consumer.register(0, new StreamSpec("s", file.toString(), new StringSerde(),
+        new StringSerde()), 0, StartPosition.after(33)); // the 4th line was processed
+    consumer.start();
+    List<Envelope> read = new ArrayList<>();
+    poll(consumer, 2, read);
+    assertThat(read).extracting(Envelope::offset).containsExactly(44L, 55L);
+    assertThat(consumer.handedOver(0)).isEqualTo(2);
+    assertThat(consumer.remaining(0)).isEqualTo(4);
+    consumer.stop();
   }
 }
