@@ -619,14 +619,11 @@ class ReassignmentTest {
   }
 
   /**
-   * Cycles with the clock moving a millisecond each (the loop looks for the end of a commit in
-   * the background that often) until a checkpoint is written.
+   * Cycles, the clock standing still (the end of a commit's step in the background is an event),
+   * until a checkpoint is written.
    */
   private void cyclesUntilACheckpoint(RunLoop loop) throws Exception {
-    cyclesUntil(loop, () -> {
-      clock.now += MS;
-      return checkpoints.writes > 0;
-    });
+    cyclesUntil(loop, () -> checkpoints.writes > 0);
   }
 
   /**
@@ -734,10 +731,7 @@ class ReassignmentTest {
     checkpoints.onHold = () -> atHold.set(lastOf(zero));
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     gated.gate.countDown();
-    cyclesUntil(loop, () -> {
-      clock.now += MS;
-      return !checkpoints.writeThreads.isEmpty();
-    });
+    cyclesUntil(loop, () -> !checkpoints.writeThreads.isEmpty());
 
     int before = zero.offsets.size();
     cycles(loop, 20);
@@ -764,10 +758,7 @@ class ReassignmentTest {
     RunLoop loop = commitJustBegun(gated, Set.of(0));
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     gated.gate.countDown();
-    cyclesUntil(loop, () -> {
-      clock.now += MS;
-      return !checkpoints.writeThreads.isEmpty();
-    });
+    cyclesUntil(loop, () -> !checkpoints.writeThreads.isEmpty());
     cycles(loop, 5);
 
     // A task asks for a commit (a whole one) while the write fails: the offsets it would take
@@ -788,10 +779,7 @@ class ReassignmentTest {
     RunLoop loop = commitJustBegun(gated, Set.of(0, 1));
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     gated.gate.countDown();
-    cyclesUntil(loop, () -> {
-      clock.now += MS;
-      return !checkpoints.writeThreads.isEmpty();
-    });
+    cyclesUntil(loop, () -> !checkpoints.writeThreads.isEmpty());
     coordinator.script.add(l -> l.revoked(Set.of(0)));
 
     // A poll could rejoin the group, whose next generation would refuse the committing
@@ -920,10 +908,7 @@ class ReassignmentTest {
         + "out was not acknowledged", null);
     gated.gate.countDown();
     RunLoop loop = commitJustBegun(gated, Set.of(0));
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> cyclesUntil(loop, () -> {
-      clock.now += MS;
-      return false;
-    })).isInstanceOf(io.millrace.spi.system.OutputFailedException.class)
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> cyclesUntil(loop, () -> false)).isInstanceOf(io.millrace.spi.system.OutputFailedException.class)
         .hasMessageContaining("not acknowledged");
     assertThat(checkpoints.writes).isZero();
   }
