@@ -128,6 +128,13 @@ public final class ScaleOutBench {
       bootstrap = broker.bootstrapServers();
       System.out.println("broker: " + bootstrap + " (pid " + broker.pid() + "), data in " + dir);
     }
+    int load = (int) args.getLong("background-load", 0);
+    Process loadProcess = null;
+    if (load > 0) {
+      loadProcess = BackgroundLoad.start(load);
+      System.out.println("background load: " + load + " spinning thread(s) in pid "
+          + loadProcess.pid() + " for the whole run");
+    }
     ScaleOutBench bench = new ScaleOutBench(args, bootstrap, dir, streamsCp);
     EosRecovery recovery = new EosRecovery(bench, args.getLong("state-mb", 1024) << 20,
         args.getLong("eos-run-ms", 15_000));
@@ -173,6 +180,9 @@ public final class ScaleOutBench {
         recovery.report();
       }
     } finally {
+      if (loadProcess != null) {
+        loadProcess.destroyForcibly();
+      }
       bench.group.close();
       if (broker != null) {
         broker.stop();

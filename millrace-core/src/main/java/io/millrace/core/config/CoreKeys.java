@@ -93,7 +93,7 @@ public final class CoreKeys {
       new ConfigKey(POOL_SIZE, "0", "Worker threads that run synchronous (blocking) tasks; 0 runs them inline on the loop thread."),
       new ConfigKey(POOL_VIRTUAL, "false", "Use virtual threads for the worker pool (Java 21+; on 17 it falls back with a log line)."),
       new ConfigKey(RESTORE_THREADS, "the number of processors", "Threads a container applies restored changelog records with: several store instances restore at once, each in order."),
-      new ConfigKey(RESTORE_BESIDE_PERCENT, "10", "The most of the time, in percent, a restore beside a container's running tasks takes while they have input waiting: after each batch it pauses in proportion. 100: it never pauses."),
+      new ConfigKey(RESTORE_BESIDE_PERCENT, "10", "The most of the time, in percent, the standby and warm-up copies of tasks that run elsewhere take to catch up while this process's containers have input waiting: after each batch they pause in proportion. A task's own restore when it arrives is never paced. 100: they never pause."),
       new ConfigKey(TIMERS_ENABLED, "false", "Record per-batch processing timers (two clock reads per batch)."),
       new ConfigKey(REPORTERS, "", "Comma-separated metrics reporters: log, jmx."),
       new ConfigKey(REPORTER_INTERVAL_MS, "60000", "How often the log reporter writes, in ms."),

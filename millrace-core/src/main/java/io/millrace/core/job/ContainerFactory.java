@@ -116,8 +116,6 @@ public final class ContainerFactory {
         producers.get(spec.changelogSystem()), changelogIndex.get(spec.name()), taskNumber);
     int restoreThreads = plan.config().getInt(CoreKeys.RESTORE_THREADS,
         Runtime.getRuntime().availableProcessors(), 1);
-    // A restore beside busy tasks leaves them the processors (see docs/configuration.md).
-    int besidePercent = JobPlanner.restoreBesidePercent(plan.config());
     int expectedTasks = (plan.taskCount() + plan.containerCount() - 1) / plan.containerCount();
     return ContainerStores.create(plan.stores(), plan.storesDir(), plan.config().asMap(),
         expectedTasks, changelogs,
@@ -125,8 +123,7 @@ public final class ContainerFactory {
             () -> plan.factories().get(system).consumer(context(plan, system, id)),
             plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
-            plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads,
-            besidePercent),
+            plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads),
         flusher, plan.settings().exactlyOnce());
   }
 

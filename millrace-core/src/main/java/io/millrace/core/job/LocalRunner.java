@@ -50,6 +50,11 @@ public final class LocalRunner {
       for (int id = 0; id < plan.containerCount(); id++) {
         containers.add(ContainerFactory.build(plan, id, clock, coordinator, standbys));
       }
+      if (standbys != null) {
+        // Copies of tasks that run elsewhere catch up in the containers' spare time.
+        standbys.paceWhile(() -> containers.stream().anyMatch(c -> c.loop().busy()),
+            JobPlanner.restoreBesidePercent(plan.config()));
+      }
     } catch (RuntimeException e) {
       if (standbys != null) {
         standbys.close();

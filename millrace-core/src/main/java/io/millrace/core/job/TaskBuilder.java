@@ -171,20 +171,9 @@ final class TaskBuilder implements TaskSource {
 
       @Override
       public void restore(BooleanSupplier cancelled, IntConsumer restored) {
-        restore(cancelled, restored, null);
-      }
-
-      @Override
-      public void restoreBeside(BooleanSupplier cancelled, IntConsumer restored,
-          BooleanSupplier othersBusy) {
-        restore(cancelled, restored, othersBusy);
-      }
-
-      private void restore(BooleanSupplier cancelled, IntConsumer restored,
-          BooleanSupplier othersBusy) {
         if (stores != null) {
           // Before init: a task may read its stores there.
-          stores.restoreDetached(detached, cancelled, restored, othersBusy);
+          stores.restoreDetached(detached, cancelled, restored);
         } else {
           taskNumbers.forEach(restored::accept);
         }

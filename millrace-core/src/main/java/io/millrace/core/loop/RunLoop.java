@@ -123,7 +123,7 @@ public final class RunLoop {
         () -> delivery.published().length == 0 ? 0 : delivery.tasks().size());
     metrics.gauge(metricsGroup, "partitions", () -> delivery.published().length);
     this.taskManager = new TaskManager(containerId, delivery, committer, parts.taskSource(),
-        producers, stores, events, this::busy, metrics, metricsGroup);
+        producers, stores, events, metrics, metricsGroup);
     this.bridge = new MembershipBridge(events, taskManager, parts.taskSource());
   }
 
@@ -530,7 +530,7 @@ public final class RunLoop {
    * waits for the next records) is not busy, however often it delivers, so a restore beside it
    * goes at full speed: the processor time it takes is time the loop would wait.
    */
-  boolean busy() {
+  public boolean busy() {
     long since = behindSinceNanos;
     return since >= 0 && clock.nanoTime() - since >= SATURATED_NANOS;
   }

@@ -23,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,8 +75,6 @@ final class TaskManager {
   private final ContainerStores stores;
   /** Where the restore thread posts a task restored. */
   private final Executor events;
-  /** Whether the running tasks have input waiting (a restore beside them paces itself). */
-  private final BooleanSupplier othersBusy;
   private final Counter assignedCount;
   private final Counter revokedCount;
   private final Counter lostCount;
@@ -140,7 +137,7 @@ final class TaskManager {
 
   TaskManager(int containerId, Delivery delivery, Committer committer, TaskSource source,
       List<SystemProducer> producers, ContainerStores stores, Executor events,
-      BooleanSupplier othersBusy, MetricsRegistry metrics, String group) {
+      MetricsRegistry metrics, String group) {
     this.containerId = containerId;
     this.delivery = delivery;
     this.committer = committer;
@@ -148,7 +145,6 @@ final class TaskManager {
     this.producers = producers;
     this.stores = stores;
     this.events = events;
-    this.othersBusy = othersBusy;
     this.assignedCount = metrics.counter(group, "tasks-assigned");
     this.revokedCount = metrics.counter(group, "tasks-revoked");
     this.lostCount = metrics.counter(group, "tasks-lost");
@@ -409,10 +405,13 @@ final class TaskManager {
         r.prepared = System.nanoTime();
         r.taking = taking; // before any task is reported ready (see Restoring.taking)
         if (!r.cancelled.get()) {
-          taking.restoreBeside(r.cancelled::get, n -> {
+          // At full speed, beside the others: the task has no live copy anywhere, and its
+          // output stands still until this ends (a failover; only copies of tasks that run
+          // elsewhere are paced: StandbyReplicas).
+          taking.restore(r.cancelled::get, n -> {
             r.ready.add(n);
             events.execute(this::startRestored);
-          }, othersBusy);
+          });
         }
       } finally {
         events.execute(this::startRestored); // its end, or its failure, is the loop's to see

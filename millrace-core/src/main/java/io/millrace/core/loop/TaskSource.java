@@ -81,16 +81,6 @@ public interface TaskSource {
     void restore(BooleanSupplier cancelled, IntConsumer restored);
 
     /**
-     * As {@link #restore}, beside the container's other tasks, which keep processing: while
-     * {@code othersBusy} says they have input waiting, the restore may pace itself to leave them
-     * the processor. Default: {@link #restore}.
-     */
-    default void restoreBeside(BooleanSupplier cancelled, IntConsumer restored,
-        BooleanSupplier othersBusy) {
-      restore(cancelled, restored);
-    }
-
-    /**
      * Hands the restored stores of some of the tasks to the container's commits. Loop thread,
      * once {@link #restore} said they are restored.
      */

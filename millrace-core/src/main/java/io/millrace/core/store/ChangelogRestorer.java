@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,20 +52,7 @@ public final class ChangelogRestorer {
   private final Counter restoredRecords;
   private final Counter restoreMillis;
   private final int threads;
-  /** The share of the time, in percent, a restore beside running tasks may take (100: all). */
-  private final int besidePercent;
   private final long headWaitMillis;
-  /** How a paced restore rests (tests listen instead). */
-  Rest rest = ChangelogRestorer::restInSlices;
-
-  /** A paced restore's rest: {@code nanos} long, or until {@code cancelled}. */
-  interface Rest {
-    void rest(long nanos, BooleanSupplier cancelled);
-  }
-
-  /** Longest park of a rest between two looks at {@code cancelled}. */
-  private static final long REST_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
   /**
    * A restorer.
    *
@@ -80,34 +66,17 @@ public final class ChangelogRestorer {
    */
   public ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
       Counter restored, Counter restoreMillis, int threads) {
-    this(system, consumers, admin, restored, restoreMillis, threads, 100, HEAD_WAIT_MILLIS);
-  }
-
-  /**
-   * A restorer whose restores beside running tasks take at most {@code besidePercent} of the
-   * time: after each batch such a restore pauses, so the container's thread and the restore do
-   * not split the processors evenly (see {@code job.container.restore.beside.percent}).
-   */
-  public ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
-      Counter restored, Counter restoreMillis, int threads, int besidePercent) {
-    this(system, consumers, admin, restored, restoreMillis, threads, besidePercent,
-        HEAD_WAIT_MILLIS);
+    this(system, consumers, admin, restored, restoreMillis, threads, HEAD_WAIT_MILLIS);
   }
 
   /** A restorer with one given consumer (tests). */
   ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin, Counter restored,
       Counter restoreMillis, int threads, long headWaitMillis) {
-    this(system, () -> consumer, admin, restored, restoreMillis, threads, 100, headWaitMillis);
+    this(system, () -> consumer, admin, restored, restoreMillis, threads, headWaitMillis);
   }
 
   ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
-      Counter restored, Counter restoreMillis, int threads, int besidePercent,
-      long headWaitMillis) {
-    if (besidePercent < 1 || besidePercent > 100) {
-      throw new IllegalArgumentException("a restore's share of the time beside running tasks "
-          + "is a percentage from 1 to 100, not " + besidePercent);
-    }
-    this.besidePercent = besidePercent;
+      Counter restored, Counter restoreMillis, int threads, long headWaitMillis) {
     this.headWaitMillis = headWaitMillis;
     this.system = system;
     this.consumers = consumers;
@@ -135,18 +104,8 @@ public final class ChangelogRestorer {
    * each instance as soon as all of its records are applied (on the restoring thread or a
    * lane's), so its task can start before the others are done.
    */
-  long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
-      BooleanSupplier cancelled, Consumer<StoreInstance> restored) {
-    return restore(instances, checkpointedOffsets, cancelled, restored, null);
-  }
-
-  /**
-   * As {@link #restore(List, long[], BooleanSupplier, Consumer)}, beside the container's other
-   * tasks ({@code othersBusy} null: none runs): while they have input waiting, the restore keeps
-   * to its share of the time; while they wait for input, it goes at full speed.
-   */
   synchronized long restore(List<StoreInstance> instances, long[] checkpointedOffsets,
-      BooleanSupplier cancelled, Consumer<StoreInstance> restored, BooleanSupplier othersBusy) {
+      BooleanSupplier cancelled, Consumer<StoreInstance> restored) {
     int n = instances.size();
     StoreInstance[] instance = new StoreInstance[n];
     long[] target = new long[n];
@@ -190,9 +149,7 @@ public final class ChangelogRestorer {
     if (remaining == 0) {
       return 0;
     }
-    boolean paced = othersBusy != null && besidePercent < 100;
-    // Paced, records are applied on this thread: the time a batch takes here is its cost.
-    int laneCount = paced ? 1 : Math.min(threads, remaining);
+    int laneCount = Math.min(threads, remaining);
     LOG.info("restoring {} store partition(s) from changelogs on system '{}' ({} in full, the "
         + "rest from their local files) on {} thread(s):{}", remaining, system, full, laneCount,
         plan);
@@ -237,14 +194,7 @@ public final class ChangelogRestorer {
             pending[count++] = i;
           }
         }
-        long wrote = applier.writeNanos;
         consumer.poll(pending, count, 10_000, applier, 100);
-        long batchNanos = applier.writeNanos - wrote; // the apply's, not the wait for records
-        if (paced && batchNanos > 0 && applier.remaining() > 0 && othersBusy.getAsBoolean()) {
-          // Rest in proportion to the batch: the restore takes at most its share of the time.
-          // (Not after its last batch: nothing is left to leave room for.)
-          rest.rest(batchNanos * (100 - besidePercent) / besidePercent, cancelled);
-        }
         long now = System.nanoTime();
         if (now >= nextReport) {
           LOG.info("restoring from system '{}': {} records applied, {} partition(s) to go",
@@ -319,14 +269,6 @@ public final class ChangelogRestorer {
    */
   static long replayAfter(long local, long checkpointed, long head) {
     return checkpointed != CheckpointStore.NONE && local >= head ? checkpointed : local;
-  }
-
-  static void restInSlices(long nanos, BooleanSupplier cancelled) {
-    long end = System.nanoTime() + nanos;
-    for (long left = nanos; left > 0 && !cancelled.getAsBoolean();
-        left = end - System.nanoTime()) {
-      LockSupport.parkNanos(Math.min(left, REST_SLICE_NANOS));
-    }
   }
 
   /**
@@ -414,8 +356,6 @@ public final class ChangelogRestorer {
     private List<byte[]> keys = new ArrayList<>();
     private List<byte[]> values = new ArrayList<>();
     long applied;
-    /** Time spent writing to engines on this thread: a paced restore's cost. */
-    long writeNanos;
 
     Applier(StoreInstance[] instance, long[] target, boolean[] done, RestoreLanes lanes,
         int[] lane, Consumer<StoreInstance> restored) {
@@ -451,9 +391,7 @@ public final class ChangelogRestorer {
       if (!keys.isEmpty()) {
         StorageEngine engine = instance[index].engine();
         if (lanes == null) {
-          long t0 = System.nanoTime(); // per batch, not per record
           engine.write(keys, values);
-          writeNanos += System.nanoTime() - t0;
         } else {
           try {
             lanes.apply(lane[index], engine, keys, values);

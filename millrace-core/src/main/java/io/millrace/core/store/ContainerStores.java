@@ -284,16 +284,6 @@ public final class ContainerStores implements CommitParticipant, AutoCloseable {
    */
   public long restoreDetached(List<Detached> tasks, BooleanSupplier cancelled,
       IntConsumer taskRestored) {
-    return restoreDetached(tasks, cancelled, taskRestored, null);
-  }
-
-  /**
-   * As {@link #restoreDetached(List, BooleanSupplier, IntConsumer)}, beside the container's other
-   * tasks (null: none runs): while {@code othersBusy} says they have input waiting, each restore
-   * keeps to its share of the time.
-   */
-  public long restoreDetached(List<Detached> tasks, BooleanSupplier cancelled,
-      IntConsumer taskRestored, BooleanSupplier othersBusy) {
     Map<String, List<StoreInstance>> bySystem = new LinkedHashMap<>();
     Map<String, List<Long>> checkpointed = new HashMap<>();
     Map<Integer, AtomicInteger> toGo = new HashMap<>();
@@ -321,7 +311,7 @@ public final class ContainerStores implements CommitParticipant, AutoCloseable {
         taskRestored.accept(instance.taskNumber());
       }
     };
-    return restoreBySystem(bySystem, checkpointed, cancelled, restored, othersBusy);
+    return restoreBySystem(bySystem, checkpointed, cancelled, restored);
   }
 
   private StoreInstance openOne(StoreSpec spec, int taskNumber, String taskName, Path dir,
@@ -396,7 +386,7 @@ public final class ContainerStores implements CommitParticipant, AutoCloseable {
    */
   private long restoreBySystem(Map<String, List<StoreInstance>> bySystem,
       Map<String, List<Long>> checkpointed, BooleanSupplier cancelled,
-      Consumer<StoreInstance> restored, BooleanSupplier othersBusy) {
+      Consumer<StoreInstance> restored) {
     AtomicBoolean failed = new AtomicBoolean();
     BooleanSupplier stop = () -> failed.get() || cancelled.getAsBoolean();
     List<String> systems = new ArrayList<>(bySystem.keySet());
@@ -412,7 +402,7 @@ public final class ContainerStores implements CommitParticipant, AutoCloseable {
         t.start();
       };
       others.add(CompletableFuture.supplyAsync(() -> restorer.get(system).restore(
-          bySystem.get(system), offsets(checkpointed.get(system)), stop, restored, othersBusy),
+          bySystem.get(system), offsets(checkpointed.get(system)), stop, restored),
           ownThread)
           .whenComplete((applied, e) -> {
             if (e != null) {
@@ -426,7 +416,7 @@ public final class ContainerStores implements CommitParticipant, AutoCloseable {
       String first = systems.get(0);
       try {
         applied += restorer.get(first).restore(bySystem.get(first),
-            offsets(checkpointed.get(first)), stop, restored, othersBusy);
+            offsets(checkpointed.get(first)), stop, restored);
       } catch (RuntimeException e) {
         failed.set(true);
         failure = e;

@@ -52,6 +52,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A store whose engine keeps nothing on disk (the {@code memory} engine) has no standby copy:
  * its task restores it in full wherever it goes.
+ *
+ * <p><b>Paced beside busy tasks.</b> A copy's task still runs elsewhere, so catching a copy up
+ * (a warm-up's whole changelog, say) is never urgent: while the process's containers have input
+ * waiting ({@link #paceWhile}), the thread takes at most {@code job.container.restore.beside.percent}
+ * of the time, resting after each batch in proportion to the time it took to apply. A task's own
+ * restore when it arrives (a failover) is not paced: its output stands still until it ends.
  */
 public final class StandbyReplicas implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StandbyReplicas.class);
@@ -88,6 +94,10 @@ public final class StandbyReplicas implements AutoCloseable {
   private final AtomicInteger handedOpen = new AtomicInteger();
   private Thread thread;
   private volatile boolean running = true;
+  /** Whether the process's containers have input waiting: the copies then take their share. */
+  private volatile java.util.function.BooleanSupplier othersBusy = () -> false;
+  /** Their share of the time, in percent, while the containers are busy (100: no pacing). */
+  private volatile int besidePercent = 100;
 
   // The standby thread's own.
   private final Map<Integer, List<Copy>> open = new TreeMap<>();
@@ -376,13 +386,18 @@ public final class StandbyReplicas implements AutoCloseable {
   /** Whether a container of this process waits to take the task of an open copy. */
   private boolean handOverDue() {
     synchronized (lock) {
-      for (int task : activeHere) {
-        if (open.containsKey(task)) {
-          return true;
-        }
-      }
-      return false;
+      return handOverDueLocked();
     }
+  }
+
+  /** As {@link #handOverDue}, under the lock. */
+  private boolean handOverDueLocked() {
+    for (int task : activeHere) {
+      if (open.containsKey(task)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -523,6 +538,7 @@ public final class StandbyReplicas implements AutoCloseable {
   /** Reads what the changelogs have for the open copies and applies it, one write per batch. */
   private void follow() {
     boolean first = true;
+    long wrote = applyNanos;
     for (Map.Entry<String, SystemConsumer> system : consumers.entrySet()) {
       int[] indices = new int[nextIndex];
       int count = 0;
@@ -545,7 +561,61 @@ public final class StandbyReplicas implements AutoCloseable {
       }
       first = false;
     }
+    rest(applyNanos - wrote);
   }
+
+  /**
+   * Paces the copies beside busy containers: rests in proportion to {@code appliedNanos}, the
+   * time the last batches took to apply, while the containers have input waiting. A container
+   * that asks for a copy (a takeover) ends the rest at once.
+   */
+  private void rest(long appliedNanos) {
+    int percent = besidePercent;
+    if (percent >= 100 || appliedNanos <= 0 || !othersBusy.getAsBoolean()) {
+      return;
+    }
+    rest.rest(appliedNanos * (100 - percent) / percent);
+  }
+
+  /** How the copies rest beside busy containers (a test listens instead). */
+  Rest rest = this::restUnlessWanted;
+
+  /** A rest of the copies' thread, {@code nanos} long. */
+  interface Rest {
+    void rest(long nanos);
+  }
+
+  /** Rests {@code nanos}, or less: a container asking for a copy (a takeover) ends it. */
+  private void restUnlessWanted(long nanos) {
+    synchronized (lock) {
+      if (!running || handOverDueLocked()) {
+        return;
+      }
+      try {
+        TimeUnit.NANOSECONDS.timedWait(lock, nanos);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        running = false;
+      }
+    }
+  }
+
+  /**
+   * Paces the copies' catching up while {@code busy} says the process's containers have input
+   * waiting: they then take at most {@code percent} of the time ({@code
+   * job.container.restore.beside.percent}). Any thread, before or while the copies run.
+   */
+  public void paceWhile(java.util.function.BooleanSupplier busy, int percent) {
+    if (percent < 1 || percent > 100) {
+      throw new IllegalArgumentException("the share of the time a standby copy may take beside "
+          + "busy tasks is a percentage from 1 to 100, not " + percent);
+    }
+    this.othersBusy = busy;
+    this.besidePercent = percent;
+  }
+
+  /** Nanoseconds spent applying batches to the copies' engines (the standby thread's). */
+  private long applyNanos;
 
   private final BatchSink applier = new BatchSink() {
     private final List<byte[]> keys = new ArrayList<>();
@@ -560,7 +630,9 @@ public final class StandbyReplicas implements AutoCloseable {
       keys.clear();
       values.clear();
       ChangelogRestorer.collect(c.label, messages, from, count, Long.MAX_VALUE, keys, values);
+      long started = System.nanoTime();
       c.engine.write(keys, values);
+      applyNanos += System.nanoTime() - started;
       c.applied = Math.max(c.applied, messages[from + count - 1].offset());
     }
 

@@ -177,7 +177,7 @@ class ChangelogRestorerTest {
         made.incrementAndGet();
         return new MemorySystemFactory().consumer(context());
       }, new MemorySystemFactory().admin(context()), new SingleWriterCounter(),
-          new SingleWriterCounter(), 1, 100, 1_000);
+          new SingleWriterCounter(), 1, 1_000);
       MemoryEngine first = new MemoryEngine();
       MemoryEngine second = new MemoryEngine();
 
@@ -209,7 +209,7 @@ class ChangelogRestorerTest {
     ChangelogRestorer restorer = new ChangelogRestorer("memory", () -> {
       made.incrementAndGet();
       return new MemorySystemFactory().consumer(context());
-    }, realAdmin(), new SingleWriterCounter(), new SingleWriterCounter(), 1, 100, 1_000);
+    }, realAdmin(), new SingleWriterCounter(), new SingleWriterCounter(), 1, 1_000);
 
     assertThatThrownBy(() -> restorer.restore(List.of(instance()),
         new long[] {CheckpointStore.NONE})).hasMessageContaining("cannot be read");
@@ -219,42 +219,6 @@ class ChangelogRestorerTest {
 
     assertThat(applied).isEqualTo(2);
     assertThat(made.get()).isEqualTo(2);
-  }
-
-  @Test
-  void aRestoreBesideBusyTasksRestsAfterEachBatchAndNeverBesideIdleOnesOrAlone() {
-    write(30_000); // three polls' worth
-    List<Long> rests = new java.util.ArrayList<>();
-    ChangelogRestorer restorer = new ChangelogRestorer("memory",
-        () -> new MemorySystemFactory().consumer(context()), realAdmin(),
-        new SingleWriterCounter(), new SingleWriterCounter(), 2, 25, 1_000);
-    restorer.rest = (nanos, cancelled) -> rests.add(nanos);
-
-    long busy = restorer.restore(List.of(instance()), new long[] {CheckpointStore.NONE},
-        () -> false, i -> { }, () -> true);
-    int whileBusy = rests.size();
-    long idle = restorer.restore(List.of(instance(-1)), new long[] {CheckpointStore.NONE},
-        () -> false, i -> { }, () -> false);
-    long alone = restorer.restore(List.of(instance(-1)), new long[] {CheckpointStore.NONE});
-    restorer.close();
-
-    assertThat(busy).isEqualTo(30_000);
-    assertThat(whileBusy).as("rests, one per batch but the last").isGreaterThanOrEqualTo(2);
-    assertThat(rests).allMatch(nanos -> nanos >= 0);
-    assertThat(idle).isEqualTo(30_000);
-    assertThat(alone).isEqualTo(30_000);
-    assertThat(rests).as("no rest beside idle tasks or alone").hasSize(whileBusy);
-  }
-
-  @Test
-  void aRestEndsSoonAfterItsRestoreIsCancelled() throws Exception {
-    AtomicBoolean cancelled = new AtomicBoolean();
-    CompletableFuture<Void> resting = CompletableFuture.runAsync(
-        () -> ChangelogRestorer.restInSlices(TimeUnit.MINUTES.toNanos(10), cancelled::get));
-
-    cancelled.set(true);
-
-    resting.get(2, TimeUnit.MINUTES); // not the 10 minutes (a deadline for a busy machine)
   }
 
   private void write(int records) {

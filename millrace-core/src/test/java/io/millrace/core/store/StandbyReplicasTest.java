@@ -86,6 +86,34 @@ class StandbyReplicasTest {
   }
 
   @Test
+  void besideBusyContainersACopyRestsAfterEachBatchAndBesideIdleOnesNever() throws Exception {
+    write(1, 0, 30_000); // three polls' worth
+    java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean(true);
+    List<Long> rests = new java.util.concurrent.CopyOnWriteArrayList<>();
+    StandbyReplicas s = standbys();
+    s.rest = rests::add;
+    s.paceWhile(busy::get, 25);
+    s.want(0, Set.of(1));
+    Await.until(Duration.ofSeconds(120), "task 1's copy caught up", () -> s.lag(0).get(1) == 0L);
+    int whileBusy = rests.size();
+    assertThat(whileBusy).as("a rest after each batch applied").isGreaterThanOrEqualTo(2);
+    assertThat(rests).allMatch(nanos -> nanos > 0);
+
+    busy.set(false);
+    write(1, 30_000, 60_000);
+    Await.until(Duration.ofSeconds(120), "task 1's copy caught up again",
+        () -> s.lag(0).get(1) == 0L && s.held().get(1).get("counts") == 59_999L);
+    assertThat(rests).as("no rest beside idle containers").hasSize(whileBusy);
+  }
+
+  @Test
+  void aShareOfTheTimeOutsideOneToAHundredPercentIsRefused() {
+    StandbyReplicas s = standbys();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> s.paceWhile(() -> true, 0))
+        .hasMessageContaining("percentage from 1 to 100, not 0");
+  }
+
+  @Test
   void aCopyFollowsItsChangelogAndMarksItsFilesWithWhatTheyHold() throws Exception {
     write(1, 0, 5);
     StandbyReplicas s = standbys();
