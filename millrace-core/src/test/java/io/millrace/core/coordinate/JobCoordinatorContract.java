@@ -205,12 +205,11 @@ public abstract class JobCoordinatorContract {
     for (Member m : process) {
       assertThat(m.membership.pollIntervalNanos()).isPositive();
     }
-    pollUntil("every task held", () -> everyTaskHeld(7));
+    // A group may hand out the tasks over several rounds (the first member to join holds more
+    // for a while): the shares even out in the end.
+    pollUntil("every task held, the shares even", () -> everyTaskHeld(7)
+        && process.stream().allMatch(m -> m.tasks.size() >= 2 && m.tasks.size() <= 3));
     assertEachTaskOnce(7, process);
-    for (Member m : process) {
-      assertThat(m.tasks.size()).as("share of %s; tasks held: %s", m.name, held())
-          .isBetween(2, 3);
-    }
   }
 
   @Test
