@@ -33,8 +33,9 @@ public interface ContainerMembership {
   /**
    * Whether the container may commit now. A membership in the middle of a rebalance answers
    * false: the proof of ownership a commit carries (a group generation) may be outdated before
-   * the rebalance ends, and the container commits when it has. Commits that are part of a
-   * revocation do not ask (the membership waits in its revoke call for them). Default: true.
+   * the rebalance ends, and the container commits when it has. No commit asks while a revocation
+   * is under way (the membership waits in its revoke call, so nothing can change the proof
+   * meanwhile). Default: true.
    */
   default boolean mayCommit() {
     return true;

@@ -5,7 +5,8 @@ import java.util.Set;
 
 /**
  * The container's side of a membership: what happens to its tasks. Called by the membership from
- * inside {@link ContainerMembership#poll}, on the membership's thread; each call that changes the
+ * inside {@link ContainerMembership#poll}, on the membership's thread, and only there (a call on
+ * the container's loop thread is refused: it would wait for itself); each call that changes the
  * container's tasks waits until the container's loop has done it. Tasks are named by their number:
  * task k reads partition k of every input.
  */

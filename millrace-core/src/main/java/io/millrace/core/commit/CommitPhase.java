@@ -24,8 +24,15 @@ public enum CommitPhase {
   WRITING,
   /** The checkpoint is written: its offsets survive a crash. */
   WRITTEN,
-  /** The stores' local files are marked with the changelog offsets the checkpoint holds. */
+  /**
+   * The stores' local files are marked with the changelog offsets the checkpoint holds (under
+   * exactly-once, the sealed writes' apply and the marks are handed to the commit thread, after
+   * the next commit's waits there at the latest). The commit is over.
+   */
   MARKED,
-  /** A step failed; nothing after it happened. */
+  /**
+   * A step failed; nothing after it happened. (A commit dropped before its write, by a whole
+   * commit, a loss or a stop, keeps the phase it had reached and is over too.)
+   */
   FAILED
 }

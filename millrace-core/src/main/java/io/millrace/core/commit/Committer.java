@@ -9,12 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,9 +79,8 @@ public final class Committer implements AutoCloseable {
   private Commit pending;
   /** The last commit that ended (for {@link #phase}), or null. */
   private Commit last;
-  /** Commits begun so far (whole ones too), and those ended: marked, failed or dropped. */
+  /** Commits begun so far, whole ones too: each commit's number. */
   private long begunCount;
-  private long endedCount;
   /** The number of the last commit whose checkpoint was written (commits count from 1). */
   private long writtenThrough;
   /** The commit thread: made at the first commit in the background, unless one was given. */
@@ -300,7 +297,8 @@ public final class Committer implements AutoCloseable {
   }
 
   /**
-   * Ends the commit in the background once its step ended ({@link #stepEnded}): from PREPARED it
+   * Ends the commit in the background once its step ended (the event, or {@link #stepEnded}): from
+   * PREPARED it
    * writes the checkpoint and marks the files on the loop (the flusher's sends waited for first:
    * no send may run beside a transaction's commit), or begins the write off the loop; from
    * WRITING (the write ended) it sends what the loop held. If the container's tasks changed since
@@ -500,29 +498,12 @@ public final class Committer implements AutoCloseable {
   }
 
   /**
-   * Whether the step in the background of the commit on its way has ended: {@link #finish} it.
-   * (The loop hears of it by the event too; this is for a loop that waits for it in place.)
+   * Whether the step in the background of the commit on its way has ended: {@link #finish} may
+   * take it up without waiting. (The loop hears of it by an event; this is for a finish the loop
+   * put off.)
    */
   public boolean stepEnded() {
     return pending != null && pending.step().isDone();
-  }
-
-  /**
-   * Waits up to {@code nanos} for the commit in the background to end its step (its failure is
-   * {@link #finish}'s to throw).
-   */
-  public void awaitStep(long nanos) {
-    Commit c = pending;
-    if (c == null) {
-      return;
-    }
-    try {
-      c.step().get(nanos, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      // not yet, or failed: either way the caller looks again
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   /**
@@ -586,10 +567,9 @@ public final class Committer implements AutoCloseable {
     }
   }
 
-  /** A commit ended, written or not: what {@link #phase} shows, and one more counted. */
+  /** A commit ended, written or not: what {@link #phase} shows. */
   private void ended(Commit c) {
     last = c;
-    endedCount++;
   }
 
   /**
@@ -609,10 +589,6 @@ public final class Committer implements AutoCloseable {
     return writtenThrough;
   }
 
-  /** How many commits have ended so far: written and marked, failed, or dropped. Loop thread. */
-  public long endedCount() {
-    return endedCount;
-  }
 
   /** Waits for a step in the background; rethrows its failure as it was thrown. */
   private static void outcome(CompletableFuture<Void> step) {

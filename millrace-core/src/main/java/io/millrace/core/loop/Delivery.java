@@ -63,7 +63,10 @@ final class Delivery implements ConsumerMultiplexer.Listener {
   boolean stopAfterCycle;
   /** A task asked for a commit: the loop runs one after the cycle. */
   boolean commitAfterCycle;
-  /** The time of the current cycle (what dispatched messages count their time-outs from). */
+  /**
+   * The time of the current cycle, set by the loop as the cycle begins: what dispatched messages
+   * count their time-outs from.
+   */
   long cycleNanos;
 
   Delivery(ContainerParts parts, String metricsGroup, Timer processTimer,
@@ -100,7 +103,6 @@ final class Delivery implements ConsumerMultiplexer.Listener {
    * @return messages delivered
    */
   int deliverCycle(long now) {
-    cycleNanos = now;
     int delivered = 0;
     while (delivered < MESSAGES_PER_CYCLE) {
       int index = chooser.next();
@@ -302,7 +304,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
     CallbackTimers.Timer due;
     while ((due = timers.pollDue(now)) != null) {
       TaskInstance t = due.task;
-      if (t.stopped || t.revoked) {
+      if (t.stopped || t.leaving || t.revoked) {
         continue;
       }
       try {
@@ -321,7 +323,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
   /** Calls every windowable task's {@code window}. */
   void window() {
     for (TaskInstance t : tasks) {
-      if (t.windowable != null && !t.stopped) {
+      if (t.windowable != null && !t.stopped && !t.leaving) {
         try {
           t.collector.outsideMessage();
           t.windowable.window(t.collector, t.coordinator);
@@ -338,6 +340,9 @@ final class Delivery implements ConsumerMultiplexer.Listener {
   /** Runs what tasks registered with TaskContext.whenIdle, once per idle spell. */
   void runIdleActions() {
     for (TaskInstance t : tasks) {
+      if (t.leaving) {
+        continue;
+      }
       for (int i = 0; i < t.idleActions.size(); i++) {
         try {
           t.idleActions.get(i).run();
@@ -453,6 +458,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
   void stopDelivering(List<TaskInstance> leaving) {
     List<PartitionState> stopping = new ArrayList<>();
     for (TaskInstance t : leaving) {
+      t.leaving = true; // its window, callbacks and idle actions stop too
       stopping.addAll(List.of(t.partitions));
     }
     mux.remove(stopping);

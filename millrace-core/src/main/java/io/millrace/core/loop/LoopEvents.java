@@ -34,7 +34,12 @@ public final class LoopEvents implements Executor {
     loop = Thread.currentThread();
   }
 
-  /** Whether an event waits: one volatile read, once a cycle. Loop thread. */
+  /** Whether the calling thread is the loop's. */
+  boolean onLoop() {
+    return Thread.currentThread() == loop;
+  }
+
+  /** Whether an event waits: two volatile reads, once a cycle. Loop thread. */
   boolean pending() {
     return !queue.isEmpty();
   }

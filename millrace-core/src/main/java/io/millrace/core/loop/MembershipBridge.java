@@ -79,6 +79,11 @@ final class MembershipBridge implements MembershipListener {
    * what the loop threw doing it, or why the loop stopped answering.
    */
   private void ask(Consumer<CompletableFuture<Void>> onLoop) {
+    if (events.onLoop()) {
+      // Waiting for the loop on the loop would never end: the SPI says where calls come from.
+      throw new IllegalStateException("the membership called its listener on the container's "
+          + "loop thread; it may call it only from inside poll(), on the membership's thread");
+    }
     CompletableFuture<Void> done = new CompletableFuture<>();
     waiting.add(done);
     try {

@@ -64,7 +64,10 @@ public final class RunLoop {
   private boolean membershipSettled;
   /** A commit holds the membership's ownership permit (see MembershipRunner). */
   private boolean ownershipHeld;
-  /** What other threads post to the loop: the ends of commit steps. */
+  /**
+   * What other threads post to the loop: the ends of commit steps, the membership's calls, a
+   * restore's progress and end, a failed poll.
+   */
   private final LoopEvents events = new LoopEvents();
   /** The container's place in its job; joined at {@link #start}. */
   private ContainerMembership membership;
@@ -74,8 +77,8 @@ public final class RunLoop {
   /** When the next periodic commit is due. */
   private long periodicCommitNanos = Long.MAX_VALUE;
   /**
-   * How often the loop looks again, while a rebalance is under way, whether it may finish a
-   * commit whose step in the background ended (or may rejoin, while a commit's write is out).
+   * How often the loop looks again, while a membership poll or a rebalance is under way, whether
+   * it may begin or finish a commit.
    */
   private static final long COMMIT_POLL_NANOS = 1_000_000L;
   /** A commit's step in the background ended while the container could not commit. */
@@ -330,10 +333,17 @@ public final class RunLoop {
       return true;
     }
     if (!runner.tryHold()) {
-      return false; // a poll is in progress: looked at again next cycle
+      return false; // a poll is in progress: looked at again soon
     }
-    if (!membership.mayCommit()) {
-      runner.release();
+    boolean may = false;
+    try {
+      may = membership.mayCommit();
+    } finally {
+      if (!may) {
+        runner.release();
+      }
+    }
+    if (!may) {
       return false;
     }
     ownershipHeld = true;
@@ -360,13 +370,15 @@ public final class RunLoop {
    */
   private void periodicCommit(long now) {
     if (!holdOwnership()) {
-      return; // looked at again next cycle: nextCommitNanos stays due
+      // A poll or a rebalance is under way: looked at again soon, without spinning.
+      nextCommitNanos = now + COMMIT_POLL_NANOS;
+      return;
     }
     try {
       if (finishDeferred) {
         finishDeferred = false;
-        if (committer.inProgress()) {
-          committer.finish();
+        if (committer.inProgress() && committer.stepEnded()) {
+          committer.finish(); // (else its step's end is an event still to come)
         }
       } else if (!committer.inProgress() && now >= periodicCommitNanos) {
         committer.begin();
@@ -434,11 +446,12 @@ public final class RunLoop {
   }
 
   private int cycleOnce() throws Exception {
-    if (stopRequested) {
-      return -1;
+    if (stopRequested && !taskManager.revoking()) {
+      return -1; // (a revoke under way ends first: its membership waits for it)
     }
     long now = clock.nanoTime();
     cycleNanos = now;
+    delivery.cycleNanos = now; // what completions applied below count time-outs from
     if (events.pending()) {
       events.runPending(); // other threads' news, between two deliveries
     }
@@ -470,6 +483,12 @@ public final class RunLoop {
     boolean awaitingCompletions = delivery.awaitingCompletions();
     long timeout = awaitingCompletions ? 0 : Math.max(0, Math.min(settings.idleTimeoutMillis(),
         (nextTimer() - now) / 1_000_000));
+    if (timeout > 1 && (committer.inProgress() || taskManager.revoking()
+        || taskManager.restoring())) {
+      // An event is on its way (a commit's step, a restore's end): a consumer that cannot be
+      // woken (memory streams poll on) waits a millisecond at most.
+      timeout = 1;
+    }
     caughtUp(delivery.mux.nothingBuffered()); // two field reads a cycle, a volatile write on a change
     delivery.mux.refill(now, timeout);
     int delivered = delivery.deliverCycle(now);
@@ -485,8 +504,8 @@ public final class RunLoop {
         releaseOwnership();
       }
     }
-    if (delivery.stopAfterCycle || (!delivery.active() && membershipSettled
-        && !taskManager.restoring())) {
+    if ((delivery.stopAfterCycle && !taskManager.revoking())
+        || (!delivery.active() && membershipSettled && !taskManager.restoring())) {
       return -1; // every input ended, and no task can come any more
     }
     // One compare for the loop's own timers and one volatile read for the tasks' callbacks; the

@@ -35,6 +35,12 @@ public final class TaskInstance {
   boolean endOfStreamCalled;
   boolean stopped;
   /**
+   * Being revoked: its partitions are no longer delivered, and its calls outside a message
+   * (window, scheduled callbacks, idle actions) no longer run, so nothing of it is sent after the
+   * commit that covers its last offsets. Loop thread.
+   */
+  boolean leaving;
+  /**
    * Left the container: a completion of one of its messages that comes later is ignored, and a
    * worker thread that has not started one of its messages yet does not start it. Volatile: the
    * workers read it (see {@link #running}).

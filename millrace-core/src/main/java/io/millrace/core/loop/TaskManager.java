@@ -21,7 +21,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,7 +105,8 @@ final class TaskManager {
     /** Those whose stores are restored, as the restore says so (restore threads to loop). */
     final Queue<Integer> ready = new ConcurrentLinkedQueue<>();
     final AtomicBoolean cancelled = new AtomicBoolean();
-    Future<?> done;
+    /** The preparation and restore on the restore thread; its end is posted to the loop. */
+    CompletableFuture<Void> done;
 
     Restoring(Set<Integer> numbers, long started) {
       this.pending = new TreeSet<>(numbers);
@@ -201,7 +201,7 @@ final class TaskManager {
       return;
     }
     delivery.stopDelivering(leaving);
-    revocations.add(new Revocation(leaving, done, delivery.settleNanos()));
+    revocations.add(new Revocation(new ArrayList<>(leaving), done, delivery.settleNanos()));
     advance();
   }
 
@@ -291,9 +291,10 @@ final class TaskManager {
     List<TaskInstance> leaving = delivery.tasksNumbered(numbers);
     for (Iterator<Revocation> i = revocations.iterator(); i.hasNext(); ) {
       Revocation r = i.next();
-      if (!Collections.disjoint(r.leaving, leaving)) {
+      r.leaving.removeAll(leaving); // those lost are another member's: nothing to commit
+      if (r.leaving.isEmpty()) {
         i.remove();
-        r.done.complete(null); // nothing to commit any more: they are another member's
+        r.done.complete(null);
       }
     }
     if (leaving.isEmpty()) {
@@ -393,30 +394,28 @@ final class TaskManager {
     // 97-393 ms on the scale-out benchmark's join, all of it a gap in the others' output.
     Restoring r = new Restoring(fresh, started);
     source.claim(fresh); // their standby copies here wait for the prepare, open
-    r.done = restoreThread().submit(() -> {
-      try {
-        if (r.cancelled.get()) {
-          // Given up while queued behind another restore: nothing to prepare, nothing to close
-          // (the loop waits for this in abandon; a whole preparation would hold it up).
-          source.unclaim(fresh);
-          return;
-        }
-        TaskSource.Taking taking = source.prepare(fresh);
-        r.prepared = System.nanoTime();
-        r.taking = taking; // before any task is reported ready (see Restoring.taking)
-        if (!r.cancelled.get()) {
-          // At full speed, beside the others: the task has no live copy anywhere, and its
-          // output stands still until this ends (a failover; only copies of tasks that run
-          // elsewhere are paced: StandbyReplicas).
-          taking.restore(r.cancelled::get, n -> {
-            r.ready.add(n);
-            events.execute(this::startRestored);
-          });
-        }
-      } finally {
-        events.execute(this::startRestored); // its end, or its failure, is the loop's to see
+    r.done = CompletableFuture.runAsync(() -> {
+      if (r.cancelled.get()) {
+        // Given up while queued behind another restore: nothing to prepare, nothing to close
+        // (the loop waits for this in abandon; a whole preparation would hold it up).
+        source.unclaim(fresh);
+        return;
       }
-    });
+      TaskSource.Taking taking = source.prepare(fresh);
+      r.prepared = System.nanoTime();
+      r.taking = taking; // before any task is reported ready (see Restoring.taking)
+      if (!r.cancelled.get()) {
+        // At full speed, beside the others: the task has no live copy anywhere, and its output
+        // stands still until this ends (a failover; only copies of tasks that run elsewhere are
+        // paced: StandbyReplicas).
+        taking.restore(r.cancelled::get, n -> {
+          r.ready.add(n);
+          events.execute(this::startRestored);
+        });
+      }
+    }, restoreThread());
+    // Its end, or its failure, is the loop's to see: posted once the future holds it.
+    r.done.whenComplete((ignored, failure) -> events.execute(this::startRestored));
     restoring.add(r);
     publish();
     LOG.info("container {}: task(s) {} are prepared and restored on the restore thread while its "
@@ -469,11 +468,11 @@ final class TaskManager {
       if (r.done.isDone()) {
         try {
           r.done.get();
-        } catch (ExecutionException e) {
+        } catch (ExecutionException | java.util.concurrent.CancellationException e) {
           i.remove();
           publish();
           abandonTaking(r); // (a preparation that failed closed what it opened itself)
-          Throwable cause = e.getCause();
+          Throwable cause = e.getCause() == null ? e : e.getCause();
           throw cause instanceof RuntimeException re ? re
               : new IllegalStateException("restoring task(s) " + r.pending + " failed: " + cause,
                   cause);

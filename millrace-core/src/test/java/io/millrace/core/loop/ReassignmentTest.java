@@ -244,7 +244,10 @@ class ReassignmentTest {
   }
 
   /** Counts what each task instance processed; knows whether it was closed. */
-  public static final class RecordingTask implements StreamTask, ClosableTask {
+  public static final class RecordingTask extends RecordingTaskBase {}
+
+  /** What a recording task keeps: the offsets it processed, whether it was closed. */
+  public static class RecordingTaskBase implements StreamTask, ClosableTask {
     final List<Long> offsets = new CopyOnWriteArrayList<>();
     volatile boolean closed;
 
@@ -360,8 +363,27 @@ class ReassignmentTest {
   }
 
   private Object taskFor(boolean async) {
-    return poolTask ? new BlockingTask() : async ? new HoldingTask() : new RecordingTask();
+    return poolTask ? new BlockingTask() : async ? new HoldingTask()
+        : windowNanos > 0 ? new WindowedTask() : new RecordingTask();
   }
+
+  /** The loop's window interval (0: none); its tasks are then windowed. */
+  private long windowNanos;
+
+  /** A recording task that counts its windows. */
+  public static final class WindowedTask extends RecordingTaskBase
+      implements io.millrace.api.WindowableTask {
+    final java.util.concurrent.atomic.AtomicInteger windows =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public void window(Collector collector, TaskCoordinator coordinator) {
+      windows.incrementAndGet();
+    }
+  }
+
+  /** The task whose restore fails on the restore thread. */
+  private static final int FAILS_TO_RESTORE = 11;
 
   private boolean poolTask;
   /** Messages the loop takes per poll of a partition. */
@@ -407,6 +429,29 @@ class ReassignmentTest {
       @Override
       public Taking prepare(Set<Integer> numbers) {
         prepareThreads.add(Thread.currentThread().getName());
+        if (numbers.contains(FAILS_TO_RESTORE)) {
+          List<TaskSpec> specs = take(numbers);
+          return new Taking() {
+            @Override
+            public List<TaskSpec> specs() {
+              return specs;
+            }
+
+            @Override
+            public void restore(java.util.function.BooleanSupplier cancelled,
+                java.util.function.IntConsumer restored) {
+              throw new IllegalStateException("the changelog of task 11 cannot be read");
+            }
+
+            @Override
+            public void attach(Set<Integer> numbers) {}
+
+            @Override
+            public void abandon() {
+              abandoned.addAll(numbers);
+            }
+          };
+        }
         if (numbers.contains(SLOW_TO_PREPARE)) {
           try { // its checkpoint read or its stores' open takes a while
             assertThat(prepareGate.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
@@ -479,7 +524,7 @@ class ReassignmentTest {
     DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
     Committer committer = new Committer(0, List.of(output), null, checkpoints,
         metrics.counter("container-0", "commits"), true, exactlyOnce);
-    LoopSettings settings = new LoopSettings(commitNanos, 0, 1, maxMessages, Long.MAX_VALUE, Long.MAX_VALUE, 0,
+    LoopSettings settings = new LoopSettings(commitNanos, windowNanos, 1, maxMessages, Long.MAX_VALUE, Long.MAX_VALUE, 0,
         new AsyncSettings(concurrency, Ordering.PARTITION, 60_000 * MS, poolTask ? 1 : 0,
             false));
     RunLoop loop = new RunLoop(new ContainerParts(0, settings, clock, metrics,
@@ -1188,6 +1233,79 @@ class ReassignmentTest {
     cycles(loop, 10);
     assertThat(task(SLOW, 0).offsets).isEmpty();
     assertThat(consumer.calls).noneMatch(call -> call.endsWith("=p" + SLOW));
+  }
+
+  @Test
+  void aTaskBeingRevokedGetsNoWindowWhileItsCommitWaitsAndTheOthersDo() throws Exception {
+    GatedProducer gated = new GatedProducer();
+    output = gated;
+    commitNanos = 60_000 * MS; // only the revoke's commit
+    windowNanos = 10 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
+    loop.start();
+    cycles(loop, 5);
+    WindowedTask zero = (WindowedTask) built.get(0).get(0);
+    WindowedTask one = (WindowedTask) built.get(1).get(0);
+    coordinator.script.add(l -> l.revoked(Set.of(1)));
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty()); // its commit waits at the gate
+    int zeroWindows = zero.windows.get();
+    int oneWindows = one.windows.get();
+
+    for (int i = 0; i < 5; i++) {
+      clock.now += windowNanos;
+      cycles(loop, 1);
+    }
+    assertThat(zero.windows.get()).as("the task that stays").isEqualTo(zeroWindows + 5);
+    assertThat(one.windows.get()).as("the task leaving: nothing sent after its offsets")
+        .isEqualTo(oneWindows);
+
+    gated.gate.countDown();
+    nextMembershipPoll(loop);
+    assertThat(one.closed).isTrue();
+  }
+
+  @Test
+  void aRestoreThatFailsBesideRunningTasksFailsTheContainer() throws Exception {
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0)));
+    loop.start();
+    cycles(loop, 5);
+    coordinator.script.add(l -> l.assigned(Set.of(0, FAILS_TO_RESTORE)));
+
+    assertThatThrownBy(() -> cyclesUntil(loop, () -> false))
+        .hasMessageContaining("the changelog of task 11 cannot be read");
+    assertThat(abandoned).as("what its preparation opened, given up").contains(FAILS_TO_RESTORE);
+  }
+
+  @Test
+  void aStopAskedForDuringARevokeEndsTheRevokeFirst() throws Exception {
+    GatedProducer gated = new GatedProducer();
+    output = gated;
+    commitNanos = 60_000 * MS;
+    RunLoop loop = container(false, 1, 0);
+    coordinator.script.add(l -> l.assigned(Set.of(0, 1)));
+    loop.start();
+    cycles(loop, 5);
+    AtomicBoolean revokeReturned = new AtomicBoolean();
+    coordinator.script.add(l -> {
+      l.revoked(Set.of(1));
+      revokeReturned.set(true);
+    });
+    cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
+
+    loop.requestStop();
+    cycles(loop, 5); // not -1: the revoke's commit waits, and the membership for it
+    gated.gate.countDown();
+    int cycle;
+    long deadline = System.nanoTime() + 10_000 * MS;
+    while ((cycle = loop.cycle()) >= 0) {
+      assertThat(System.nanoTime() - deadline).as("the loop stops").isNegative();
+    }
+    assertThat(task(1, 0).closed).as("revoked: committed and closed").isTrue();
+    io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
+        "the membership's revoke call returned", revokeReturned::get);
+    assertThat(checkpoints.latest).containsKey(new StreamPartition("scripted", "in", 1));
   }
 
   @Test

@@ -309,8 +309,9 @@ public final class GroupCheckpointStore implements CheckpointStore {
 
     @Override
     public void holdSends() {
-      // The consumer is the loop's (one thread only): its generation is read here, where the
-      // offsets are taken, for the write on the commit's thread.
+      // The generation is read here, where the offsets are taken and the container holds its
+      // ownership permit (no membership poll can change it), for the write on the commit's
+      // thread.
       heldGroup = groupMetadata.apply(containerId);
       transaction.holdSends();
     }

@@ -53,7 +53,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
    * it).
    */
   private volatile org.apache.kafka.clients.consumer.ConsumerGroupMetadata group;
-  // The last rebalance, for the job's status (loop thread).
+  // The last rebalance, for the job's status (the membership's thread).
   private long rebalanceStartMs = -1;
   /** When the last assignment began (epoch ms), or -1: what a later start counts from. */
   private volatile long assignStartMs = -1;
@@ -69,10 +69,10 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
   /**
    * The copies of the assignment being completed, told to the listener only after its tasks
    * ({@link #onPartitionsAssigned}), or null: a copy of a task this container takes now is then
-   * handed over open instead of closed first (loop thread).
+   * handed over open instead of closed first (the membership's thread).
    */
   private Set<Integer> copiesToTell;
-  /** Its warm-up copies that have not asked for their rebalance yet (loop thread). */
+  /** Its warm-up copies that have not asked for their rebalance yet (the membership's thread). */
   private Set<Integer> warmups = Set.of();
   private long warmupsSince;
   private long nextWarmupCheck;
@@ -172,8 +172,8 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
    * assignment time runs until the last of them.
    */
   @Override
-  public void tasksStarted(Set<Integer> tasks) {
-    ProcessStatus.Container s = status;
+  public synchronized void tasksStarted(Set<Integer> tasks) {
+    ProcessStatus.Container s = status; // (synchronized: the membership's thread writes it too)
     if (assignStartMs < 0 || tasks.stream().noneMatch(s.added()::contains)) {
       return; // from an earlier rebalance than the one the status shows
     }
@@ -181,7 +181,7 @@ final class KafkaMembership implements ContainerMembership, ConsumerRebalanceLis
     coordinator.statusChanged();
   }
 
-  private void rebalanced(long assignStartMs, long assignMs, Set<Integer> added) {
+  private synchronized void rebalanced(long assignStartMs, long assignMs, Set<Integer> added) {
     this.assignStartMs = assignStartMs;
     followUp = !revokedThisRound.isEmpty(); // a cooperative revoke is followed by a second round
     revokedThisRound.clear();
