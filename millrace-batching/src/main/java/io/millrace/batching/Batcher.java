@@ -92,6 +92,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * @param <Q> the type of a request
  * @param <R> the type of a request's result
+ *
+ * <p><b>Size.</b> Past 500 lines, most of it documentation and the concurrency argument of each
+ * method: the open batch, linger, in-flight bound and completion are one lock's state.
  */
 public final class Batcher<Q, R> implements AutoCloseable {
   /** Default {@link Builder#maxSize}. */

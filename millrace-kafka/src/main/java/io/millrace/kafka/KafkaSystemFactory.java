@@ -1,5 +1,6 @@
 package io.millrace.kafka;
 
+import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.checkpoint.CheckpointStoreFactory;
 import io.millrace.spi.system.SystemAdmin;

@@ -1,5 +1,6 @@
 package io.millrace.kafka;
 
+import io.millrace.kafka.settings.KafkaSettings;
 import static io.millrace.kafka.KafkaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,6 @@
 package io.millrace.kafka;
 
+import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;

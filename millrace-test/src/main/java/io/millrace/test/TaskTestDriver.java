@@ -61,6 +61,9 @@ import java.util.Set;
  * in flight: {@code task.max.concurrency} and {@code task.ordering} are the run loop's.
  *
  * <p>Not thread-safe: one test thread drives it.
+ *
+ * <p><b>Size.</b> Past 500 lines: it is the test driver's whole public surface, each method
+ * documented for users.
  */
 public final class TaskTestDriver implements AutoCloseable {
   private static final long NANOS_PER_MS = 1_000_000;

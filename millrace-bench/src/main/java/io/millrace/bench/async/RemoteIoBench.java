@@ -1,9 +1,9 @@
 package io.millrace.bench.async;
 
 import io.millrace.api.config.JobConfig;
-import io.millrace.bench.Args;
-import io.millrace.bench.Stats;
-import io.millrace.bench.TempDirs;
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.Stats;
+import io.millrace.bench.support.TempDirs;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;

@@ -1,9 +1,9 @@
 package io.millrace.bench.e2e;
 
-import io.millrace.bench.Args;
-import io.millrace.bench.BenchJobs;
-import io.millrace.bench.Stats;
-import io.millrace.bench.TempDirs;
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.BenchJobs;
+import io.millrace.bench.support.Stats;
+import io.millrace.bench.support.TempDirs;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Files;
 import java.nio.file.Path;

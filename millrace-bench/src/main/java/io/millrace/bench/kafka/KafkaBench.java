@@ -1,8 +1,8 @@
 package io.millrace.bench.kafka;
 
-import io.millrace.bench.Args;
-import io.millrace.bench.BenchJobs;
-import io.millrace.bench.Stats;
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.BenchJobs;
+import io.millrace.bench.support.Stats;
 import io.millrace.kafka.dev.DevBroker;
 import java.io.BufferedReader;
 import java.io.File;

@@ -5,9 +5,9 @@ import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.api.config.JobConfig;
-import io.millrace.bench.Args;
-import io.millrace.bench.BenchJobs;
-import io.millrace.bench.TempDirs;
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.BenchJobs;
+import io.millrace.bench.support.TempDirs;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.loop.Clock;
@@ -52,7 +52,7 @@ public final class KafkaMemoryBench {
     String bootstrap = args.get("bootstrap", null);
     DevBroker broker = null;
     if (bootstrap == null) {
-      broker = io.millrace.bench.BenchJobs.startBroker();
+      broker = io.millrace.bench.support.BenchJobs.startBroker();
       bootstrap = broker.bootstrapServers();
     }
     Path state = Files.createTempDirectory("millrace-kafka-memory");

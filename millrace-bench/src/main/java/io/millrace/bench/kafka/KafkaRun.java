@@ -1,8 +1,8 @@
 package io.millrace.bench.kafka;
 
 import io.millrace.api.config.JobConfig;
-import io.millrace.bench.Args;
-import io.millrace.bench.TempDirs;
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.TempDirs;
 import io.millrace.bench.e2e.CountingTask;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;

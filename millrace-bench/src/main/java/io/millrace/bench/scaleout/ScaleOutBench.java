@@ -1,8 +1,8 @@
 package io.millrace.bench.scaleout;
 
-import io.millrace.bench.Args;
-import io.millrace.bench.Stats;
-import io.millrace.bench.TempDirs;
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.Stats;
+import io.millrace.bench.support.TempDirs;
 import io.millrace.kafka.dev.DevBroker;
 import java.io.File;
 import java.nio.file.Files;
@@ -60,6 +60,9 @@ import java.util.stream.Collectors;
  *       two cores this is the cost of coordination, not scaling; Kafka Streams' own ratio, run
  *       the same way, says what the machine takes from any system.
  * </ul>
+ *
+ * <p><b>Size.</b> Past 500 lines: one method per scenario, each with its own measurement
+ * window; the fleets, the feeder and the watches are classes of their own.
  */
 public final class ScaleOutBench {
   final String bootstrap;

@@ -1,9 +1,9 @@
 package io.millrace.bench.store;
 
 import io.millrace.api.config.JobConfig;
-import io.millrace.bench.Args;
-import io.millrace.bench.Stats;
-import io.millrace.bench.TempDirs;
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.Stats;
+import io.millrace.bench.support.TempDirs;
 import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
@@ -42,7 +42,7 @@ public final class RestoreBench {
         : args.get("threads", "").split(",");
     DevBroker broker = null;
     if (bootstrap == null) {
-      broker = io.millrace.bench.BenchJobs.startBroker();
+      broker = io.millrace.bench.support.BenchJobs.startBroker();
       bootstrap = broker.bootstrapServers();
     }
     Path state = Files.createTempDirectory("millrace-restore-bench");
@@ -90,7 +90,7 @@ public final class RestoreBench {
     } finally {
       TempDirs.deleteRecursively(state);
       if (broker != null) {
-        io.millrace.bench.BenchJobs.stopBroker(broker);
+        io.millrace.bench.support.BenchJobs.stopBroker(broker);
       }
     }
   }

@@ -1,8 +1,8 @@
 package io.millrace.bench.store;
 
-import io.millrace.bench.Args;
-import io.millrace.bench.Stats;
-import io.millrace.bench.TempDirs;
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.Stats;
+import io.millrace.bench.support.TempDirs;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -32,6 +32,11 @@ import java.util.function.Predicate;
  * called inline, with no callback object, no lock and no volatile write per message; the last
  * offset is written once per delivery. {@code deliver} stays a small method of its own so the JIT
  * inlines it into the chooser's round (-XX:+PrintInlining on {@code bench loop-path}).
+ *
+ * <p><b>Size.</b> Past 500 lines because the inline path, the dispatcher's callbacks and the
+ * partition table they share stay in one class: the chooser's round and {@code deliver} must stay
+ * one compiled unit (a round shared by a second caller cost the loop path 9% at batch 1,
+ * docs/benchmarks-history.md, "Commits in the background").
  */
 final class Delivery implements ConsumerMultiplexer.Listener {
   /** Bounds the time between timer checks: ~0.1 ms of trivial work, far less than any timer. */

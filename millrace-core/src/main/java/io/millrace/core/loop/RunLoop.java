@@ -62,8 +62,8 @@ public final class RunLoop {
   private boolean firstPolled;
   /** The membership said its tasks never change again: the loop ends when its inputs do. */
   private boolean membershipSettled;
-  /** A commit holds the membership's ownership permit (see MembershipRunner). */
-  private boolean ownershipHeld;
+  /** When the container commits, and with what proof of ownership. */
+  private final CommitSchedule commits;
   /**
    * What other threads post to the loop: the ends of commit steps, the membership's calls, a
    * restore's progress and end, a failed poll.
@@ -72,17 +72,6 @@ public final class RunLoop {
   /** The container's place in its job; joined at {@link #start}. */
   private ContainerMembership membership;
   private volatile boolean stopRequested;
-  /** When the loop next looks at its commits (Long.MAX_VALUE while one is in the background). */
-  private long nextCommitNanos = Long.MAX_VALUE;
-  /** When the next periodic commit is due. */
-  private long periodicCommitNanos = Long.MAX_VALUE;
-  /**
-   * How often the loop looks again, while a membership poll or a rebalance is under way, whether
-   * it may begin or finish a commit.
-   */
-  private static final long COMMIT_POLL_NANOS = 1_000_000L;
-  /** A commit's step in the background ended while the container could not commit. */
-  private boolean finishDeferred;
   private long nextWindowNanos = Long.MAX_VALUE;
   private long nextTimeoutCheckNanos = Long.MAX_VALUE;
   /** The soonest of the three above. */
@@ -121,13 +110,14 @@ public final class RunLoop {
     if (stores != null) {
       committer.beforeHandOver(delivery::quiesceStoreUsers);
     }
-    committer.connect(events, this::commitStepEnded);
     metrics.gauge(metricsGroup, "tasks",
         () -> delivery.published().length == 0 ? 0 : delivery.tasks().size());
     metrics.gauge(metricsGroup, "partitions", () -> delivery.published().length);
     this.taskManager = new TaskManager(containerId, delivery, committer, parts.taskSource(),
         producers, stores, events, metrics, metricsGroup);
     this.bridge = new MembershipBridge(events, taskManager, parts.taskSource());
+    this.commits = new CommitSchedule(committer, taskManager, settings.commitNanos());
+    committer.connect(events, () -> commits.stepEnded(cycleNanos));
   }
 
   /** Asks the loop to commit and stop; returns at once. Any thread. */
@@ -250,10 +240,7 @@ public final class RunLoop {
       consumer.start();
     }
     long now = clock.nanoTime();
-    if (settings.commitNanos() > 0) {
-      nextCommitNanos = now + settings.commitNanos();
-      periodicCommitNanos = nextCommitNanos;
-    }
+    commits.start(now, membership, runner);
     if (settings.windowNanos() > 0) {
       nextWindowNanos = now + settings.windowNanos();
     }
@@ -264,31 +251,19 @@ public final class RunLoop {
   }
 
   /**
-   * Runs the commit protocol now.
+   * Runs a whole commit now.
    *
    * @return false if the commit was fenced: another member owns the tasks, which are lost now
    */
   boolean commit() {
-    try {
-      committer.commit();
-      return true;
-    } catch (CommitFencedException e) {
-      fenced(e);
-      return false;
-    } finally {
-      finishDeferred = false; // a whole commit settled the one in the background first
-      rescheduleCommit();
-    }
+    boolean committed = commits.commit(cycleNanos);
+    retime();
+    return committed;
   }
 
-  /** A commit was refused: every task of the container is lost. */
+  /** A commit or a send was refused: every task of the container is lost. */
   private void fenced(CommitFencedException e) {
-    // What follows is the membership's to decide (lostAll): a group rejoins, a local one stops.
-    try {
-      taskManager.fenced(e);
-    } finally {
-      releaseOwnership(); // the commit that held it was dropped with the tasks
-    }
+    commits.fenced(e);
   }
 
   /**
@@ -304,10 +279,7 @@ public final class RunLoop {
         ? new IllegalStateException("container " + containerId + " is stopping")
         : new IllegalStateException("container " + containerId + " failed: " + why, why));
     runner.stopping();
-    if (ownershipHeld) {
-      ownershipHeld = false;
-      runner.release(); // a thread waiting for it sees the stop and ends without polling
-    }
+    commits.membershipStopping();
     runner.stop();
     runner = null;
   }
@@ -320,106 +292,6 @@ public final class RunLoop {
   /** Whether tasks are being revoked now. Loop thread. */
   boolean revoking() {
     return taskManager.revoking();
-  }
-
-  /**
-   * Takes the membership's ownership permit for a commit that may write now: none while a poll
-   * may change the member's place in its group, nor during a rebalance (the proof a commit
-   * carries may be outdated before it ends). A revocation under way needs none: the membership
-   * waits in its call for it. True once the membership stopped (the final commit).
-   */
-  private boolean holdOwnership() {
-    if (ownershipHeld || runner == null || taskManager.revoking()) {
-      return true;
-    }
-    if (!runner.tryHold()) {
-      return false; // a poll is in progress: looked at again soon
-    }
-    boolean may = false;
-    try {
-      may = membership.mayCommit();
-    } finally {
-      if (!may) {
-        runner.release();
-      }
-    }
-    if (!may) {
-      return false;
-    }
-    ownershipHeld = true;
-    return true;
-  }
-
-  /**
-   * Gives the permit back once no commit's offsets wait for their write (a write off the loop
-   * keeps it until it ends).
-   */
-  private void releaseOwnership() {
-    if (ownershipHeld && !committer.offsetsTaken()) {
-      ownershipHeld = false;
-      if (runner != null) {
-        runner.release();
-      }
-    }
-  }
-
-  /**
-   * The periodic commit: begins one (in the background where the committer can), not while a
-   * rebalance is under way (again once it is over), nor while one is in the background (its end
-   * is an event: {@link #commitStepEnded}).
-   */
-  private void periodicCommit(long now) {
-    if (!holdOwnership()) {
-      // A poll or a rebalance is under way: looked at again soon, without spinning.
-      nextCommitNanos = now + COMMIT_POLL_NANOS;
-      return;
-    }
-    try {
-      if (finishDeferred) {
-        finishDeferred = false;
-        if (committer.inProgress() && committer.stepEnded()) {
-          committer.finish(); // (else its step's end is an event still to come)
-        }
-      } else if (!committer.inProgress() && now >= periodicCommitNanos) {
-        committer.begin();
-        periodicCommitNanos = now + settings.commitNanos();
-      }
-    } catch (CommitFencedException e) {
-      fenced(e);
-    } finally {
-      releaseOwnership();
-    }
-    rescheduleCommit();
-  }
-
-  /**
-   * When the loop looks at its commits next: not while one is in the background (its step's end
-   * is an event), soon while a finished step waits for a rebalance to end, else at the next
-   * periodic commit. After anything that may have begun, finished or dropped a commit.
-   */
-  private void rescheduleCommit() {
-    nextCommitNanos = finishDeferred ? cycleNanos + COMMIT_POLL_NANOS
-        : committer.inProgress() ? Long.MAX_VALUE : periodicCommitNanos;
-    retime();
-  }
-
-  /**
-   * Event: the commit in the background ended a step (its waits, or its write off the loop):
-   * finished now, or once the container may commit again (a rebalance is under way).
-   */
-  private void commitStepEnded() {
-    if (holdOwnership()) {
-      try {
-        committer.finish();
-      } catch (CommitFencedException e) {
-        fenced(e);
-      } finally {
-        releaseOwnership();
-      }
-    } else {
-      finishDeferred = true;
-    }
-    rescheduleCommit();
   }
 
   /** Overdue callbacks are looked for this often: a tenth of the time-out, at least every 1 ms. */
@@ -454,12 +326,13 @@ public final class RunLoop {
     delivery.cycleNanos = now; // what completions applied below count time-outs from
     if (events.pending()) {
       events.runPending(); // other threads' news, between two deliveries
+      retime(); // (a commit's step may have ended, moving the commit timer)
     }
     if (taskManager.revoking()) {
       taskManager.advance(); // a revoke goes on over the cycles while the others are delivered
     }
-    if (ownershipHeld) {
-      releaseOwnership(); // (a commit settled by a loss or a whole commit holds it no more)
+    if (commits.check()) { // (a commit settled by a loss or a revoke: the permit, the timer)
+      retime();
     }
     if (delivery.tasks().isEmpty()) {
       if (membershipSettled && !taskManager.restoring() && !taskManager.revoking()) {
@@ -496,13 +369,9 @@ public final class RunLoop {
       processed.inc(delivered); // published once per cycle, not per message
       idleCycles = 0;
     }
-    if (delivery.commitAfterCycle && holdOwnership()) {
+    if (delivery.commitAfterCycle && commits.commitIfOwner(now)) {
       delivery.commitAfterCycle = false;
-      try {
-        commit();
-      } finally {
-        releaseOwnership();
-      }
+      retime();
     }
     if ((delivery.stopAfterCycle && !taskManager.revoking())
         || (!delivery.active() && membershipSettled && !taskManager.restoring())) {
@@ -560,8 +429,8 @@ public final class RunLoop {
       delivery.async.checkTimeouts(now);
       nextTimeoutCheckNanos = now + timeoutCheckInterval();
     }
-    if (now >= nextCommitNanos) {
-      periodicCommit(now);
+    if (now >= commits.nextDue()) {
+      commits.due(now);
     }
     if (now >= nextWindowNanos) {
       delivery.window();
@@ -575,13 +444,13 @@ public final class RunLoop {
 
   /** The soonest of the loop's own timers, after one of them moved. */
   private void retime() {
-    nextLoopTimerNanos = Math.min(Math.min(nextCommitNanos, nextWindowNanos),
+    nextLoopTimerNanos = Math.min(Math.min(commits.nextDue(), nextWindowNanos),
         nextTimeoutCheckNanos);
   }
 
   /** When the next commit, window or scheduled callback is due. */
   private long nextTimer() {
-    return Math.min(Math.min(nextCommitNanos, nextWindowNanos), delivery.nextCallbackDue());
+    return Math.min(Math.min(commits.nextDue(), nextWindowNanos), delivery.nextCallbackDue());
   }
 
   private void commitQuietly() {

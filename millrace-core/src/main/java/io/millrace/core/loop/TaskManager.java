@@ -62,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * so. A task revoked or lost meanwhile has its restore cancelled and its stores closed; a restore
  * that fails fails the container. A container with nothing else to run prepares and restores
  * inline: there is nothing to keep going.
+ *
+ * <p><b>Size.</b> Past 500 lines because each change of tasks keeps its steps together, with the
+ * measured reason at each (a revoke's state machine, a loss, an assignment inline or beside the
+ * others with its cancellation); the restore thread's bookkeeping is next to leave it (issue 31,
+ * the state updater).
  */
 final class TaskManager {
   private static final Logger LOG = LoggerFactory.getLogger(TaskManager.class);

@@ -52,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * syncs the engines on its own thread ({@link #awaitHandedOver}, {@link
  * #beforeCheckpoint}), on the {@link Snapshot} it began with, while the
  * loop goes on; the loop closes no instance until that commit is over.
+ *
+ * <p><b>Size.</b> Past 500 lines because it still holds two jobs, the stores' life (open,
+ * attach, restore, close) and their part in commits ({@link CommitParticipant}); the split into a
+ * registry and a commit participant is the state updater's step (issue 31).
  */
 public final class ContainerStores implements CommitParticipant, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerStores.class);

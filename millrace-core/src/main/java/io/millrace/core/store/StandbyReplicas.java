@@ -58,6 +58,10 @@ import org.slf4j.LoggerFactory;
  * waiting ({@link #paceWhile}), the thread takes at most {@code job.container.restore.beside.percent}
  * of the time, resting after each batch in proportion to the time it took to apply. A task's own
  * restore when it arrives (a failover) is not paced: its output stands still until it ends.
+ *
+ * <p><b>Size.</b> Past 500 lines: the hand-over protocol between the standby thread and the
+ * containers (want, claim, activate, deactivate) is one lock's state and stays in one place; it
+ * moves into the container's state updater with issue 31's next step.
  */
 public final class StandbyReplicas implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StandbyReplicas.class);

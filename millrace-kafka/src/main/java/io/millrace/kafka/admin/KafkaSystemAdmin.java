@@ -3,7 +3,7 @@ package io.millrace.kafka.admin;
 import io.millrace.spi.system.StreamMetadata;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemAdmin;
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;

@@ -5,7 +5,7 @@ import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.checkpoint.CheckpointWriter;
 import io.millrace.spi.system.SystemProducer;
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import io.millrace.api.StreamPartition;
 import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.checkpoint.CheckpointWriter;
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemProducer;
 import io.millrace.kafka.admin.KafkaSystemAdmin;

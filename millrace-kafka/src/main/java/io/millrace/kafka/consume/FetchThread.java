@@ -6,7 +6,7 @@ import io.millrace.api.Serde;
 import io.millrace.spi.system.StartPosition;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.batching.handoff.BatchedHandoff;
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -6,7 +6,7 @@ import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemConsumer;
 import io.millrace.spi.system.SystemContext;
 import io.millrace.batching.handoff.BatchedHandoff;
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.kafka.produce.JobTransactions;
 import java.util.ArrayList;
 import java.util.Arrays;

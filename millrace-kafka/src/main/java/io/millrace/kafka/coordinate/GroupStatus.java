@@ -1,7 +1,8 @@
 package io.millrace.kafka.coordinate;
 
+import io.millrace.kafka.settings.KafkaCoordinatorSettings;
 import io.millrace.spi.coordinator.CoordinatorContext;
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.kafka.checkpoint.GroupCheckpointStore;
 import java.io.PrintStream;
 import java.time.Instant;

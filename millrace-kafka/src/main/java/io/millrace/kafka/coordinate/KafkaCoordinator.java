@@ -1,11 +1,12 @@
 package io.millrace.kafka.coordinate;
 
+import io.millrace.kafka.settings.KafkaCoordinatorSettings;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.coordinator.ContainerMembership;
 import io.millrace.spi.coordinator.CoordinatorContext;
 import io.millrace.spi.coordinator.JobCoordinator;
 import io.millrace.spi.coordinator.MembershipListener;
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.kafka.checkpoint.GroupCheckpointStore;
 import io.millrace.kafka.checkpoint.KafkaCheckpointStore;
 import java.net.InetAddress;

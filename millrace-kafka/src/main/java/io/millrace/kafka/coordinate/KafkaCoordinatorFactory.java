@@ -1,11 +1,11 @@
 package io.millrace.kafka.coordinate;
 
+import io.millrace.kafka.settings.KafkaCoordinatorSettings;
 import io.millrace.api.config.ConfigException;
 import io.millrace.spi.coordinator.CoordinatorContext;
 import io.millrace.spi.coordinator.CoordinatorFactory;
 import io.millrace.spi.coordinator.JobCoordinator;
-import io.millrace.kafka.KafkaSettings;
-import io.millrace.kafka.KafkaSystemFactory;
+import io.millrace.kafka.settings.KafkaSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -161,6 +161,6 @@ public final class KafkaCoordinatorFactory implements CoordinatorFactory {
     if (factory == null) {
       return system.equals("kafka");
     }
-    return factory.equals("kafka") || factory.equals(KafkaSystemFactory.class.getName());
+    return factory.equals("kafka") || factory.equals(KafkaSettings.SYSTEM_FACTORY);
   }
 }

@@ -1,6 +1,6 @@
 package io.millrace.kafka.coordinate;
 
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.millrace.kafka.produce;
 
 import io.millrace.spi.system.SystemProducer;
-import io.millrace.kafka.KafkaSettings;
+import io.millrace.kafka.settings.KafkaSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package io.millrace.kafka.produce;
 
-import io.millrace.kafka.coordinate.KafkaCoordinatorSettings;
+import io.millrace.kafka.settings.KafkaCoordinatorSettings;
 import java.util.Map;
 
 /**

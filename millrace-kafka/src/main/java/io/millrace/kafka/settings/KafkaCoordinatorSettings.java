@@ -1,4 +1,4 @@
-package io.millrace.kafka.coordinate;
+package io.millrace.kafka.settings;
 
 import io.millrace.api.config.JobConfig;
 import java.util.Map;
@@ -25,17 +25,17 @@ import java.util.Set;
 public record KafkaCoordinatorSettings(String system, String groupId, String instanceId,
     long sessionTimeoutMs, long heartbeatIntervalMs, long rebalanceTimeoutMs, long joinTimeoutMs,
     long pollIntervalMs) {
-  static final String SYSTEM = "system";
-  static final String GROUP_ID = "group.id";
-  static final String SESSION_TIMEOUT_MS = "session.timeout.ms";
-  static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
-  static final String REBALANCE_TIMEOUT_MS = "rebalance.timeout.ms";
-  static final String JOIN_TIMEOUT_MS = "join.timeout.ms";
-  static final String POLL_INTERVAL_MS = "poll.interval.ms";
-  static final Set<String> KEYS = Set.of(SYSTEM, GROUP_ID, SESSION_TIMEOUT_MS,
+  public static final String SYSTEM = "system";
+  public static final String GROUP_ID = "group.id";
+  public static final String SESSION_TIMEOUT_MS = "session.timeout.ms";
+  public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
+  public static final String REBALANCE_TIMEOUT_MS = "rebalance.timeout.ms";
+  public static final String JOIN_TIMEOUT_MS = "join.timeout.ms";
+  public static final String POLL_INTERVAL_MS = "poll.interval.ms";
+  public static final Set<String> KEYS = Set.of(SYSTEM, GROUP_ID, SESSION_TIMEOUT_MS,
       HEARTBEAT_INTERVAL_MS, REBALANCE_TIMEOUT_MS, JOIN_TIMEOUT_MS, POLL_INTERVAL_MS);
-  static final long DEFAULT_SESSION_TIMEOUT_MS = 10_000;
-  static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 500;
+  public static final long DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+  public static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 500;
   /**
    * The commit interval of a job coordinated by Kafka when it does not set {@code task.commit.ms}:
    * each commit ends a transaction, which makes the container's outputs visible to readers of
@@ -44,7 +44,7 @@ public record KafkaCoordinatorSettings(String system, String groupId, String ins
   public static final long DEFAULT_COMMIT_MS = 5_000;
 
   /** Parses the keys; {@code system} is the inputs' Kafka system when the job does not say. */
-  static KafkaCoordinatorSettings parse(String jobName, Map<String, String> jobConfig,
+  public static KafkaCoordinatorSettings parse(String jobName, Map<String, String> jobConfig,
       Map<String, String> own, String inputSystem) {
     JobConfig c = new JobConfig(prefix(own), "the job's configuration");
     String p = "job.coordinator.";

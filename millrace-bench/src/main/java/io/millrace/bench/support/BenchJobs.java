@@ -1,4 +1,4 @@
-package io.millrace.bench;
+package io.millrace.bench.support;
 
 import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlanner;

@@ -1,4 +1,4 @@
-package io.millrace.bench;
+package io.millrace.bench.support;
 
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.millrace.kafka;
+package io.millrace.kafka.settings;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
@@ -27,6 +27,12 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * so a typo stops the job at start with a suggestion instead of being ignored with a warning.
  */
 public final class KafkaSettings {
+  /**
+   * The Kafka system's factory class, as a job may name it ({@code systems.<name>.factory}); by
+   * name, so that the coordinator's package need not see the factory's (a test checks it).
+   */
+  public static final String SYSTEM_FACTORY = "io.millrace.kafka.KafkaSystemFactory";
+
   public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
   public static final String AUTO_CREATE = "auto.create";
   public static final String AUTO_CREATE_REPLICATION = "auto.create.replication.factor";
@@ -37,7 +43,7 @@ public final class KafkaSettings {
   public static final String HANDOFF_QUEUE_BATCHES = "handoff.queue.batches";
   public static final String POLL_TIMEOUT_MS = "poll.timeout.ms";
 
-  static final Set<String> OWN_KEYS = Set.of(BOOTSTRAP_SERVERS, AUTO_CREATE,
+  public static final Set<String> OWN_KEYS = Set.of(BOOTSTRAP_SERVERS, AUTO_CREATE,
       AUTO_CREATE_REPLICATION, CHECKPOINT_TOPIC, CHECKPOINT_REPLICATION, STARTUP_TIMEOUT_MS,
       HANDOFF_BATCH_SIZE, HANDOFF_QUEUE_BATCHES, POLL_TIMEOUT_MS);
 

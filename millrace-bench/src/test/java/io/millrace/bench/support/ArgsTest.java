@@ -1,4 +1,4 @@
-package io.millrace.bench;
+package io.millrace.bench.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
