@@ -146,7 +146,7 @@ class ContainerTransactionTest {
       }
       assertThat(transaction.send(record(out, "after the failure"), NONE))
           .as("dropped: it follows what the failed commit aborted").isNull();
-      transaction.dropHeld(); // the loop learnt of the failure
+      transaction.dropHeldSends(); // the loop learnt of the failure
     }
     assertThat(committed(out)).isEmpty();
   }

@@ -81,6 +81,14 @@ public interface SystemProducer {
   }
 
   /**
+   * The container's transaction this producer sends in, or null (its sends are durable at {@link
+   * #flush}, whatever a checkpoint does). Default: null.
+   */
+  default Transaction transaction() {
+    return null;
+  }
+
+  /**
    * Drops, where the system can, what was sent since the last commit: a transactional producer
    * aborts its transaction, so no reader that reads committed data ever sees it. The container
    * calls it when it loses every task it had without committing them (it was fenced). Loop

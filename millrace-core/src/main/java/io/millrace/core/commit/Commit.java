@@ -1,6 +1,7 @@
 package io.millrace.core.commit;
 
 import io.millrace.spi.checkpoint.CheckpointWriter;
+import io.millrace.spi.system.Transaction;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -19,6 +20,8 @@ final class Commit {
   final long number;
   final CommitPath path;
   final CheckpointWriter writer;
+  /** The writer's transaction if every producer sends in it (see Committer#layout), or null. */
+  final Transaction transaction;
   /** The layout's offsets array: each input's last offset, then each changelog's. */
   final long[] offsets;
   final int inputCount;
@@ -52,11 +55,13 @@ final class Commit {
   long written;
   long marked;
 
-  Commit(long number, CommitPath path, CheckpointWriter writer, long[] offsets, int inputCount,
-      CommitParticipant.Round stores, long handed, long began, long handedOver) {
+  Commit(long number, CommitPath path, CheckpointWriter writer, Transaction transaction,
+      long[] offsets, int inputCount, CommitParticipant.Round stores, long handed, long began,
+      long handedOver) {
     this.number = number;
     this.path = path;
     this.writer = writer;
+    this.transaction = transaction;
     this.offsets = offsets;
     this.inputCount = inputCount;
     this.stores = stores;

@@ -5,6 +5,7 @@ import io.millrace.api.metrics.Counter;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.checkpoint.CheckpointWriter;
 import io.millrace.spi.system.SystemProducer;
+import io.millrace.spi.system.Transaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -77,6 +78,11 @@ public final class Committer implements AutoCloseable {
   private final boolean exactlyOnce;
   private CheckpointedInput[] inputs = new CheckpointedInput[0];
   private CheckpointWriter writer;
+  /**
+   * The transaction the writer's write commits, if every producer of the container sends in it
+   * (the write then commits exactly what the offsets cover), else null.
+   */
+  private Transaction holdingEverySend;
   private long[] offsets = new long[0];
   /** The commit on its way in the background, or null. */
   private Commit pending;
@@ -173,7 +179,27 @@ public final class Committer implements AutoCloseable {
     }
     this.inputs = inputs.clone();
     this.writer = checkpoints.writer(containerId, ids, producers);
+    this.holdingEverySend = holdingEverySend(writer, producers);
     this.offsets = new long[ids.size()];
+  }
+
+  /**
+   * The writer's transaction if every one of the producers sends in it, else null: an output on
+   * another cluster (allowed under at-least-once) is not in it, and its sends are durable only at
+   * their producer's flush.
+   */
+  private static Transaction holdingEverySend(CheckpointWriter writer,
+      List<SystemProducer> producers) {
+    Transaction t = writer.transaction();
+    if (t == null) {
+      return null;
+    }
+    for (SystemProducer producer : producers) {
+      if (producer.transaction() != t) {
+        return null;
+      }
+    }
+    return t;
   }
 
   // ---- the paths ----
@@ -227,10 +253,10 @@ public final class Committer implements AutoCloseable {
   /** The path a periodic commit beginning now takes. */
   private CommitPath pathFor(CommitParticipant.Round round) {
     if (!background || (round != null && !round.offLoop())
-        || (exactlyOnce && !writer.commitsWhatWasSent())) {
+        || (exactlyOnce && holdingEverySend == null)) {
       return CommitPath.ON_LOOP;
     }
-    return writer.writesBesideSends() && (stores == null || stores.flusherThreaded())
+    return holdingEverySend != null && (stores == null || stores.flusherThreaded())
         ? CommitPath.WRITE_OFF_LOOP : CommitPath.WAITS_OFF_LOOP;
   }
 
@@ -258,8 +284,8 @@ public final class Committer implements AutoCloseable {
     long began = System.nanoTime();
     long handed = handOverStores();
     takeOffsets(offsets);
-    return new Commit(begunCount, path, writer, offsets, inputs.length, round, handed, began,
-        System.nanoTime());
+    return new Commit(begunCount, path, writer, holdingEverySend, offsets, inputs.length, round,
+        handed, began, System.nanoTime());
   }
 
   /**
@@ -348,7 +374,7 @@ public final class Committer implements AutoCloseable {
         writeOffLoop(c);
         return; // it ends at its write's end
       }
-      if (c.writer.commitsWhatWasSent()) {
+      if (c.transaction != null) {
         // A transaction: it must hold exactly what its offsets cover. So the offsets are taken
         // now, and the stores' entries dirtied since the commit began go into it too.
         if (stores != null) {
@@ -383,7 +409,7 @@ public final class Committer implements AutoCloseable {
   private void writeOffLoop(Commit c) {
     long handed = handOverStores();
     takeOffsets(c.offsets);
-    c.writer.holdSends();
+    c.transaction.holdSends();
     if (stores != null) {
       stores.parkFlusher();
     }
@@ -392,7 +418,7 @@ public final class Committer implements AutoCloseable {
     try {
       c.writing = CompletableFuture.runAsync(() -> writeHeld(c, handed), thread());
     } catch (RuntimeException e) { // the commit thread is gone (closed): undo the barrier
-      c.writer.dropHeldSends();
+      c.transaction.dropHeldSends();
       if (stores != null) {
         stores.unparkFlusher();
       }
@@ -415,7 +441,7 @@ public final class Committer implements AutoCloseable {
       }
       c.writer.write(c.offsets);
     } catch (RuntimeException | Error e) {
-      c.writer.dropHeldSends(); // before the write, or a failed one: they follow no commit
+      c.transaction.dropHeldSends(); // before the write, or a failed one: they follow no commit
       throw e;
     } finally {
       if (stores != null) {
@@ -440,7 +466,7 @@ public final class Committer implements AutoCloseable {
     try {
       outcome(c.writing);
     } catch (RuntimeException e) {
-      c.writer.dropHeldSends(); // (what the loop sent since the failure: dropped, not sent)
+      c.transaction.dropHeldSends(); // (what the loop sent since the failure: dropped, not sent)
       if (stores != null) {
         try {
           stores.awaitFlusher();
@@ -450,7 +476,7 @@ public final class Committer implements AutoCloseable {
       }
       throw e;
     }
-    c.writer.sendHeld(); // what the loop sent during the write, now into the next transaction
+    c.transaction.sendHeld(); // what the loop sent during the write, now into the next one
     committed(c);
     c.logWrittenOffLoop(LOG, containerId, System.nanoTime());
   }
@@ -514,7 +540,7 @@ public final class Committer implements AutoCloseable {
    * that holds everything sent): a commit finished then covers every offset processed so far.
    */
   public boolean takesOffsetsAtWrite() {
-    return writer != null && writer.commitsWhatWasSent();
+    return holdingEverySend != null;
   }
 
   /**

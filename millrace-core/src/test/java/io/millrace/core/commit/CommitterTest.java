@@ -83,6 +83,7 @@ class CommitterTest {
   @Test
   void aTransactionHoldingEverySendTakesItsOffsetsAgainWithWhatTheStoresDirtiedMeanwhile() {
     checkpoints.transactional = true;
+    stores.threaded = false; // the flusher on the loop: the transaction commits there too
     Committer committer = committer(true, false);
     input.offset = 7;
     committer.begin();
@@ -101,7 +102,6 @@ class CommitterTest {
   @Test
   void aTransactionWrittenOffTheLoopHoldsTheLoopsSendsUntilItsEndsEvent() {
     checkpoints.transactional = true;
-    checkpoints.besideSends = true;
     Committer committer = committer(true, false);
     input.offset = 7;
     committer.begin();
@@ -132,6 +132,52 @@ class CommitterTest {
   }
 
   @Test
+  void anOutputOutsideTheWritersTransactionKeepsItsOffsetsTakenAtTheBeginning() {
+    checkpoints.transactional = true;
+    Producer elsewhere = new Producer() {
+      @Override
+      public io.millrace.spi.system.Transaction transaction() {
+        return null; // a file, another cluster: durable at its own flush only
+      }
+    };
+    Committer committer = new Committer(0, List.of(producer, elsewhere), stores, checkpoints,
+        commits, true, false);
+    committer.runBackgroundOn(commitThread);
+    committer.connect(loopEvents, () -> stepsEnded++);
+    committer.layout(new CheckpointedInput[] {input});
+    input.offset = 7;
+    committer.begin();
+    commitThread.runNext();
+    input.offset = 9;
+    loopEvents.runNext();
+
+    committer.finish();
+
+    assertThat(committer.path()).isEqualTo(CommitPath.WAITS_OFF_LOOP);
+    assertThat(committer.takesOffsetsAtWrite()).isFalse();
+    assertThat(steps).contains("write [7, 40]").doesNotContain("hold sends");
+  }
+
+  @Test
+  void underExactlyOnceAnOutputOutsideTheTransactionMakesEveryCommitWhole() {
+    checkpoints.transactional = true;
+    Producer elsewhere = new Producer() {
+      @Override
+      public io.millrace.spi.system.Transaction transaction() {
+        return null;
+      }
+    };
+    Committer committer = new Committer(0, List.of(producer, elsewhere), stores, checkpoints,
+        commits, true, true);
+    committer.runBackgroundOn(commitThread);
+    committer.layout(new CheckpointedInput[] {input});
+
+    committer.begin();
+
+    assertThat(committer.path()).isEqualTo(CommitPath.ON_LOOP);
+  }
+
+  @Test
   void aFailedWaitFailsTheCommitAtItsFinishAndWritesNothing() {
     Committer committer = committer(true, false);
     producer.failNextFlush = true;
@@ -150,7 +196,6 @@ class CommitterTest {
   @Test
   void aFailedWriteOffTheLoopDropsTheHeldSendsAndIsThrownAtItsFinish() {
     checkpoints.transactional = true;
-    checkpoints.besideSends = true;
     checkpoints.failNextWrite = true;
     Committer committer = committer(true, false);
     committer.begin();
@@ -282,7 +327,7 @@ class CommitterTest {
     }
   }
 
-  private final class Producer implements SystemProducer {
+  private class Producer implements SystemProducer {
     boolean failNextFlush;
 
     @Override
@@ -309,11 +354,17 @@ class CommitterTest {
     }
 
     @Override
+    public io.millrace.spi.system.Transaction transaction() {
+      return checkpoints.transactional ? checkpoints.tx : null;
+    }
+
+    @Override
     public void stop() {}
   }
 
   private final class Stores implements CommitParticipant {
     boolean offLoop = true;
+    boolean threaded = true;
 
     @Override
     public List<StreamPartition> checkpointed() {
@@ -354,7 +405,7 @@ class CommitterTest {
 
     @Override
     public boolean flusherThreaded() {
-      return true;
+      return threaded;
     }
 
     @Override
@@ -379,9 +430,25 @@ class CommitterTest {
   }
 
   private final class Checkpoints implements CheckpointStore {
+    /** Whether a write commits a transaction the producer sends in ({@link #tx}). */
     boolean transactional;
-    boolean besideSends;
     boolean failNextWrite;
+    final io.millrace.spi.system.Transaction tx = new io.millrace.spi.system.Transaction() {
+      @Override
+      public void holdSends() {
+        steps.add("hold sends");
+      }
+
+      @Override
+      public void sendHeld() {
+        steps.add("send held");
+      }
+
+      @Override
+      public void dropHeldSends() {
+        steps.add("drop held");
+      }
+    };
     final List<long[]> written = new ArrayList<>();
 
     @Override
@@ -403,28 +470,8 @@ class CommitterTest {
         }
 
         @Override
-        public boolean commitsWhatWasSent() {
-          return transactional;
-        }
-
-        @Override
-        public boolean writesBesideSends() {
-          return besideSends;
-        }
-
-        @Override
-        public void holdSends() {
-          steps.add("hold sends");
-        }
-
-        @Override
-        public void sendHeld() {
-          steps.add("send held");
-        }
-
-        @Override
-        public void dropHeldSends() {
-          steps.add("drop held");
+        public io.millrace.spi.system.Transaction transaction() {
+          return transactional ? tx : null;
         }
       };
     }

@@ -127,8 +127,6 @@ class ReassignmentTest {
         new TreeMap<>((a, b) -> a.toString().compareTo(b.toString())));
     /** Counted after {@link #latest} is written (on the commit thread, for a write beside). */
     volatile int writes;
-    /** Whether a write may run beside the loop, its sends held ({@code writesBesideSends}). */
-    boolean besideSends;
     /** Holds each write until opened (a transaction's commit that takes a while). */
     java.util.concurrent.CountDownLatch writeGate = new java.util.concurrent.CountDownLatch(0);
     /** Whether the next write fails (its transaction aborted). */
@@ -145,8 +143,25 @@ class ReassignmentTest {
       return Map.copyOf(latest);
     }
 
-    /** Whether a write commits what was sent with it, as a Kafka transaction does. */
-    boolean transactional;
+    /**
+     * Whether a write commits a transaction that holds what the output sent, as a Kafka one does
+     * (the output then sends in {@link #tx}).
+     */
+    volatile boolean transactional;
+    /** The container's transaction, when the checkpoints are transactional. */
+    final io.millrace.spi.system.Transaction tx = new io.millrace.spi.system.Transaction() {
+      @Override
+      public void holdSends() {
+        holdThreads.add(Thread.currentThread().getName());
+        onHold.run();
+      }
+
+      @Override
+      public void sendHeld() {}
+
+      @Override
+      public void dropHeldSends() {}
+    };
 
     @Override
     public CheckpointWriter writer(int containerId, List<StreamPartition> partitions) {
@@ -174,19 +189,8 @@ class ReassignmentTest {
         }
 
         @Override
-        public boolean commitsWhatWasSent() {
-          return transactional;
-        }
-
-        @Override
-        public boolean writesBesideSends() {
-          return besideSends;
-        }
-
-        @Override
-        public void holdSends() {
-          holdThreads.add(Thread.currentThread().getName());
-          onHold.run();
+        public io.millrace.spi.system.Transaction transaction() {
+          return transactional ? tx : null;
         }
       };
     }
@@ -274,8 +278,8 @@ class ReassignmentTest {
     }
   }
 
-  /** Records what reaches the output. */
-  private static class RecordingProducer implements SystemProducer {
+  /** Records what reaches the output; sends in the checkpoints' transaction if they have one. */
+  private class RecordingProducer implements SystemProducer {
     final List<Object> sent = new CopyOnWriteArrayList<>();
 
     @Override
@@ -293,6 +297,11 @@ class ReassignmentTest {
     public void flush() {}
 
     @Override
+    public io.millrace.spi.system.Transaction transaction() {
+      return checkpoints.transactional ? checkpoints.tx : null;
+    }
+
+    @Override
     public void stop() {}
   }
 
@@ -300,7 +309,7 @@ class ReassignmentTest {
    * An output whose flush may run beside sends (as Kafka's), held at a gate the test opens: a
    * commit in the background waits there while the loop goes on.
    */
-  private static final class GatedProducer extends RecordingProducer {
+  private final class GatedProducer extends RecordingProducer {
     final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
     final List<String> flushThreads = new CopyOnWriteArrayList<>();
     volatile RuntimeException failure;
@@ -723,7 +732,7 @@ class ReassignmentTest {
     RecordingTask zero = task(0, 0);
     long atBegin = zero.offsets.get(zero.offsets.size() - 1);
     java.util.concurrent.atomic.AtomicLong atWrite = new java.util.concurrent.atomic.AtomicLong();
-    checkpoints.onWrite = () -> atWrite.set(lastOf(zero)); // (on the loop: nothing runs beside)
+    checkpoints.onHold = () -> atWrite.set(lastOf(zero)); // on the loop, as the offsets are taken
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     cycles(loop, 20); // the task sends more into the open transaction
 
@@ -744,7 +753,7 @@ class ReassignmentTest {
     RunLoop loop = commitJustBegun(gated, Set.of(0));
     RecordingTask zero = task(0, 0);
     java.util.concurrent.atomic.AtomicLong atWrite = new java.util.concurrent.atomic.AtomicLong();
-    checkpoints.onWrite = () -> atWrite.set(lastOf(zero)); // (on the loop: nothing runs beside)
+    checkpoints.onHold = () -> atWrite.set(lastOf(zero)); // on the loop, as the offsets are taken
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());
     int before = zero.offsets.size();
     cycles(loop, 20);
@@ -768,7 +777,6 @@ class ReassignmentTest {
       throws Exception {
     GatedProducer gated = new GatedProducer();
     checkpoints.transactional = true;
-    checkpoints.besideSends = true;
     checkpoints.writeGate = new java.util.concurrent.CountDownLatch(1);
     RunLoop loop = commitJustBegun(gated, Set.of(0));
     RecordingTask zero = task(0, 0);
@@ -797,7 +805,6 @@ class ReassignmentTest {
       throws Exception {
     GatedProducer gated = new GatedProducer();
     checkpoints.transactional = true;
-    checkpoints.besideSends = true;
     checkpoints.failNextWrite = true;
     checkpoints.writeGate = new java.util.concurrent.CountDownLatch(1);
     RunLoop loop = commitJustBegun(gated, Set.of(0));
@@ -819,7 +826,6 @@ class ReassignmentTest {
       throws Exception {
     GatedProducer gated = new GatedProducer();
     checkpoints.transactional = true;
-    checkpoints.besideSends = true;
     checkpoints.writeGate = new java.util.concurrent.CountDownLatch(1);
     RunLoop loop = commitJustBegun(gated, Set.of(0, 1));
     cyclesUntil(loop, () -> !gated.flushThreads.isEmpty());

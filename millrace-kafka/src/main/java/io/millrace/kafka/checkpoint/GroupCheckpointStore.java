@@ -5,6 +5,7 @@ import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.checkpoint.CheckpointWriter;
 import io.millrace.spi.system.SystemProducer;
+import io.millrace.spi.system.Transaction;
 import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;
@@ -231,9 +232,7 @@ public final class GroupCheckpointStore implements CheckpointStore {
   @Override
   public synchronized CheckpointWriter writer(int containerId, List<StreamPartition> partitions,
       List<SystemProducer> producers) {
-    ContainerTransaction transaction = transactions.of(containerId, producers);
-    return new Writer(containerId, partitions, transaction,
-        transaction.holdsEverySendOf(producers));
+    return new Writer(containerId, partitions, transactions.of(containerId, producers));
   }
 
   /**
@@ -244,7 +243,6 @@ public final class GroupCheckpointStore implements CheckpointStore {
   private final class Writer implements CheckpointWriter {
     private final int containerId;
     private final ContainerTransaction transaction;
-    private final boolean holdsAllSends;
     /** Index of each input partition in the offsets array, and its topic partition. */
     private final int[] inputIndex;
     private final TopicPartition[] inputs;
@@ -252,14 +250,10 @@ public final class GroupCheckpointStore implements CheckpointStore {
     private final int[][] changelogIndex;
     private final String[][] changelogStore;
     private final StringBuilder text = new StringBuilder();
-    /** The member's generation where the loop's sends were held, for the write that follows. */
-    private volatile ConsumerGroupMetadata heldGroup;
 
-    Writer(int containerId, List<StreamPartition> partitions, ContainerTransaction transaction,
-        boolean holdsAllSends) {
+    Writer(int containerId, List<StreamPartition> partitions, ContainerTransaction transaction) {
       this.containerId = containerId;
       this.transaction = transaction;
-      this.holdsAllSends = holdsAllSends;
       Map<String, String> topicOfStream = new HashMap<>();
       streamOfTopic.forEach((topic, stream) -> topicOfStream.put(stream, topic));
       Map<Integer, List<Integer>> changelogsOfTask = new TreeMap<>();
@@ -294,44 +288,19 @@ public final class GroupCheckpointStore implements CheckpointStore {
 
     /**
      * The offsets commit in the container's transaction, with what it sent since the last: all of
-     * it only if every producer of the container sends in that transaction.
+     * it where every producer of the container sends in that transaction.
      */
     @Override
-    public boolean commitsWhatWasSent() {
-      return holdsAllSends;
-    }
-
-    /** A transaction holding every send commits on any thread, the loop's sends held. */
-    @Override
-    public boolean writesBesideSends() {
-      return holdsAllSends;
-    }
-
-    @Override
-    public void holdSends() {
-      // The generation is read here, where the offsets are taken and the container holds its
-      // ownership permit (no membership poll can change it), for the write on the commit's
-      // thread.
-      heldGroup = groupMetadata.apply(containerId);
-      transaction.holdSends();
-    }
-
-    @Override
-    public void sendHeld() {
-      transaction.sendHeld();
-    }
-
-    @Override
-    public void dropHeldSends() {
-      heldGroup = null;
-      transaction.dropHeld();
+    public Transaction transaction() {
+      return transaction;
     }
 
     @Override
     public void write(long[] offsets) {
-      ConsumerGroupMetadata group = heldGroup != null ? heldGroup
-          : groupMetadata.apply(containerId);
-      heldGroup = null;
+      // The member's generation now: the container holds its ownership permit from its offsets
+      // to this write (no membership poll can change it meanwhile), or a revoke's membership
+      // waits in its callback for it.
+      ConsumerGroupMetadata group = groupMetadata.apply(containerId);
       Map<TopicPartition, OffsetAndMetadata> commit = new LinkedHashMap<>();
       for (int j = 0; j < inputs.length; j++) {
         long last = offsets[inputIndex[j]];

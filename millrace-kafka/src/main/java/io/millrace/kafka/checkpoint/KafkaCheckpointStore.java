@@ -7,6 +7,7 @@ import io.millrace.spi.checkpoint.CheckpointWriter;
 import io.millrace.kafka.settings.KafkaSettings;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemProducer;
+import io.millrace.spi.system.Transaction;
 import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.produce.CommitTransactions;
 import io.millrace.kafka.produce.ContainerTransaction;
@@ -267,7 +268,7 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     }
     ContainerTransaction transaction = transactions.of(containerId, producers);
     // (Under exactly-once every output and changelog is on this cluster: else the job is refused.)
-    return new Writer(null, transaction, partitions, transaction.holdsEverySendOf(producers));
+    return new Writer(null, transaction, partitions);
   }
 
   @Override
@@ -282,7 +283,7 @@ public final class KafkaCheckpointStore implements CheckpointStore {
       props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
       producer = new KafkaProducer<>(props);
     }
-    return new Writer(producer, null, partitions, false);
+    return new Writer(producer, null, partitions);
   }
 
   /**
@@ -300,12 +301,9 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     private final long[] lastWritten;
     private final List<Future<RecordMetadata>> pending = new ArrayList<>();
     private final StringBuilder text = new StringBuilder();
-    /** Whether {@link #transaction} holds every send of the container. */
-    private final boolean holdsAllSends;
 
     Writer(KafkaProducer<byte[], byte[]> producer, ContainerTransaction transaction,
-        List<StreamPartition> partitions, boolean holdsAllSends) {
-      this.holdsAllSends = holdsAllSends;
+        List<StreamPartition> partitions) {
       this.producer = producer;
       this.transaction = transaction;
       Map<Integer, List<Integer>> byTask = new LinkedHashMap<>();
@@ -332,33 +330,12 @@ public final class KafkaCheckpointStore implements CheckpointStore {
     }
 
     /**
-     * The records commit in the container's transaction, with what it sent since the last: all of
-     * it only if every producer of the container sends in that transaction.
+     * The records commit in the container's transaction (if it has one), with what it sent since
+     * the last: all of it where every producer of the container sends in that transaction.
      */
     @Override
-    public boolean commitsWhatWasSent() {
-      return transaction != null && holdsAllSends;
-    }
-
-    /** In a transaction holding every send: it commits on any thread, the loop's sends held. */
-    @Override
-    public boolean writesBesideSends() {
-      return commitsWhatWasSent();
-    }
-
-    @Override
-    public void holdSends() {
-      transaction.holdSends();
-    }
-
-    @Override
-    public void sendHeld() {
-      transaction.sendHeld();
-    }
-
-    @Override
-    public void dropHeldSends() {
-      transaction.dropHeld();
+    public Transaction transaction() {
+      return transaction;
     }
 
     @Override

@@ -40,9 +40,10 @@ public final class CommitTransactions implements AutoCloseable {
   /** The transaction of container {@code containerId}, whose producers are {@code producers}. */
   public synchronized ContainerTransaction of(int containerId, List<SystemProducer> producers) {
     for (SystemProducer producer : producers) {
-      if (producer instanceof KafkaSystemProducer kafka && kafka.transaction() != null
-          && kafka.system().equals(settings.system())) {
-        return kafka.transaction();
+      // (Through the SPI: whichever producer sends in a transaction of this cluster's.)
+      if (producer.transaction() instanceof ContainerTransaction t
+          && t.system().equals(settings.system())) {
+        return t;
       }
     }
     return own.computeIfAbsent(containerId, this::ownTransaction);
@@ -54,7 +55,7 @@ public final class CommitTransactions implements AutoCloseable {
     props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
     KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props);
     ownProducers.add(producer);
-    return new ContainerTransaction(producer, id, where(settings));
+    return new ContainerTransaction(producer, id, where(settings), settings.system());
   }
 
   /**

@@ -2,7 +2,7 @@ package io.millrace.kafka.produce;
 
 import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.spi.checkpoint.CommitFencedException;
-import io.millrace.spi.system.SystemProducer;
+import io.millrace.spi.system.Transaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,9 +49,11 @@ import org.apache.kafka.common.errors.TransactionAbortedException;
  * send that belongs in the transaction is in progress (the commit protocol waits for the store
  * flusher to have sent the commit's changelog records first, and holds the loop's sends).
  */
-public final class ContainerTransaction {
+public final class ContainerTransaction implements Transaction {
   private final KafkaProducer<byte[], byte[]> producer;
   private final String transactionalId;
+  /** The Kafka system (its name in the job) the transaction is on. */
+  private final String system;
   /** Whether a transaction is open: read on every send, so volatile (one read, no lock). */
   private volatile boolean open;
   /**
@@ -65,7 +67,7 @@ public final class ContainerTransaction {
   private boolean committed;
   /**
    * Whether that commit failed: the holding thread's sends are dropped (they follow what it
-   * aborted) until it learns of the failure ({@link #dropHeld}); guarded by this.
+   * aborted) until it learns of the failure ({@link #dropHeldSends}); guarded by this.
    */
   private boolean failed;
   private long heldBytes;
@@ -84,8 +86,18 @@ public final class ContainerTransaction {
    */
   public ContainerTransaction(KafkaProducer<byte[], byte[]> producer, String transactionalId,
       String where) {
+    this(producer, transactionalId, where, "");
+  }
+
+  /**
+   * As {@link #ContainerTransaction(KafkaProducer, String, String)}, on the job's Kafka system
+   * {@code system}: a checkpoint store on that system commits in it.
+   */
+  public ContainerTransaction(KafkaProducer<byte[], byte[]> producer, String transactionalId,
+      String where, String system) {
     this.producer = producer;
     this.transactionalId = transactionalId;
+    this.system = system;
     try {
       // Bumps the epoch of this transactional id: a previous incarnation's open transaction (the
       // same static instance, restarted) is aborted now, not at its time-out.
@@ -99,13 +111,9 @@ public final class ContainerTransaction {
     }
   }
 
-  /**
-   * Whether this transaction holds everything these producers (a container's) send: not where an
-   * output is on another cluster (allowed under at-least-once), whose producer is not in it.
-   */
-  public boolean holdsEverySendOf(List<SystemProducer> producers) {
-    return producers.stream().allMatch(producer ->
-        producer instanceof KafkaSystemProducer kafka && kafka.transaction() == this);
+  /** The Kafka system (its name in the job) the transaction is on. */
+  public String system() {
+    return system;
   }
 
   /** Opens a transaction if none is: before each send. Any sending thread. */
@@ -171,6 +179,7 @@ public final class ContainerTransaction {
    * are held back: everything it sent before is in the transaction that commit commits, nothing
    * after. Call it where the commit's offsets are taken.
    */
+  @Override
   public synchronized void holdSends() {
     sendHeldIfCommitted(); // (the last hold's, if nothing sent them yet)
     holding = Thread.currentThread();
@@ -181,6 +190,7 @@ public final class ContainerTransaction {
    * transaction (its next send does so too). On that thread, not the committing one: the loop
    * goes on sending meanwhile, and two threads feeding one producer only contend.
    */
+  @Override
   public void sendHeld() {
     if (holding == Thread.currentThread()) {
       sendHeldIfCommitted();
@@ -224,7 +234,7 @@ public final class ContainerTransaction {
 
   /**
    * The commit failed: what was held is dropped, and so is what the holding thread sends until
-   * it learns of the failure ({@link #dropHeld}), so that nothing sent after the offsets the
+   * it learns of the failure ({@link #dropHeldSends}), so that nothing sent after the offsets the
    * commit took goes into a transaction of its own while what came before was aborted.
    */
   private synchronized void failHold() {
@@ -298,7 +308,8 @@ public final class ContainerTransaction {
    * Ends a hold whose commit failed or never ran: what was held is dropped. Not once the commit
    * committed: what was held then follows it, and the holding thread sends it.
    */
-  public synchronized void dropHeld() {
+  @Override
+  public synchronized void dropHeldSends() {
     if (!committed) {
       stopHolding();
     }

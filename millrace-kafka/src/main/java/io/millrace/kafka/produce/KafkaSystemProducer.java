@@ -125,7 +125,7 @@ public final class KafkaSystemProducer implements SystemProducer {
     producer = new KafkaProducer<>(props);
     if (transactionalId != null) {
       transaction = new ContainerTransaction(producer, transactionalId,
-          CommitTransactions.where(settings));
+          CommitTransactions.where(settings), settings.system());
     }
   }
 
@@ -152,6 +152,7 @@ public final class KafkaSystemProducer implements SystemProducer {
    * The container's transaction, if its sends are transactional (under {@code
    * job.coordinator=kafka}, on the group's cluster): the job's checkpoint commits it.
    */
+  @Override
   public ContainerTransaction transaction() {
     return transaction;
   }
