@@ -119,6 +119,18 @@ class NewProjectTest {
         "<settings><localRepository>${user.home}/repo</localRepository></settings>");
     assertThat(LocalMavenRepository.find(java.util.Map.of(), home))
         .isEqualTo(home.resolve("repo"));
+    Files.writeString(home.resolve(".m2/settings.xml"), """
+        <settings>
+          <!-- localRepository
+           | The path to the local repository maven will use to store artifacts.
+           | Default: ${user.home}/.m2/repository
+          <localRepository>/path/to/local/repo</localRepository>
+          -->
+        </settings>
+        """);
+    assertThat(LocalMavenRepository.find(java.util.Map.of(), home))
+        .as("Maven's stock settings.xml: its localRepository is in a comment")
+        .isEqualTo(home.resolve(".m2/repository"));
     assertThat(LocalMavenRepository.find(java.util.Map.of("MAVEN_OPTS",
         "-Xmx1g -Dmaven.repo.local=/srv/m2 -Dx=y"), home)).isEqualTo(Path.of("/srv/m2"));
   }
