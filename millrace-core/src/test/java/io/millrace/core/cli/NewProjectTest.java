@@ -45,6 +45,33 @@ class NewProjectTest {
     assertThat(out.toString()).contains("mvn package").contains("target/page-counts.jar");
   }
 
+  /**
+   * The project builds with the plug-ins (their versions) and the JUnit Platform launcher of
+   * Millrace's own build, which installs them with its artifacts: so it builds offline after.
+   */
+  @Test
+  void theProjectBuildsWithTheVersionsOfMillracesOwnBuild() throws Exception {
+    java.util.Properties build = new java.util.Properties();
+    try (var in = NewProject.class.getResourceAsStream("build.properties")) {
+      build.load(in);
+    }
+    Path dir = tmp.resolve("versions");
+    assertThat(main("new", dir.toString())).as(err.toString()).isZero();
+
+    String pom = Files.readString(dir.resolve("pom.xml"));
+    for (String plugin : new String[] {"compiler", "surefire", "jar", "resources", "install",
+        "assembly"}) {
+      String version = build.getProperty(plugin + ".plugin.version");
+      assertThat(version).as(plugin).matches("\\d+\\.\\d+\\.\\d+");
+      assertThat(pom).containsPattern("<artifactId>maven-" + plugin + "-plugin</artifactId>\\s*"
+          + "<version>" + java.util.regex.Pattern.quote(version) + "</version>");
+    }
+    assertThat(build.getProperty("junit.platform.version"))
+        .as("the launcher named for Surefire is the JUnit Platform that junit.version brings")
+        .isEqualTo(org.junit.platform.engine.TestEngine.class.getPackage()
+            .getImplementationVersion());
+  }
+
   @Test
   void aDirectoryNamedLikeAJavaKeywordGetsTheDefaultPackage() throws Exception {
     Path dir = tmp.resolve("new");
