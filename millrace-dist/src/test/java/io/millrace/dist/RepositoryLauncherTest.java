@@ -39,7 +39,7 @@ class RepositoryLauncherTest {
       [INFO] --- maven-compiler-plugin:3.13.0:compile (default-compile) @ millrace-api ---
       [INFO] Compiling 61 source files with javac [debug release 17] to target/classes
       [INFO] ---------------------< io.millrace:millrace-core >----------------------
-      [INFO] Building Millrace core 0.1.0-SNAPSHOT                             [3/3]
+      [\u001b[1;34mINFO\u001b[m] \u001b[1mBuilding Millrace core 0.1.0-SNAPSHOT                             [3/3]\u001b[m
       [INFO] --- compiler:3.13.0:compile (default-compile) @ millrace-core ---
       [INFO] --- maven-install-plugin:3.1.3:install (default-install) @ millrace-core ---
       [INFO] BUILD SUCCESS
@@ -62,11 +62,19 @@ class RepositoryLauncherTest {
     return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
   }
 
+  /** The script on Maven's recorded output ({@code cat} stands in for mvn): a build that works. */
   private Run progress(String maven, String... options) throws Exception {
+    List<String> command = new java.util.ArrayList<>(List.of(options));
+    command.addAll(List.of("--", "cat"));
+    return progress(maven, command);
+  }
+
+  /** The script with {@code arguments} after its log file: options, --, the command and its own. */
+  private Run progress(String input, List<String> arguments) throws Exception {
     List<String> command = new java.util.ArrayList<>(List.of("bash",
         ROOT.resolve("bin/lib/maven-progress").toString(), tmp.resolve("build.log").toString()));
-    command.addAll(List.of(options));
-    return run(tmp, command, maven, null);
+    command.addAll(arguments);
+    return run(tmp, command, input, null);
   }
 
   @Test
@@ -83,8 +91,9 @@ class RepositoryLauncherTest {
         "millrace: built in 07:52 min (downloaded 3 files, 62.0 MB); log: "
             + tmp.resolve("build.log"));
     assertThat(Files.readString(tmp.resolve("build.log")))
-        .as("Maven's whole output, colour codes taken out")
+        .as("Maven's whole output, colour codes taken out (and nothing else)")
         .startsWith("[INFO] Scanning for projects...").contains("Compiling 61 source files")
+        .contains("\n[INFO] Building Millrace core 0.1.0-SNAPSHOT ")
         .doesNotContain("\u001b");
   }
 
@@ -108,8 +117,8 @@ class RepositoryLauncherTest {
         [INFO] Building Millrace core 0.1.0-SNAPSHOT                             [3/3]
         [INFO] --- maven-compiler-plugin:3.13.0:compile (default-compile) @ millrace-core ---
         [ERROR] COMPILATION ERROR :
-        [ERROR] /src/Main.java:[12,5] cannot find symbol
-        [INFO] BUILD FAILURE
+        \u001b[1;31m[ERROR] /src/Main.java:[12,5] cannot find symbol\u001b[m
+        [INFO] \u001b[1;31mBUILD FAILURE\u001b[m
         [INFO] Total time:  3.001 s
         [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.13.0:compile
         [ERROR] -> [Help 1]
@@ -120,14 +129,41 @@ class RepositoryLauncherTest {
         [ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/MojoFailureException
         """;
 
-    Run run = progress(failed);
+    Run run = progress(failed, List.of("--", "bash", "-c", "cat; exit 1"));
 
+    assertThat(run.exit()).as("Maven's status").isOne();
+    assertThat(Files.readString(tmp.resolve("build.log"))).contains("\n[INFO] BUILD FAILURE\n");
     assertThat(run.output().lines().toList()).containsExactly(
         "millrace: building [3/3] Millrace core",
         "[ERROR] COMPILATION ERROR :",
         "[ERROR] /src/Main.java:[12,5] cannot find symbol",
         "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.13.0:compile",
-        "millrace: the build failed after 3.001 s; its whole log: " + tmp.resolve("build.log"));
+        "millrace: the build failed after 3.001 s (bash exited with status 1); its whole log: "
+            + tmp.resolve("build.log"));
+  }
+
+  @Test
+  void aBuildThatFailsWithoutErrorLinesShowsTheLogsLastLinesAndMavensStatus() throws Exception {
+    Run run = progress("", List.of("--", "no-such-mvn", "-B", "install"));
+
+    assertThat(run.exit()).as("the shell's status for a command it cannot find").isEqualTo(127);
+    assertThat(run.output().lines().toList()).hasSize(2).last().isEqualTo(
+        "millrace: the build failed (no-such-mvn exited with status 127); its whole log: "
+            + tmp.resolve("build.log"));
+    assertThat(run.output()).as("the log's last lines").contains("no-such-mvn: command not found")
+        .doesNotContain("millrace: built");
+  }
+
+  @Test
+  void aBuildIsBuiltOnlyIfMavenExitedZeroWhateverItsErrorLines() throws Exception {
+    String warned = COLD.replace("[INFO] BUILD SUCCESS", "[ERROR] a plug-in's complaint\n"
+        + "[INFO] BUILD SUCCESS");
+
+    Run run = progress(warned);
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.output()).contains("millrace: built in 07:52 min")
+        .doesNotContain("a plug-in's complaint");
   }
 
   @Test
@@ -174,6 +210,70 @@ class RepositoryLauncherTest {
     assertThat(run.exit()).as("the stand-in built no distribution: %s", run.output()).isOne();
     assertThat(run.output()).contains("millrace: no distribution in " + root
         + "/millrace-dist/target/dist");
+  }
+
+  /**
+   * A built clone in a folder named src (~/src/millrace, say) does not rebuild because files
+   * under it that are no sources (a build log, a job's output) are newer than the build.
+   */
+  @Test
+  void aBuiltCloneBelowAFolderNamedSrcIsNotRebuiltForItsLogsAndOutputs() throws Exception {
+    Path root = Files.createDirectories(tmp.resolve("src/millrace"));
+    Files.createDirectories(root.resolve("bin/lib"));
+    for (String script : List.of("bin/millrace", "bin/lib/maven-progress")) {
+      Files.copy(ROOT.resolve(script), root.resolve(script));
+    }
+    Path source = root.resolve("millrace-core/src/main/java/Task.java");
+    Files.createDirectories(source.getParent());
+    Files.writeString(source, "class Task {}");
+    Files.writeString(root.resolve("pom.xml"), "<project/>");
+    java.nio.file.attribute.FileTime built = java.nio.file.attribute.FileTime.from(
+        java.time.Instant.now().minusSeconds(60));
+    Path bench = root.resolve("millrace-bench/target/millrace-bench.jar");
+    Files.createDirectories(bench.getParent());
+    Files.writeString(bench, "a jar");
+    Files.setLastModifiedTime(bench, built);
+    try (var sources = Files.walk(root.resolve("millrace-core"))) { // its folders too
+      for (Path older : java.util.stream.Stream.concat(sources, java.util.stream.Stream.of(
+          root.resolve("pom.xml"))).toList()) {
+        Files.setLastModifiedTime(older, java.nio.file.attribute.FileTime.from(
+            built.toInstant().minusSeconds(60)));
+      }
+    }
+    Files.createDirectories(root.resolve("target"));
+    Files.writeString(root.resolve("target/millrace-build.log"), "newer than the build");
+    Files.createDirectories(root.resolve("millrace-output/wordcount"));
+    Files.writeString(root.resolve("millrace-output/wordcount/part-00000"), "the\t9");
+    Path fakeBin = Files.createDirectories(tmp.resolve("fake-bin"));
+    Path mvn = fakeBin.resolve("mvn");
+    Files.writeString(mvn, "#!/usr/bin/env bash\ntouch \"" + tmp.resolve("mvn-called") + "\"\n");
+    Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    Run run = run(tmp, List.of("bash", root.resolve("bin/millrace").toString(), "--help"), "",
+        fakeBin + ":" + System.getenv("PATH"));
+
+    assertThat(tmp.resolve("mvn-called")).as("no build: %s", run.output()).doesNotExist();
+    assertThat(run.output()).doesNotContain("building");
+
+    Files.setLastModifiedTime(source, java.nio.file.attribute.FileTime.from(
+        java.time.Instant.now()));
+    run(tmp, List.of("bash", root.resolve("bin/millrace").toString(), "--help"), "",
+        fakeBin + ":" + System.getenv("PATH"));
+    assertThat(tmp.resolve("mvn-called")).as("a source changed: built").exists();
+  }
+
+  /** The README's job file is the word count example's, shortened: the same lines, its paths. */
+  @Test
+  void theReadmesJobFileIsTheWordCountExamplesOwnLines() throws IOException {
+    String readme = Files.readString(ROOT.resolve("README.md"));
+    int at = readme.indexOf("```properties\n# millrace-examples/jobs/wordcount.properties");
+    assertThat(at).as("the README shows the word count's job file").isNotNegative();
+    List<String> shown = readme.substring(at, readme.indexOf("\n```\n", at)).lines()
+        .skip(2).toList();
+    List<String> example = Files.readAllLines(
+        ROOT.resolve("millrace-examples/jobs/wordcount.properties"));
+
+    assertThat(shown).isNotEmpty().allSatisfy(line -> assertThat(example).contains(line));
   }
 
   @Test

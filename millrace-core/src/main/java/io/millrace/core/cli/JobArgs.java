@@ -77,6 +77,26 @@ final class JobArgs {
     return JobFile.load(Path.of(file), overrides);
   }
 
+  /**
+   * Stops a job whose checkpoints an older Millrace kept in the current directory's reading of
+   * its file (see {@link JobFile#refuseMovedCheckpoints}).
+   *
+   * @throws ConfigException naming both folders and what to do
+   */
+  void refuseMovedCheckpoints() {
+    JobFile.refuseMovedCheckpoints(Path.of(file), overrides);
+  }
+
+  /** What {@link #refuseMovedCheckpoints} would say, or empty. */
+  java.util.Optional<String> movedCheckpoints() {
+    return JobFile.movedCheckpoints(Path.of(file), overrides, Path.of("").toAbsolutePath());
+  }
+
+  /** {@code message} with the job file's paths it names explained (as written, against what). */
+  String explainPaths(String message) {
+    return JobFile.explainPaths(message, Path.of(file), overrides);
+  }
+
   /** The job file as given. */
   String file() {
     return file;

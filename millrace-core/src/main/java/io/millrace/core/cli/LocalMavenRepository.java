@@ -18,6 +18,8 @@ final class LocalMavenRepository {
   private static final Pattern OPTION = Pattern.compile("-Dmaven\\.repo\\.local=(\\S+)");
   private static final Pattern SETTING =
       Pattern.compile("<localRepository>\\s*([^<]+?)\\s*</localRepository>");
+  /** An XML comment: Maven's stock settings.xml holds a commented-out localRepository. */
+  private static final Pattern COMMENT = Pattern.compile("(?s)<!--.*?-->");
 
   private LocalMavenRepository() {}
 
@@ -35,7 +37,8 @@ final class LocalMavenRepository {
     Path settings = home.resolve(".m2/settings.xml");
     if (Files.isRegularFile(settings)) {
       try {
-        Matcher setting = SETTING.matcher(Files.readString(settings));
+        Matcher setting = SETTING.matcher(COMMENT.matcher(Files.readString(settings))
+            .replaceAll(""));
         if (setting.find()) {
           return Path.of(setting.group(1).replace("${user.home}", home.toString()));
         }

@@ -54,7 +54,7 @@ public final class Main {
   /** What a job command does with its loaded configuration. */
   @FunctionalInterface
   private interface JobCommand {
-    int run(JobConfig config);
+    int run(JobArgs job, JobConfig config);
   }
 
   private static int command(String[] args, PrintStream out, PrintStream err) {
@@ -74,9 +74,13 @@ public final class Main {
     }
     switch (command) {
       case "run":
-        return withJob(args, 1, Usage.RUN_HELP, out, err, config -> runJob(config, out, err));
+        return withJob(args, 1, Usage.RUN_HELP, out, err, (job, config) -> {
+          job.refuseMovedCheckpoints(); // before anything writes a checkpoint where it looks now
+          return runJob(config, out, err);
+        });
       case "status":
-        return withJob(args, 1, Usage.STATUS_HELP, out, err, config -> status(config, out, err));
+        return withJob(args, 1, Usage.STATUS_HELP, out, err,
+            (job, config) -> status(job, config, out, err));
       case "config":
         if (args.length >= 2 && isHelp(args[1])) {
           out.println(Usage.CHECK_HELP);
@@ -87,7 +91,7 @@ public final class Main {
               + (args.length < 2 ? "" : ", not '" + args[1] + "'") + "\n" + Usage.CHECK_HELP);
           return 2;
         }
-        return withJob(args, 2, Usage.CHECK_HELP, out, err, config -> {
+        return withJob(args, 2, Usage.CHECK_HELP, out, err, (job, config) -> {
           JobPlanner.check(config);
           out.println("config OK: " + config.source());
           return 0;
@@ -152,17 +156,19 @@ public final class Main {
     JobConfig config = null;
     try {
       config = job.load();
-      return body.run(config);
+      return body.run(job, config);
     } catch (ConfigException e) {
       err.println("error: " + (config == null ? e.getMessage()
-          : job.blame(e.getMessage(), config.source())));
+          : job.explainPaths(job.blame(e.getMessage(), config.source()))));
       return 2;
     }
   }
 
-  private static int status(JobConfig config, PrintStream out, PrintStream err) {
+  private static int status(JobArgs job, JobConfig config, PrintStream out, PrintStream err) {
     if (Coordinators.factory(config) instanceof LocalCoordinator.Factory) {
-      return LocalStatus.print(config, out);
+      int exit = LocalStatus.print(config, out);
+      job.movedCheckpoints().ifPresent(moved -> out.println("note: " + moved));
+      return exit;
     }
     JobPlan plan;
     try {

@@ -120,6 +120,10 @@ final class NewProject {
       values.put("junitVersion", build.getProperty("junit.version"));
       values.put("assertjVersion", build.getProperty("assertj.version"));
       values.put("slf4jVersion", build.getProperty("slf4j.version"));
+      for (String plugin : List.of("compiler", "surefire", "jar", "resources", "install",
+          "assembly")) {
+        values.put(plugin + "PluginVersion", build.getProperty(plugin + ".plugin.version"));
+      }
       values.put("kafkaDependency", kafka ? "\n    <dependency><groupId>io.millrace</groupId>"
           + "<artifactId>millrace-kafka</artifactId><version>${millrace.version}</version>"
           + "</dependency>" : "");

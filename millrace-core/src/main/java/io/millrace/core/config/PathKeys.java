@@ -22,27 +22,52 @@ final class PathKeys {
   private PathKeys() {}
 
   /**
+   * How one path of a job file was read.
+   *
+   * @param key its key
+   * @param written its value as the file wrote it, or its default where the file has none
+   * @param byDefault whether the file left it to its default
+   * @param folder the folder it was made absolute against
+   * @param resolved the path it became
+   */
+  record Resolution(String key, String written, boolean byDefault, Path folder, String resolved) {}
+
+  /**
    * Makes the relative paths of {@code values} absolute against {@code folder}, except those of
    * {@code fromCommandLine} (relative to the current directory, as any command-line argument), and
    * writes the path defaults out against it.
+   *
+   * @return each path it made absolute or wrote out, with its value as written
    */
-  static void resolve(Map<String, String> values, Set<String> fromCommandLine, Path folder) {
+  static List<Resolution> resolve(Map<String, String> values, Set<String> fromCommandLine,
+      Path folder) {
+    List<Resolution> resolutions = new ArrayList<>();
     for (String key : pathKeys(values)) {
       String value = values.get(key);
       if (value != null && !value.isEmpty() && !fromCommandLine.contains(key)) {
-        values.put(key, against(folder, value));
+        String resolved = against(folder, value);
+        values.put(key, resolved);
+        if (!resolved.equals(value)) {
+          resolutions.add(new Resolution(key, value, false, folder, resolved));
+        }
       }
     }
     String job = values.get(CoreKeys.JOB_NAME);
     if (isBlank(values.get(CoreKeys.STATE_DIR)) && !isBlank(job)) {
-      values.put(CoreKeys.STATE_DIR, against(folder, "state/" + job.trim()));
+      String written = "state/" + job.trim();
+      String resolved = against(folder, written);
+      values.put(CoreKeys.STATE_DIR, resolved);
+      resolutions.add(new Resolution(CoreKeys.STATE_DIR, written, true, folder, resolved));
     }
     for (String id : fileStreams(values)) {
       String key = "streams." + id + "." + CoreKeys.S_PHYSICAL_NAME;
       if (isBlank(values.get(key))) {
-        values.put(key, against(folder, id));
+        String resolved = against(folder, id);
+        values.put(key, resolved);
+        resolutions.add(new Resolution(key, id, true, folder, resolved));
       }
     }
+    return resolutions;
   }
 
   /** The keys present whose values are paths. */

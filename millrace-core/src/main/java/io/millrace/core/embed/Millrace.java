@@ -31,10 +31,26 @@ public final class Millrace {
 
   /**
    * Starts the job a {@code .properties} file describes; a relative path in the file is relative
-   * to the file's folder.
+   * to the file's folder. A configuration error that names one of its paths says how it was
+   * written and what it is relative to.
+   *
+   * @throws ConfigException if the configuration is bad, or if the job's checkpoints are where an
+   *     older Millrace kept them (relative to the current directory), not next to the file
    */
   public static RunningJob start(Path propertiesFile) {
-    return start(JobFile.load(propertiesFile, Map.of()));
+    JobConfig config = JobFile.load(propertiesFile, Map.of());
+    JobFile.refuseMovedCheckpoints(propertiesFile, Map.of());
+    try {
+      return start(config);
+    } catch (ConfigException e) {
+      String explained = JobFile.explainPaths(e.getMessage(), propertiesFile, Map.of());
+      if (explained.equals(e.getMessage())) {
+        throw e;
+      }
+      ConfigException more = new ConfigException(explained);
+      more.initCause(e);
+      throw more;
+    }
   }
 
   /** Starts the job the properties describe. */

@@ -3,6 +3,7 @@ package io.millrace.core.job;
 import io.millrace.spi.coordinator.JobCoordinator;
 import io.millrace.core.config.CoreKeys;
 import io.millrace.core.http.MessageCounts;
+import io.millrace.core.http.ReportedMetrics;
 import io.millrace.core.http.StatusServer;
 import io.millrace.core.loop.Clock;
 import io.millrace.core.loop.PartitionState;
@@ -13,10 +14,12 @@ import io.millrace.core.store.StandbyReplicas;
 import io.millrace.core.system.MessageCounting;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,17 +116,20 @@ public final class LocalRunner {
 
   private void startReporters() {
     List<String> names = plan.config().getList(CoreKeys.REPORTERS);
+    List<RunLoop> loops = new ArrayList<>();
+    containers.forEach(c -> loops.add(c.loop()));
+    // A file partition's lag as /metrics shows it (an estimate in messages), not the loop's -1.
+    Supplier<Map<String, Map<String, Long>>> reported =
+        ReportedMetrics.of(plan.metrics(), loops, messageCounts());
     if (names.contains("log")) {
-      reporters.add(new LogReporter(plan.metrics(),
+      reporters.add(new LogReporter(reported,
           plan.config().getLong(CoreKeys.REPORTER_INTERVAL_MS, 60_000, 1)));
     }
     if (names.contains("jmx")) {
-      reporters.add(new JmxReporter(plan.metrics(), plan.jobName()));
+      reporters.add(new JmxReporter(plan.metrics(), reported, plan.jobName()));
     }
     int httpPort = plan.config().getInt(CoreKeys.HTTP_PORT, -1, -1);
     if (httpPort >= 0) {
-      List<RunLoop> loops = new ArrayList<>();
-      containers.forEach(c -> loops.add(c.loop()));
       statusServer = StatusServer.start(plan.config().get(CoreKeys.HTTP_HOST, "0.0.0.0"),
           httpPort, loops, messageCounts(), plan.metrics(), plan.jobName(), plan.storesDir());
       reporters.add(statusServer);

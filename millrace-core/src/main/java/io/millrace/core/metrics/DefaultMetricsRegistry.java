@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * The job's metrics, by group and name. Registration takes a map lookup and happens at start;
@@ -17,6 +19,8 @@ public final class DefaultMetricsRegistry implements MetricsRegistry {
   private final boolean timersEnabled;
   private final ConcurrentMap<String, ConcurrentMap<String, Object>> groups =
       new ConcurrentHashMap<>();
+  private final CopyOnWriteArrayList<Consumer<String>> groupListeners =
+      new CopyOnWriteArrayList<>();
 
   /** A registry whose timers record only if {@code timersEnabled}. */
   public DefaultMetricsRegistry(boolean timersEnabled) {
@@ -24,7 +28,38 @@ public final class DefaultMetricsRegistry implements MetricsRegistry {
   }
 
   private ConcurrentMap<String, Object> group(String group) {
-    return groups.computeIfAbsent(group, g -> new ConcurrentHashMap<>());
+    ConcurrentMap<String, Object> metrics = groups.get(group);
+    if (metrics != null) {
+      return metrics;
+    }
+    ConcurrentMap<String, Object> created = new ConcurrentHashMap<>();
+    ConcurrentMap<String, Object> raced = groups.putIfAbsent(group, created);
+    if (raced != null) {
+      return raced;
+    }
+    for (Consumer<String> listener : groupListeners) {
+      listener.accept(group);
+    }
+    return created;
+  }
+
+  /**
+   * Calls {@code listener} with the name of each group created from now on, on the thread that
+   * creates it (a task's group appears when the task starts, after the reporters did): it must
+   * be quick and must not throw.
+   */
+  public void addGroupListener(Consumer<String> listener) {
+    groupListeners.add(listener);
+  }
+
+  /** Stops calling {@code listener}. */
+  public void removeGroupListener(Consumer<String> listener) {
+    groupListeners.remove(listener);
+  }
+
+  /** The names of the groups that exist now. */
+  public java.util.Set<String> groupNames() {
+    return new java.util.TreeSet<>(groups.keySet());
   }
 
   @Override

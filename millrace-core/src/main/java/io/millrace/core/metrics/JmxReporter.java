@@ -4,6 +4,8 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.AttributeNotFoundException;
@@ -13,36 +15,71 @@ import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Exposes each metric group as one MBean, {@code io.millrace:job=<job>,group=<group>}, whose
- * attributes are the group's metrics, read live when a JMX client asks.
+ * attributes are the group's metrics, read live when a JMX client asks. A group that appears
+ * later (a task's, when the task starts) gets its MBean then.
  */
 public final class JmxReporter implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(JmxReporter.class);
   private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
   private final DefaultMetricsRegistry registry;
+  private final Supplier<Map<String, Map<String, Long>>> snapshot;
   private final String job;
   private final List<ObjectName> registered = new ArrayList<>();
+  private final Consumer<String> onNewGroup = this::registerLater;
+  private boolean closed;
 
-  /** Registers the groups that exist now; call {@link #refresh} after new groups appear. */
+  /** Registers the groups that exist now, and each one created later. */
   public JmxReporter(DefaultMetricsRegistry registry, String job) {
+    this(registry, registry::snapshot, job);
+  }
+
+  /**
+   * As {@link #JmxReporter(DefaultMetricsRegistry, String)}, the values read from
+   * {@code snapshot} (the registry's, as the job's reporters show it: see
+   * {@code io.millrace.core.http.ReportedMetrics}).
+   */
+  public JmxReporter(DefaultMetricsRegistry registry,
+      Supplier<Map<String, Map<String, Long>>> snapshot, String job) {
     this.registry = registry;
+    this.snapshot = snapshot;
     this.job = job;
+    registry.addGroupListener(onNewGroup);
     refresh();
   }
 
   /** Registers an MBean for every group not yet registered. */
   public synchronized void refresh() {
-    for (String group : registry.snapshot().keySet()) {
-      try {
-        ObjectName name = new ObjectName("io.millrace", nameTable(group));
-        if (!server.isRegistered(name)) {
-          server.registerMBean(new GroupBean(group), name);
-          registered.add(name);
-        }
-      } catch (JMException e) {
-        throw new IllegalStateException("cannot register metrics group " + group + " in JMX", e);
+    for (String group : registry.groupNames()) {
+      register(group);
+    }
+  }
+
+  private synchronized void register(String group) {
+    if (closed) {
+      return;
+    }
+    try {
+      ObjectName name = new ObjectName("io.millrace", nameTable(group));
+      if (!server.isRegistered(name)) {
+        server.registerMBean(new GroupBean(group), name);
+        registered.add(name);
       }
+    } catch (JMException e) {
+      throw new IllegalStateException("cannot register metrics group " + group + " in JMX", e);
+    }
+  }
+
+  /** A group created while the job runs, on the thread that created it: never throws there. */
+  private void registerLater(String group) {
+    try {
+      register(group);
+    } catch (RuntimeException e) {
+      LOG.warn("metrics group {} is not in JMX: {}", group, e.getMessage());
     }
   }
 
@@ -55,6 +92,8 @@ public final class JmxReporter implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    closed = true;
+    registry.removeGroupListener(onNewGroup);
     for (ObjectName name : registered) {
       try {
         server.unregisterMBean(name);
@@ -73,7 +112,7 @@ public final class JmxReporter implements AutoCloseable {
     }
 
     private Map<String, Long> values() {
-      return registry.snapshot().getOrDefault(group, Map.of());
+      return snapshot.get().getOrDefault(group, Map.of());
     }
 
     @Override

@@ -262,6 +262,60 @@ class MainTest {
     assertThat(tmp.resolve("project/state/checkpoints")).isDirectory();
   }
 
+  /**
+   * A job file that relied on the current directory for its state (as Millrace read relative
+   * paths before): its checkpoints are there, not next to the file, so run stops rather than
+   * read its input again from the start. The current directory is the module's; the old state
+   * goes under its target/.
+   */
+  @Test
+  void runOfAJobWhoseCheckpointsAreWhereTheCurrentDirectoryPutThemExitsTwoNamingBoth()
+      throws Exception {
+    String state = "target/moved-state-" + System.nanoTime();
+    Path before = Path.of(state).toAbsolutePath();
+    Path now = tmp.resolve("jobs").resolve(state);
+    Files.createDirectories(before.resolve("checkpoints"));
+    Files.writeString(before.resolve("checkpoints/container-0.checkpoint"), "a checkpoint");
+    Path input = tmp.resolve("in.txt");
+    Files.writeString(input, "a\n");
+    Path file = Files.createDirectories(tmp.resolve("jobs")).resolve("moved.properties");
+    Files.writeString(file, String.join("\n", "job.name=moved",
+        "task.class=" + UpperCaseTask.class.getName(), "task.inputs=lines",
+        "streams.lines.system=file", "streams.lines.physical.name=" + input,
+        "job.state.dir=" + state, ""));
+    try {
+      assertThat(main("run", file.toString())).isEqualTo(2);
+
+      assertThat(err()).startsWith("error: job moved has no checkpoint in "
+          + now.resolve("checkpoints") + ", but " + before.resolve("checkpoints")
+          + " holds its checkpoints")
+          .contains("Move " + before + " to " + now + ", or set job.state.dir=" + before);
+      assertThat(now).as("nothing written where it looks now").doesNotExist();
+
+      assertThat(main("status", file.toString())).isEqualTo(1);
+      assertThat(out()).contains("note: job moved has no checkpoint in ");
+    } finally {
+      try (var files = Files.walk(before)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+    }
+  }
+
+  @Test
+  void aMissingInputNamesThePathAsWrittenAndTheFolderItIsRelativeTo() throws Exception {
+    Path file = Files.createDirectories(tmp.resolve("jobs")).resolve("missing.properties");
+    Files.writeString(file, String.join("\n", "job.name=missing",
+        "task.class=" + UpperCaseTask.class.getName(), "task.inputs=lines",
+        "streams.lines.system=file", "streams.lines.physical.name=../data/missing.txt",
+        "job.state.dir=" + tmp.resolve("state"), ""));
+
+    assertThat(main("run", file.toString())).isEqualTo(2);
+
+    assertThat(err()).contains(tmp.resolve("data/missing.txt") + " does not exist")
+        .contains("(streams.lines.physical.name=../data/missing.txt in " + file
+            + ", relative to its folder " + tmp.resolve("jobs") + ")");
+  }
+
   @Test
   void statusOfALocalJobWithoutAStatusPortSaysWhereToLookAndShowsItsLastCheckpoint()
       throws Exception {

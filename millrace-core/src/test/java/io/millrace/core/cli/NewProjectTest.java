@@ -45,6 +45,33 @@ class NewProjectTest {
     assertThat(out.toString()).contains("mvn package").contains("target/page-counts.jar");
   }
 
+  /**
+   * The project builds with the plug-ins (their versions) and the JUnit Platform launcher of
+   * Millrace's own build, which installs them with its artifacts: so it builds offline after.
+   */
+  @Test
+  void theProjectBuildsWithTheVersionsOfMillracesOwnBuild() throws Exception {
+    java.util.Properties build = new java.util.Properties();
+    try (var in = NewProject.class.getResourceAsStream("build.properties")) {
+      build.load(in);
+    }
+    Path dir = tmp.resolve("versions");
+    assertThat(main("new", dir.toString())).as(err.toString()).isZero();
+
+    String pom = Files.readString(dir.resolve("pom.xml"));
+    for (String plugin : new String[] {"compiler", "surefire", "jar", "resources", "install",
+        "assembly"}) {
+      String version = build.getProperty(plugin + ".plugin.version");
+      assertThat(version).as(plugin).matches("\\d+\\.\\d+\\.\\d+");
+      assertThat(pom).containsPattern("<artifactId>maven-" + plugin + "-plugin</artifactId>\\s*"
+          + "<version>" + java.util.regex.Pattern.quote(version) + "</version>");
+    }
+    assertThat(build.getProperty("junit.platform.version"))
+        .as("the launcher named for Surefire is the JUnit Platform that junit.version brings")
+        .isEqualTo(org.junit.platform.engine.TestEngine.class.getPackage()
+            .getImplementationVersion());
+  }
+
   @Test
   void aDirectoryNamedLikeAJavaKeywordGetsTheDefaultPackage() throws Exception {
     Path dir = tmp.resolve("new");
@@ -119,6 +146,18 @@ class NewProjectTest {
         "<settings><localRepository>${user.home}/repo</localRepository></settings>");
     assertThat(LocalMavenRepository.find(java.util.Map.of(), home))
         .isEqualTo(home.resolve("repo"));
+    Files.writeString(home.resolve(".m2/settings.xml"), """
+        <settings>
+          <!-- localRepository
+           | The path to the local repository maven will use to store artifacts.
+           | Default: ${user.home}/.m2/repository
+          <localRepository>/path/to/local/repo</localRepository>
+          -->
+        </settings>
+        """);
+    assertThat(LocalMavenRepository.find(java.util.Map.of(), home))
+        .as("Maven's stock settings.xml: its localRepository is in a comment")
+        .isEqualTo(home.resolve(".m2/repository"));
     assertThat(LocalMavenRepository.find(java.util.Map.of("MAVEN_OPTS",
         "-Xmx1g -Dmaven.repo.local=/srv/m2 -Dx=y"), home)).isEqualTo(Path.of("/srv/m2"));
   }

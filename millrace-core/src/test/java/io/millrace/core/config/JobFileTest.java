@@ -139,4 +139,83 @@ class JobFileTest {
         .hasMessage("job file " + missing + " does not exist (looked for "
             + missing.toAbsolutePath() + ")");
   }
+
+  /** A checkpoint file as the file store names it, in {@code dir}. */
+  private static void checkpointIn(Path dir) throws Exception {
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("container-0.checkpoint"), "a checkpoint");
+  }
+
+  @Test
+  void checkpointsLeftWhereTheCurrentDirectoryPutThemAreNamedWithBothFoldersAndWhatToDo()
+      throws Exception {
+    Path project = tmp; // where the user ran millrace run jobs/job.properties before
+    Path file = file("job.name=wordcount", "streams.in.system=file");
+    checkpointIn(project.resolve("state/wordcount/checkpoints"));
+
+    assertThat(JobFile.movedCheckpoints(file, Map.of(), project)).hasValueSatisfying(message ->
+        assertThat(message).isEqualTo("job wordcount has no checkpoint in "
+            + project.resolve("jobs/state/wordcount/checkpoints") + ", but "
+            + project.resolve("state/wordcount/checkpoints") + " holds its checkpoints: Millrace "
+            + "reads a relative path in a job file against the file's folder ("
+            + project.resolve("jobs") + "), where it read its default state/wordcount against "
+            + "the current directory before. Started so, the job would read its inputs again "
+            + "from their offset.default. Move " + project.resolve("state/wordcount") + " to "
+            + project.resolve("jobs/state/wordcount") + ", or set job.state.dir="
+            + project.resolve("state/wordcount") + " in " + file));
+
+    checkpointIn(project.resolve("jobs/state/wordcount/checkpoints")); // moved (or a new run)
+    assertThat(JobFile.movedCheckpoints(file, Map.of(), project)).as("checkpoints where it looks")
+        .isEmpty();
+  }
+
+  @Test
+  void aCheckpointDirectoryWrittenInTheFileIsTheOneNamed() throws Exception {
+    Path file = file("job.name=j", "task.checkpoint.dir=../cp");
+    Path ranIn = tmp.resolve("a/b"); // ../cp from there: a/cp
+    checkpointIn(tmp.resolve("a/cp"));
+
+    assertThat(JobFile.movedCheckpoints(file, Map.of(), ranIn)).hasValueSatisfying(message ->
+        assertThat(message).startsWith("job j has no checkpoint in " + tmp.resolve("cp") + ", but "
+            + tmp.resolve("a/cp") + " holds its checkpoints")
+            .contains("where it read task.checkpoint.dir=../cp against the current directory")
+            .endsWith("Move " + tmp.resolve("a/cp") + " to " + tmp.resolve("cp") + ", or set "
+                + "task.checkpoint.dir=" + tmp.resolve("a/cp") + " in " + file));
+  }
+
+  @Test
+  void nothingIsMovedWhereThePathIsAbsoluteGivenWithSetKeptByASystemOrTheSameFolder()
+      throws Exception {
+    checkpointIn(tmp.resolve("state/j/checkpoints"));
+    Path absolute = file("job.name=j", "job.state.dir=" + tmp.resolve("state/j"));
+    assertThat(JobFile.movedCheckpoints(absolute, Map.of(), tmp)).isEmpty();
+
+    Path file = file("job.name=j");
+    assertThat(JobFile.movedCheckpoints(file, Map.of("job.state.dir", "state/j"), tmp))
+        .as("--set: relative to the current directory, as before").isEmpty();
+    assertThat(JobFile.movedCheckpoints(file, Map.of("task.checkpoint.system", "kafka"), tmp))
+        .isEmpty();
+    assertThat(JobFile.movedCheckpoints(file, Map.of(), file.getParent()))
+        .as("run from the file's folder: the same folder either way").isEmpty();
+  }
+
+  @Test
+  void anErrorNamingAPathOfTheFileSaysHowItWasWrittenAndWhatItIsRelativeTo() throws Exception {
+    Path file = file("job.name=j", "streams.in.system=file",
+        "streams.in.physical.name=../data/in.txt", "streams.lines.system=file");
+    Path folder = file.getParent().toAbsolutePath();
+    String missing = "input stream in: file or directory " + tmp.toAbsolutePath().resolve(
+        "data/in.txt") + " does not exist (streams.in.physical.name)";
+
+    assertThat(JobFile.explainPaths(missing, file, Map.of())).isEqualTo("input stream in: file "
+        + "or directory " + tmp.toAbsolutePath().resolve("data/in.txt") + " does not exist "
+        + "(streams.in.physical.name=../data/in.txt in " + file + ", relative to its folder "
+        + folder + ")");
+    assertThat(JobFile.explainPaths("input stream lines: file or directory "
+        + folder.resolve("lines") + " does not exist (streams.lines.physical.name)", file,
+        Map.of())).endsWith("(streams.lines.physical.name not set in " + file + ": its default "
+            + "lines, relative to the file's folder " + folder + ")");
+    assertThat(JobFile.explainPaths("a message naming no path", file, Map.of()))
+        .isEqualTo("a message naming no path");
+  }
 }

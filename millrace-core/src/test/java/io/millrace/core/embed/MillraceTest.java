@@ -43,6 +43,22 @@ class MillraceTest {
   }
 
   @Test
+  void aMissingInputOfAPropertiesFileIsNamedAsWrittenWithTheFolderItIsRelativeTo()
+      throws Exception {
+    Path file = Files.createDirectories(tmp.resolve("jobs")).resolve("job.properties");
+    Properties p = fileJob(UpperCaseTask.class);
+    p.setProperty("streams.lines.physical.name", "../data/missing.txt");
+    try (var writer = Files.newBufferedWriter(file)) {
+      p.store(writer, null);
+    }
+
+    assertThatThrownBy(() -> Millrace.start(file)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining(tmp.resolve("data/missing.txt") + " does not exist")
+        .hasMessageContaining("(streams.lines.physical.name=../data/missing.txt in " + file
+            + ", relative to its folder " + tmp.resolve("jobs") + ")");
+  }
+
+  @Test
   void aJobFromAPropertiesFileRunsToTheEndOfItsInput() throws Exception {
     Path file = tmp.resolve("job.properties");
     try (var writer = Files.newBufferedWriter(file)) {

@@ -29,6 +29,20 @@ class PrometheusMetricsTest {
   }
 
   @Test
+  void aLagNobodyKnowsIsLeftOutRatherThanShownAsMinusOne() {
+    DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
+    registry.gauge("task-0", "in-0.lag", () -> -1); // the loop's: no head reported yet
+    registry.gauge("task-0", "in-0.buffered", () -> 0);
+    registry.gauge("task-1", "in-1.lag", () -> 0);
+
+    assertThat(new PrometheusMetrics(registry, "j", java.util.List::of).series())
+        .extracting(s -> s.name() + s.labels() + "=" + s.value())
+        .containsExactlyInAnyOrder(
+            "millrace_partition_buffered{job=\"j\",partition=\"0\",stream=\"in\",task=\"0\"}=0.0",
+            "millrace_partition_lag{job=\"j\",partition=\"1\",stream=\"in\",task=\"1\"}=0.0");
+  }
+
+  @Test
   void aTasksMetricNamedLikeAReservedSuffixOrOfTwoKindsDoesNotFailTheScrape() throws Exception {
     DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
     registry.counter("task-0", "requests-total").inc(2); // Prometheus reserves _total

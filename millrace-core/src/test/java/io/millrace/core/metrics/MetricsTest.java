@@ -82,6 +82,24 @@ class MetricsTest {
   }
 
   @Test
+  void jmxReporterRegistersAGroupCreatedAfterItStartedAndNoneAfterItClosed() throws Exception {
+    DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    ObjectName task = new ObjectName("io.millrace:job=\"jmx-late\",group=\"task-3\"");
+    JmxReporter reporter = new JmxReporter(registry, "jmx-late");
+    try {
+      registry.gauge("task-3", "in-3.lag", () -> 11); // a task's group: made when it starts
+
+      assertThat(server.getAttribute(task, "in-3.lag")).isEqualTo(11L);
+    } finally {
+      reporter.close();
+    }
+    registry.gauge("task-4", "in-4.lag", () -> 1);
+    assertThat(server.queryNames(new ObjectName("io.millrace:job=\"jmx-late\",*"), null))
+        .isEmpty();
+  }
+
+  @Test
   void logReporterLogsALinePerGroupWithItsMetricsInOrderAndOnceMoreWhenClosed() {
     DefaultMetricsRegistry registry = new DefaultMetricsRegistry(false);
     registry.counter("container-0", "messages-processed").inc(3);

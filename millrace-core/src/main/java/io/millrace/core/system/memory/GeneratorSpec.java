@@ -2,6 +2,7 @@ package io.millrace.core.system.memory;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
+import io.millrace.core.config.AnyInteger;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -44,7 +45,8 @@ public record GeneratorSpec(
         c.getInt(p + PAYLOAD, 100, 0),
         c.getInt(p + KEYS, 1000, 1),
         "live".equals(c.getChoice(p + MODE, "preloaded", "preloaded", "live")),
-        c.getLong(p + SEED, 42, Long.MIN_VALUE));
+        AnyInteger.of(c, p + SEED, 42, "an integer (the payloads' random seed: any, negative "
+            + "ones too)"));
   }
 
   private static Map<String, String> prefixed(String streamId, Map<String, String> config) {
