@@ -156,7 +156,14 @@ final class CommitSchedule {
    *
    * @return whether the timer moved
    */
-  boolean check() {
+  boolean check(long now) {
+    if (finishDeferred && tasks.revoking()) {
+      // A finish put off because a poll held the permit: that poll is a revoke now waiting for
+      // this very commit, and a revoke needs no permit. (Not left to the timer: a loop whose
+      // clock stands still would wait for it forever.)
+      due(now);
+      return true;
+    }
     if (ownershipHeld) {
       releaseOwnership();
     }

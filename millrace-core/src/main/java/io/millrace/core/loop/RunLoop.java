@@ -331,7 +331,7 @@ public final class RunLoop {
     if (taskManager.revoking()) {
       taskManager.advance(); // a revoke goes on over the cycles while the others are delivered
     }
-    if (commits.check()) { // (a commit settled by a loss or a revoke: the permit, the timer)
+    if (commits.check(now)) { // (a commit settled by a loss or a revoke: the permit, the timer)
       retime();
     }
     if (delivery.tasks().isEmpty()) {
