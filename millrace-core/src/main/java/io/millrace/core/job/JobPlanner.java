@@ -67,14 +67,16 @@ public final class JobPlanner {
    * @throws ConfigException describing the first problem found
    */
   public static void check(JobConfig config) {
-    validate(config);
+    validate(JobTranslators.translate(config, Thread.currentThread().getContextClassLoader()));
   }
 
   /**
    * Validates and plans a job: also asks the systems for partition counts, creates missing outputs
    * and reads the checkpoints.
    */
-  public static JobPlan plan(JobConfig config) {
+  public static JobPlan plan(JobConfig original) {
+    JobConfig config =
+        JobTranslators.translate(original, Thread.currentThread().getContextClassLoader());
     Validated v = validate(config);
     String jobName = v.jobName;
     DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(config.getBoolean(TIMERS_ENABLED, false));
@@ -372,9 +374,17 @@ public final class JobPlanner {
       CoordinatorFactory coordinator) {
     List<String> known = new ArrayList<>(CORE_KEYS);
     String coordinatorPrefix = COORDINATOR + ".";
+    Set<String> translators =
+        JobTranslators.ownPrefixes(config, Thread.currentThread().getContextClassLoader());
+    keys:
     for (String key : config.asMap().keySet()) {
-      if (CORE_KEYS.contains(key)) {
+      if (CORE_KEYS.contains(key) || key.equals(JobTranslators.MARK)) {
         continue;
+      }
+      for (String prefix : translators) {
+        if (key.startsWith(prefix)) {
+          continue keys; // the translator checked them
+        }
       }
       if (key.isBlank()) {
         throw new ConfigException("a key in " + config.source() + " is empty (its value is '"
