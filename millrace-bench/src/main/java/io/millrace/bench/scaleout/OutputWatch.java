@@ -130,6 +130,21 @@ final class OutputWatch implements AutoCloseable {
     return Arrays.stream(lastMs).allMatch(t -> t >= now - ms);
   }
 
+  /**
+   * True when every task's latest emission came at most {@code ms} after its input record was
+   * written: the job has caught up with the backlog its start left, so a window measured from now
+   * sees steady running, not the catching up.
+   */
+  synchronized boolean allCaughtUpWithin(long ms) {
+    check();
+    for (int t = 0; t < lastMs.length; t++) {
+      if (lastMs[t] == 0 || lastMs[t] - lastInputMs[t] > ms) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** True when every task emitted after {@code ms}. */
   synchronized boolean allEmittedAfter(long ms) {
     check();
