@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
 
 /**
  * The Kafka benchmarks, each run in a fresh JVM, alternating in rounds so every figure sees the
- * same machine: the raw ceiling (one plain KafkaConsumer), Millrace's consume-only job, Millrace's
+ * same machine: the raw ceiling (one plain KafkaConsumer), the client's own pass-through
+ * ({@code bare}, {@code bare-eos}: {@link BareClient}), Millrace's consume-only job, Millrace's
  * pass-through job and, when the {@code peers} profile's jars are there, Kafka Streams running the
  * same pass-through topology. Ends with a RESULT line per mode (medians) and the ratios.
  *
@@ -63,7 +64,8 @@ public final class KafkaBench {
     String topic = args.get("topic", "bench-in-" + partitions + "x" + records
         + (keys == 100_000 ? "" : "-k" + keys));
     List<String> modes = new ArrayList<>(args.getList("modes", defaultModes,
-        List.of("raw", "consume", "passthrough", "count", "streams", "streams-count",
+        List.of("raw", "bare", "bare-eos", "consume", "passthrough", "count", "streams",
+            "streams-count",
             "passthrough-eos", "count-eos", "streams-eos", "streams-count-eos")));
     // The commit interval of the exactly-once modes, Millrace's and Kafka Streams' alike.
     long commitMs = args.getLong("commit-ms", 100);
@@ -109,6 +111,13 @@ public final class KafkaBench {
                 : "io.millrace.bench.peers.StreamsPassThrough");
             if (exactlyOnce) {
               command.addAll(List.of("--eos", "on", "--commit-ms", Long.toString(commitMs)));
+            }
+          } else if (base.equals("bare")) {
+            command.add(millraceCp);
+            command.add(KafkaRun.class.getName());
+            command.addAll(List.of("--mode", mode));
+            if (exactlyOnce) { // at-least-once: Millrace's default interval, as passthrough has
+              command.addAll(List.of("--commit-ms", Long.toString(commitMs)));
             }
           } else {
             command.add(millraceCp);
@@ -167,6 +176,8 @@ public final class KafkaBench {
           "passthrough_eos_over_kafka_streams_eos");
       ratio(medians, "count-eos", "streams-count-eos", "count_eos_over_kafka_streams_count_eos");
       ratio(medians, "passthrough-eos", "passthrough", "passthrough_eos_over_passthrough");
+      ratio(medians, "passthrough", "bare", "passthrough_over_bare");
+      ratio(medians, "passthrough-eos", "bare-eos", "passthrough_eos_over_bare_eos");
       ratio(medians, "count-eos", "count", "count_eos_over_count");
     } finally {
       if (broker != null) {

@@ -27,7 +27,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * One run of one Kafka benchmark, in this JVM: {@code raw} (a plain KafkaConsumer reading the
- * topic), {@code consume} (a Millrace job that counts), {@code passthrough} (a Millrace job
+ * topic), {@code bare} and {@code bare-eos} (the client's own pass-through, {@link BareClient}),
+ * {@code consume} (a Millrace job that counts), {@code passthrough} (a Millrace job
  * writing every record to a new output topic, at-least-once, one container) or {@code count} (a
  * count per key in a RocksDB store whose changelog is a new topic). Prints
  * {@code RESULT kafka-run mode=... msgs_per_sec=... whole_msgs_per_sec=... cpu_us_per_record=...}.
@@ -55,8 +56,12 @@ public final class KafkaRun {
     }
     double[] r = switch (mode) {
       case "raw" -> raw(bootstrap, topic, records);
+      case "bare" -> BareClient.run(bootstrap, topic, records, false,
+          args.getLong("commit-ms", 60_000));
+      case "bare-eos" -> BareClient.run(bootstrap, topic, records, true,
+          args.getLong("commit-ms", 100));
       case "consume", "passthrough", "count" -> job(mode, bootstrap, topic, records, extra);
-      default -> throw new IllegalArgumentException("--mode raw|consume|passthrough|count, not "
+      default -> throw new IllegalArgumentException("--mode raw|bare|bare-eos|consume|passthrough|count, not "
           + mode);
     };
     System.out.printf(Locale.ROOT, "RESULT kafka-run mode=%s records=%d msgs_per_sec=%.0f "

@@ -73,6 +73,11 @@ public final class ScaleOutBench {
   final long sessionMs;
   /** Standby replicas of each stateful task ({@code --standbys}), on both systems. */
   private final int standbys;
+  /**
+   * {@code --guarantee exactly-once}: the failover, join and leave jobs under Millrace's
+   * exactly-once and Kafka Streams' exactly_once_v2 (each its default commit interval).
+   */
+  private final boolean exactlyOnce;
   private final String millraceCp;
   private final String streamsCp;
   private final List<String> jvm;
@@ -89,6 +94,12 @@ public final class ScaleOutBench {
     this.rate = args.getLong("rate", 12_000);
     this.sessionMs = args.getLong("session-ms", 10_000);
     this.standbys = (int) args.getLong("standbys", 0);
+    String guarantee = args.get("guarantee", "at-least-once");
+    if (!guarantee.equals("at-least-once") && !guarantee.equals("exactly-once")) {
+      throw new IllegalArgumentException(
+          "--guarantee takes at-least-once or exactly-once, got '" + guarantee + "'");
+    }
+    this.exactlyOnce = guarantee.equals("exactly-once");
     this.jvm = List.of(args.get("jvm-opts", "-Xmx512m").trim().split("\\s+"));
     this.millraceCp = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .filter(e -> !e.contains("peers-lib")).collect(Collectors.joining(File.pathSeparator));
@@ -213,7 +224,8 @@ public final class ScaleOutBench {
         + UUID.randomUUID().toString().substring(0, 6);
     group.create(id + "-in", partitions);
     group.create(id + "-out", partitions);
-    return new JobSpec(id, bootstrap, id + "-in", id + "-out", count, sessionMs, standbys, false);
+    return new JobSpec(id, bootstrap, id + "-in", id + "-out", count, sessionMs, standbys,
+        exactlyOnce);
   }
 
   private void failoverAndJoin(String system, int round, boolean join) throws Exception {
@@ -628,8 +640,9 @@ public final class ScaleOutBench {
 
   private void report(int runs) {
     System.out.printf(Locale.ROOT, "machine: %d cores, JVM %s; session timeout %d ms, %d tasks, "
-            + "%,d records/s fed; medians of %d runs%n", Runtime.getRuntime().availableProcessors(),
-        System.getProperty("java.version"), sessionMs, partitions, rate, runs);
+            + "%,d records/s fed, %s; medians of %d runs%n",
+        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), sessionMs,
+        partitions, rate, exactlyOnce ? "exactly-once" : "at-least-once", runs);
     if (figures.containsKey("millrace_failover_ms")) {
       System.out.printf(Locale.ROOT, "RESULT scale-out scenario=failover standbys=" + standbys
               + " millrace_ms=%.0f kafka_streams_ms=%.0f ratio=%.2f detect_ms=%.0f "
