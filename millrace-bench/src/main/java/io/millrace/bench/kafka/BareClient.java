@@ -29,6 +29,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * sends in a transaction, adds the offsets to it ({@code sendOffsetsToTransaction} with the
  * consumer's group metadata) and commits it every interval, reading {@code read_committed}.
  *
+ * <p>{@code bare-split} is {@code bare} with polling and sending on two threads, batches handed
+ * over through a small bounded queue: the shape of any runtime with a fetch thread, to measure
+ * what the split itself costs. Its offsets are committed once, at the end (the consumer belongs
+ * to the fetch thread; at Millrace's 60 s default a 5M-record run commits only then anyway).
+ *
  * <p>The client settings are Millrace's defaults (KafkaSettings: {@code max.poll.records=10000},
  * {@code batch.size=262144}, {@code linger.ms=5}), so that the distance to Millrace's own
  * pass-through is the runtime's cost, not a different tuning.
@@ -44,10 +49,17 @@ final class BareClient {
    */
   static double[] run(String bootstrap, String topic, long records, boolean exactlyOnce,
       long commitMs) throws Exception {
+    return run(bootstrap, topic, records, exactlyOnce, commitMs, false);
+  }
+
+  /** As {@link #run(String, String, long, boolean, long)}; {@code split}: {@code bare-split}. */
+  static double[] run(String bootstrap, String topic, long records, boolean exactlyOnce,
+      long commitMs, boolean split) throws Exception {
     String run = UUID.randomUUID().toString().substring(0, 8);
     String out = "bench-out-bare-" + run;
     try {
-      return copy(bootstrap, topic, out, run, records, exactlyOnce, commitMs);
+      return split ? copySplit(bootstrap, topic, out, run, records)
+          : copy(bootstrap, topic, out, run, records, exactlyOnce, commitMs);
     } finally {
       BenchTopics.deleteRunTopics(bootstrap, run);
     }
@@ -100,6 +112,69 @@ final class BareClient {
       }
       long last = System.nanoTime();
       commit(consumer, producer, offsets, exactlyOnce, false);
+      long end = System.nanoTime();
+      return new double[] {records / ((last - first) / 1e9), records / ((end - start) / 1e9),
+          (cpuNanos() - cpu0) / 1e3 / records};
+    }
+  }
+
+  private static double[] copySplit(String bootstrap, String topic, String out, String run,
+      long records) throws Exception {
+    long cpu0 = cpuNanos();
+    long start = System.nanoTime();
+    java.util.concurrent.BlockingQueue<ConsumerRecords<byte[], byte[]>> handoff =
+        new java.util.concurrent.ArrayBlockingQueue<>(4);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProperties(
+            bootstrap, run, false), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProperties(
+            bootstrap, run, false), new ByteArraySerializer(), new ByteArraySerializer())) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(info ->
+          partitions.add(new TopicPartition(topic, info.partition())));
+      try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+        admin.createTopics(List.of(new NewTopic(out, partitions.size(), (short) 1)))
+            .all().get(30, TimeUnit.SECONDS);
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, OffsetAndMetadata> offsets = new java.util.concurrent.ConcurrentHashMap<>();
+      java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread fetch = new Thread(() -> {
+        try {
+          while (!done.get()) {
+            ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
+            if (!batch.isEmpty()) {
+              handoff.put(batch);
+            }
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "bare-fetch");
+      fetch.start();
+      long first = 0;
+      long count = 0;
+      while (count < records) {
+        ConsumerRecords<byte[], byte[]> batch = handoff.take();
+        if (first == 0) {
+          first = System.nanoTime();
+        }
+        for (TopicPartition partition : batch.partitions()) {
+          List<ConsumerRecord<byte[], byte[]>> some = batch.records(partition);
+          for (ConsumerRecord<byte[], byte[]> r : some) {
+            producer.send(new ProducerRecord<>(out, r.key(), r.value()));
+          }
+          count += some.size();
+          offsets.put(partition,
+              new OffsetAndMetadata(some.get(some.size() - 1).offset() + 1));
+        }
+      }
+      long last = System.nanoTime();
+      done.set(true);
+      handoff.clear(); // a fetch thread blocked on a full queue gets its room and sees done
+      fetch.join();
+      producer.flush();
+      consumer.commitSync(offsets);
       long end = System.nanoTime();
       return new double[] {records / ((last - first) / 1e9), records / ((end - start) / 1e9),
           (cpuNanos() - cpu0) / 1e3 / records};

@@ -64,7 +64,7 @@ public final class KafkaBench {
     String topic = args.get("topic", "bench-in-" + partitions + "x" + records
         + (keys == 100_000 ? "" : "-k" + keys));
     List<String> modes = new ArrayList<>(args.getList("modes", defaultModes,
-        List.of("raw", "bare", "bare-eos", "consume", "passthrough", "count", "streams",
+        List.of("raw", "bare", "bare-eos", "bare-split", "consume", "passthrough", "count", "streams",
             "streams-count",
             "passthrough-eos", "count-eos", "streams-eos", "streams-count-eos")));
     // The commit interval of the exactly-once modes, Millrace's and Kafka Streams' alike.
@@ -112,7 +112,7 @@ public final class KafkaBench {
             if (exactlyOnce) {
               command.addAll(List.of("--eos", "on", "--commit-ms", Long.toString(commitMs)));
             }
-          } else if (base.equals("bare")) {
+          } else if (base.startsWith("bare")) {
             command.add(millraceCp);
             command.add(KafkaRun.class.getName());
             command.addAll(List.of("--mode", mode));
@@ -177,6 +177,7 @@ public final class KafkaBench {
       ratio(medians, "count-eos", "streams-count-eos", "count_eos_over_kafka_streams_count_eos");
       ratio(medians, "passthrough-eos", "passthrough", "passthrough_eos_over_passthrough");
       ratio(medians, "passthrough", "bare", "passthrough_over_bare");
+      ratio(medians, "bare-split", "bare", "bare_split_over_bare");
       ratio(medians, "passthrough-eos", "bare-eos", "passthrough_eos_over_bare_eos");
       ratio(medians, "count-eos", "count", "count_eos_over_count");
     } finally {

@@ -60,8 +60,9 @@ public final class KafkaRun {
           args.getLong("commit-ms", 60_000));
       case "bare-eos" -> BareClient.run(bootstrap, topic, records, true,
           args.getLong("commit-ms", 100));
+      case "bare-split" -> BareClient.run(bootstrap, topic, records, false, 0, true);
       case "consume", "passthrough", "count" -> job(mode, bootstrap, topic, records, extra);
-      default -> throw new IllegalArgumentException("--mode raw|bare|bare-eos|consume|passthrough|count, not "
+      default -> throw new IllegalArgumentException("--mode raw|bare|bare-eos|bare-split|consume|passthrough|count, not "
           + mode);
     };
     System.out.printf(Locale.ROOT, "RESULT kafka-run mode=%s records=%d msgs_per_sec=%.0f "
