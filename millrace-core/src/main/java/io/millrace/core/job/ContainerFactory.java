@@ -16,9 +16,9 @@ import io.millrace.core.loop.RunLoop;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.store.ChangelogRestorer;
 import io.millrace.core.store.ChangelogWriter;
-import io.millrace.core.store.ContainerStores;
 import io.millrace.core.store.StandbyReplicas;
 import io.millrace.core.store.StoreFlusher;
+import io.millrace.core.store.StoreRegistry;
 import io.millrace.core.store.StoreSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,13 +59,14 @@ public final class ContainerFactory {
       consumers.computeIfAbsent(system, s -> plan.factories().get(s)
           .consumer(context(plan, s, id)));
     }
-    ContainerStores stores = stores(plan, id, producers, producerIndices);
+    StoreRegistry stores = stores(plan, id, producers, producerIndices);
     DeadLetters deadLetters = plan.deadLetterStream() == null ? null
         : deadLetters(plan, routes.get(plan.deadLetterStream()));
     List<SystemProducer> producerList = new ArrayList<>(producers.values());
     // A coordinator that fences members keeps the checkpoints itself (Kafka: the group's offsets).
     CheckpointStore checkpoints = coordinator.checkpoints().orElse(plan.checkpointStore());
-    Committer committer = new Committer(id, producerList, stores, checkpoints,
+    Committer committer = new Committer(id, producerList,
+        stores == null ? null : stores.commits(), checkpoints,
         plan.metrics().counter("container-" + id, "commits"),
         plan.config().getBoolean(CoreKeys.COMMIT_BACKGROUND, true),
         plan.settings().exactlyOnce());
@@ -94,7 +95,7 @@ public final class ContainerFactory {
    * now, before the producers start (one index per store; a task writes its own partition);
    * null without stores.
    */
-  private static ContainerStores stores(JobPlan plan, int id,
+  private static StoreRegistry stores(JobPlan plan, int id,
       Map<String, SystemProducer> producers, Map<SystemProducer, int[]> producerIndices) {
     if (plan.stores().isEmpty()) {
       return null;
@@ -112,12 +113,12 @@ public final class ContainerFactory {
     StoreFlusher flusher = Runtime.getRuntime().availableProcessors() > 1
         ? StoreFlusher.threaded("millrace-" + plan.jobName() + "-store-flush-" + id)
         : StoreFlusher.inline();
-    ContainerStores.Changelogs changelogs = (spec, taskNumber) -> new ChangelogWriter(
+    StoreRegistry.Changelogs changelogs = (spec, taskNumber) -> new ChangelogWriter(
         producers.get(spec.changelogSystem()), changelogIndex.get(spec.name()), taskNumber);
     int restoreThreads = plan.config().getInt(CoreKeys.RESTORE_THREADS,
         Runtime.getRuntime().availableProcessors(), 1);
     int expectedTasks = (plan.taskCount() + plan.containerCount() - 1) / plan.containerCount();
-    return ContainerStores.create(plan.stores(), plan.storesDir(), plan.config().asMap(),
+    return StoreRegistry.create(plan.stores(), plan.storesDir(), plan.config().asMap(),
         expectedTasks, changelogs,
         system -> new ChangelogRestorer(system,
             () -> plan.factories().get(system).consumer(context(plan, system, id)),

@@ -5,7 +5,7 @@ import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.spi.system.SystemConsumer;
 import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.commit.Committer;
-import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StoreRegistry;
 import java.util.List;
 
 /**
@@ -38,7 +38,7 @@ public record ContainerParts(
     Committer committer,
     ErrorPolicy errorPolicy,
     DeadLetters deadLetters,
-    ContainerStores stores,
+    StoreRegistry stores,
     boolean dispatched,
     JobCoordinator coordinator,
     TaskSource taskSource,

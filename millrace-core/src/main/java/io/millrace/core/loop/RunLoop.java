@@ -3,7 +3,7 @@ package io.millrace.core.loop;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.core.commit.Committer;
-import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StoreRegistry;
 import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.spi.coordinator.ContainerMembership;
 import io.millrace.spi.coordinator.JobCoordinator;
@@ -47,7 +47,7 @@ public final class RunLoop {
   private final List<SystemProducer> producers;
   private final Committer committer;
   /** The container's stores, or null. */
-  private final ContainerStores stores;
+  private final StoreRegistry stores;
   /** The partitions, their buffers and consumers, and the tasks they are delivered to. */
   private final Delivery delivery;
   private final Counter processed;

@@ -3,7 +3,7 @@ package io.millrace.core.loop;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.core.commit.Committer;
-import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StoreRegistry;
 import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.spi.coordinator.ContainerMembership;
 import io.millrace.spi.system.SystemProducer;
@@ -76,7 +76,7 @@ final class TaskManager {
   private final TaskSource source;
   private final List<SystemProducer> producers;
   /** The container's stores, or null. */
-  private final ContainerStores stores;
+  private final StoreRegistry stores;
   /** Where the restore thread posts a task restored. */
   private final Executor events;
   private final Counter assignedCount;
@@ -141,7 +141,7 @@ final class TaskManager {
   }
 
   TaskManager(int containerId, Delivery delivery, Committer committer, TaskSource source,
-      List<SystemProducer> producers, ContainerStores stores, Executor events,
+      List<SystemProducer> producers, StoreRegistry stores, Executor events,
       MetricsRegistry metrics, String group) {
     this.containerId = containerId;
     this.delivery = delivery;
@@ -336,7 +336,7 @@ final class TaskManager {
       producer.abandon();
     }
     if (stores != null) {
-      stores.forgetFence(); // a fence the flusher met was the lost tasks'
+      stores.commits().forgetFence(); // a fence the flusher met was the lost tasks'
     }
   }
 

@@ -152,14 +152,6 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   /**
-   * A standby copy's engine, handed open to the container that takes its task.
-   *
-   * @param engine the engine, open; the container's from now on (it closes it)
-   * @param offset the changelog offset the engine holds up to (its files' mark may be older)
-   */
-  public record OpenCopy(StorageEngine engine, long offset) {}
-
-  /**
    * Standby copies for one process.
    *
    * @param specs the job's stores (those with a changelog and a persistent engine get copies)
@@ -510,10 +502,10 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   private Copy openCopy(int task, StoreSpec spec) {
-    Path dir = storesDir.resolve(spec.name()).resolve("task-" + task);
+    Path dir = StoreFiles.dir(storesDir, spec.name(), task);
     long local = LocalOffsetFile.read(dir);
     if (local < 0) {
-      ContainerStores.wipe(dir); // nothing says what the files hold: follow from the start
+      StoreFiles.wipe(dir); // nothing says what the files hold: follow from the start
     }
     StorageEngine engine;
     try {
@@ -522,7 +514,7 @@ public final class StandbyReplicas implements AutoCloseable {
       LOG.warn("standby copy of store {} of task {}: local files in {} are damaged ({}): wiping "
           + "them and following the changelog from the start", spec.name(), task, dir,
           e.getMessage());
-      ContainerStores.wipe(dir);
+      StoreFiles.wipe(dir);
       local = -1;
       engine = spec.factory().open(spec.engineSpec(), dir, resources);
     }

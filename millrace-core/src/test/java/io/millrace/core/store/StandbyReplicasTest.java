@@ -141,7 +141,7 @@ class StandbyReplicasTest {
         () -> disk.files(storeDir(2)).get(bytes("k5")) != null);
 
     // A new assignment: a container here takes the task, then the group drops its copy.
-    Map<String, StandbyReplicas.OpenCopy> handed = s.activate(2);
+    Map<String, OpenCopy> handed = s.activate(2);
     s.want(0, Set.of());
     disk.active.add(storeDir(2)); // from here the engine refuses to open it for the standby
     assertThat(handed).containsOnlyKeys("counts");
@@ -177,7 +177,7 @@ class StandbyReplicasTest {
     s.want(0, Set.of());
     Await.until(Duration.ofSeconds(10), "the standby thread done with the copy", () ->
         !metrics.snapshot().getOrDefault("standby", Map.of()).containsKey("task-2/counts-lag"));
-    Map<String, StandbyReplicas.OpenCopy> handed =
+    Map<String, OpenCopy> handed =
         CompletableFuture.supplyAsync(() -> s.activate(2)).get(10, TimeUnit.SECONDS);
     assertThat(handed).as("handed over open, not closed").containsOnlyKeys("counts");
     assertThat(handed.get("counts").offset()).isEqualTo(2);
@@ -206,7 +206,7 @@ class StandbyReplicasTest {
     try {
       // A rebalance: this process now keeps a copy of task 2 and takes task 1 as its own.
       s.want(0, Set.of(2));
-      CompletableFuture<Map<String, StandbyReplicas.OpenCopy>> taken =
+      CompletableFuture<Map<String, OpenCopy>> taken =
           CompletableFuture.supplyAsync(() -> s.activate(1));
 
       Await.until(Duration.ofSeconds(10), "task 1 taken while task 2's copy still opens",
@@ -296,7 +296,7 @@ class StandbyReplicasTest {
         try {
           while (System.nanoTime() < end) {
             int task = id * 2 + random.nextInt(2); // each container its own two tasks
-            Map<String, StandbyReplicas.OpenCopy> handed = s.activate(task);
+            Map<String, OpenCopy> handed = s.activate(task);
             disk.active.add(storeDir(task));
             write(task, 0, 1 + random.nextInt(3)); // as its active, it writes the changelog
             handed.values().forEach(copy -> copy.engine().close()); // its stores close
@@ -383,7 +383,7 @@ class StandbyReplicasTest {
       }
       opened.merge(dir, 1, Integer::sum);
       if (!java.nio.file.Files.exists(dir.resolve(LocalOffsetFile.NAME))) {
-        files.remove(dir); // wiped: ContainerStores.wipe deleted the directory
+        files.remove(dir); // wiped: StoreFiles.wipe deleted the directory
       }
       try {
         java.nio.file.Files.createDirectories(dir);
