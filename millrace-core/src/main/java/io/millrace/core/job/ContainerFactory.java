@@ -17,6 +17,7 @@ import io.millrace.core.output.OutputRoute;
 import io.millrace.core.store.ChangelogRestorer;
 import io.millrace.core.store.ChangelogWriter;
 import io.millrace.core.store.StandbyReplicas;
+import io.millrace.core.store.StateUpdater;
 import io.millrace.core.store.StoreFlusher;
 import io.millrace.core.store.StoreRegistry;
 import io.millrace.core.store.StoreSpec;
@@ -39,9 +40,10 @@ public final class ContainerFactory {
    * Builds container {@code id} of the plan, whose tasks {@code coordinator} decides.
    *
    * @param standbys the process's standby copies, or null
+   * @param updater the process's state updater (it restores tasks taken beside others)
    */
   public static Container build(JobPlan plan, int id, Clock clock, JobCoordinator coordinator,
-      StandbyReplicas standbys) {
+      StandbyReplicas standbys, StateUpdater updater) {
     Map<String, SystemProducer> producers = new LinkedHashMap<>();
     Map<SystemProducer, int[]> producerIndices = new HashMap<>();
     Map<String, OutputRoute> routes = new HashMap<>();
@@ -80,7 +82,7 @@ public final class ContainerFactory {
         new TaskBuilder(plan, id, routes, consumers, stores, checkpoints,
             plan.coordinatorFactory() instanceof LocalCoordinator.Factory, standbys),
         TimeUnit.MILLISECONDS.toNanos(Math.min(plan.shutdownMillis(),
-            plan.settings().async().callbackTimeoutNanos() / 1_000_000)));
+            plan.settings().async().callbackTimeoutNanos() / 1_000_000)), updater);
     return new Container(id, new RunLoop(parts), java.util.Collections.unmodifiableMap(consumers));
   }
 
@@ -130,7 +132,7 @@ public final class ContainerFactory {
 
   /**
    * The process's standby and warm-up copies (tasks shared among processes, and a store with a
-   * changelog), or null; its thread starts with the first copy. Their consumers are the job's
+   * changelog), or null; the process's state updater keeps them. Their consumers are the job's
    * own, as a container after the last one (its client ids and metrics say so).
    */
   static StandbyReplicas standbys(JobPlan plan) {
@@ -147,7 +149,7 @@ public final class ContainerFactory {
     return new StandbyReplicas(plan.stores(), plan.storesDir(), plan.config().asMap(),
         plan.stores().size() * plan.taskCount(),
         system -> plan.factories().get(system).consumer(context(plan, system, standbyId)),
-        plan.metrics(), markNanos, "millrace-" + plan.jobName() + "-standby");
+        plan.metrics(), markNanos);
   }
 
   static DefaultSystemContext context(JobPlan plan, String system, int id) {

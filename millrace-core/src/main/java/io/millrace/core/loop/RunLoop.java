@@ -114,7 +114,7 @@ public final class RunLoop {
         () -> delivery.published().length == 0 ? 0 : delivery.tasks().size());
     metrics.gauge(metricsGroup, "partitions", () -> delivery.published().length);
     this.taskManager = new TaskManager(containerId, delivery, committer, parts.taskSource(),
-        producers, stores, events, metrics, metricsGroup);
+        producers, stores, parts.stateUpdater(), events, metrics, metricsGroup);
     this.bridge = new MembershipBridge(events, taskManager, parts.taskSource());
     this.commits = new CommitSchedule(committer, taskManager, settings.commitNanos());
     committer.connect(events, () -> commits.stepEnded(cycleNanos));

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Tasks opened detached on one thread (a container's restore thread) while the loop's thread
+ * Tasks opened detached on one thread (the state updater's, for a container) while the loop's thread
  * attaches them, writes, commits and closes others: every commit's layout is the stores' own, no
  * open is refused for a task that is not open, and the registry ends empty.
  */
@@ -36,7 +36,7 @@ class StoreRegistryStressTest {
         dir, new CountingProducer(), false);
     BlockingQueue<DetachedStores> opened = new LinkedBlockingQueue<>(16);
     BlockingQueue<Integer> closed = new LinkedBlockingQueue<>();
-    // The restore thread: opens task n once the loop closed task n - 64 (numbers are reused, as
+    // The restoring thread: opens task n once the loop closed task n - 64 (numbers are reused, as
     // tasks come back), and hands it over.
     CompletableFuture<Void> restoring = CompletableFuture.runAsync(() -> {
       try {
