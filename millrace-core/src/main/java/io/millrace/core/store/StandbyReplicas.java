@@ -20,7 +20,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -290,7 +289,7 @@ public final class StandbyReplicas implements AutoCloseable {
         if (copies != null) {
           for (Copy c : copies) {
             handedOpen.incrementAndGet();
-            engines.put(c.spec.name(), new OpenCopy(new HandedEngine(c.engine), c.applied));
+            engines.put(c.spec.name(), new OpenCopy(new HandedEngine(c.engine, handedOpen), c.applied));
           }
         }
         byTask.put(task, engines);
@@ -820,57 +819,6 @@ public final class StandbyReplicas implements AutoCloseable {
       c.engine.close();
     } catch (RuntimeException e) {
       LOG.warn("standby copy of task {} failed to close: {}", c.task, e.toString());
-    }
-  }
-
-  /** A handed-over engine, which counts itself closed once ({@link #handedOpen}). */
-  private final class HandedEngine implements StorageEngine {
-    private final StorageEngine engine;
-    private final AtomicBoolean closed = new AtomicBoolean();
-
-    HandedEngine(StorageEngine engine) {
-      this.engine = engine;
-    }
-
-    @Override
-    public byte[] get(byte[] key) {
-      return engine.get(key);
-    }
-
-    @Override
-    public void write(List<byte[]> keys, List<byte[]> values) {
-      engine.write(keys, values);
-    }
-
-    @Override
-    public EngineIterator range(byte[] from, byte[] to) {
-      return engine.range(from, to);
-    }
-
-    @Override
-    public void sync() {
-      engine.sync();
-    }
-
-    @Override
-    public boolean persistent() {
-      return engine.persistent();
-    }
-
-    @Override
-    public boolean concurrentWrites() {
-      return engine.concurrentWrites();
-    }
-
-    @Override
-    public void close() {
-      if (closed.compareAndSet(false, true)) {
-        try {
-          engine.close();
-        } finally {
-          handedOpen.decrementAndGet();
-        }
-      }
     }
   }
 
