@@ -93,8 +93,8 @@ class KafkaStandbyTest {
       // nothing at all, when the copies held every committed write: no restore line then).
       String takeover = h.log("a").substring(logAtKill);
       assertThat(takeover).as("a took b's tasks").contains("assigned task(s)")
-          // while its own two ran on: their stores restored on the restore thread
-          .contains("are prepared and restored on the restore thread while its other 2 task(s) run");
+          // while its own two ran on: their stores restored on the state updater
+          .contains("are prepared and restored on the state updater while its other 2 task(s) run");
       for (int t : lost) {
         // Its copy's engine went to the container open: RocksDB was not closed and reopened.
         assertThat(takeover).contains("standby copy of task " + t + " handed over open");

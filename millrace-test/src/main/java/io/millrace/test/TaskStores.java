@@ -2,9 +2,9 @@ package io.millrace.test;
 
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.store.KeyValueStore;
-import io.millrace.core.store.ContainerStores;
 import io.millrace.core.store.StoreConfig;
 import io.millrace.core.store.StoreFlusher;
+import io.millrace.core.store.StoreRegistry;
 import io.millrace.core.store.StoreSpec;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,17 +18,17 @@ import java.util.stream.Stream;
 
 /**
  * The task's stores, as the job declares them ({@code stores.<name>.*}), opened as a container
- * opens them ({@link ContainerStores}: the same engines, serdes, write-back cache and layout,
+ * opens them ({@link StoreRegistry}: the same engines, serdes, write-back cache and layout,
  * {@code <dir>/<name>/task-<n>}), without a changelog. The files go to a directory of their own,
  * deleted at close unless the test chose it.
  */
 final class TaskStores {
-  private final ContainerStores stores;
+  private final StoreRegistry stores;
   private final Map<String, KeyValueStore<?, ?>> mine;
   private final Path dir;
   private final boolean temporary;
 
-  private TaskStores(ContainerStores stores, Map<String, KeyValueStore<?, ?>> mine, Path dir,
+  private TaskStores(StoreRegistry stores, Map<String, KeyValueStore<?, ?>> mine, Path dir,
       boolean temporary) {
     this.stores = stores;
     this.mine = mine;
@@ -47,7 +47,7 @@ final class TaskStores {
     List<StoreSpec> specs = StoreConfig.parse(config, changelogSystems);
     boolean temporary = stateDir == null;
     Path dir = temporary && !specs.isEmpty() ? tempDir() : stateDir;
-    ContainerStores stores = ContainerStores.create(specs, dir, config.asMap(), 1,
+    StoreRegistry stores = StoreRegistry.create(specs, dir, config.asMap(), 1,
         (spec, task) -> null, system -> null, StoreFlusher.inline(), false);
     try {
       return new TaskStores(stores, stores.open(partition, "Partition " + partition, Map.of()),
@@ -76,12 +76,12 @@ final class TaskStores {
 
   /** What a commit does to stores: the cache's dirty entries written to the engine. */
   void flush() {
-    stores.flush();
+    stores.commits().flush();
   }
 
   void close() {
     try {
-      stores.flush();
+      stores.commits().flush();
       stores.close();
     } finally {
       delete(temporary ? dir : null);

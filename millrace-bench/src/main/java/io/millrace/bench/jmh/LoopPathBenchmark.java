@@ -102,7 +102,7 @@ public class LoopPathBenchmark {
     loop = new RunLoop(new ContainerParts(0, new LoopSettings(0, 0, batchSize, PER_POLL,
         Long.MAX_VALUE, Long.MAX_VALUE, 0, AsyncSettings.DEFAULT), Clock.SYSTEM, metrics,
         List.of(consumer), List.of(), committer, ErrorPolicy.FAIL, null, null, false,
-        new LocalCoordinator(PARTITIONS, 1), source, 0));
+        new LocalCoordinator(PARTITIONS, 1), source, 0, null));
     loop.start();
     int delivered = loop.cycle();
     if (delivered != MESSAGES_PER_CYCLE) {

@@ -16,9 +16,10 @@ import io.millrace.core.loop.RunLoop;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.store.ChangelogRestorer;
 import io.millrace.core.store.ChangelogWriter;
-import io.millrace.core.store.ContainerStores;
 import io.millrace.core.store.StandbyReplicas;
+import io.millrace.core.store.StateUpdater;
 import io.millrace.core.store.StoreFlusher;
+import io.millrace.core.store.StoreRegistry;
 import io.millrace.core.store.StoreSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,9 +40,10 @@ public final class ContainerFactory {
    * Builds container {@code id} of the plan, whose tasks {@code coordinator} decides.
    *
    * @param standbys the process's standby copies, or null
+   * @param updater the process's state updater (it restores tasks taken beside others)
    */
   public static Container build(JobPlan plan, int id, Clock clock, JobCoordinator coordinator,
-      StandbyReplicas standbys) {
+      StandbyReplicas standbys, StateUpdater updater) {
     Map<String, SystemProducer> producers = new LinkedHashMap<>();
     Map<SystemProducer, int[]> producerIndices = new HashMap<>();
     Map<String, OutputRoute> routes = new HashMap<>();
@@ -59,13 +61,14 @@ public final class ContainerFactory {
       consumers.computeIfAbsent(system, s -> plan.factories().get(s)
           .consumer(context(plan, s, id)));
     }
-    ContainerStores stores = stores(plan, id, producers, producerIndices);
+    StoreRegistry stores = stores(plan, id, producers, producerIndices);
     DeadLetters deadLetters = plan.deadLetterStream() == null ? null
         : deadLetters(plan, routes.get(plan.deadLetterStream()));
     List<SystemProducer> producerList = new ArrayList<>(producers.values());
     // A coordinator that fences members keeps the checkpoints itself (Kafka: the group's offsets).
     CheckpointStore checkpoints = coordinator.checkpoints().orElse(plan.checkpointStore());
-    Committer committer = new Committer(id, producerList, stores, checkpoints,
+    Committer committer = new Committer(id, producerList,
+        stores == null ? null : stores.commits(), checkpoints,
         plan.metrics().counter("container-" + id, "commits"),
         plan.config().getBoolean(CoreKeys.COMMIT_BACKGROUND, true),
         plan.settings().exactlyOnce());
@@ -79,7 +82,7 @@ public final class ContainerFactory {
         new TaskBuilder(plan, id, routes, consumers, stores, checkpoints,
             plan.coordinatorFactory() instanceof LocalCoordinator.Factory, standbys),
         TimeUnit.MILLISECONDS.toNanos(Math.min(plan.shutdownMillis(),
-            plan.settings().async().callbackTimeoutNanos() / 1_000_000)));
+            plan.settings().async().callbackTimeoutNanos() / 1_000_000)), updater);
     return new Container(id, new RunLoop(parts), java.util.Collections.unmodifiableMap(consumers));
   }
 
@@ -94,7 +97,7 @@ public final class ContainerFactory {
    * now, before the producers start (one index per store; a task writes its own partition);
    * null without stores.
    */
-  private static ContainerStores stores(JobPlan plan, int id,
+  private static StoreRegistry stores(JobPlan plan, int id,
       Map<String, SystemProducer> producers, Map<SystemProducer, int[]> producerIndices) {
     if (plan.stores().isEmpty()) {
       return null;
@@ -112,12 +115,12 @@ public final class ContainerFactory {
     StoreFlusher flusher = Runtime.getRuntime().availableProcessors() > 1
         ? StoreFlusher.threaded("millrace-" + plan.jobName() + "-store-flush-" + id)
         : StoreFlusher.inline();
-    ContainerStores.Changelogs changelogs = (spec, taskNumber) -> new ChangelogWriter(
+    StoreRegistry.Changelogs changelogs = (spec, taskNumber) -> new ChangelogWriter(
         producers.get(spec.changelogSystem()), changelogIndex.get(spec.name()), taskNumber);
     int restoreThreads = plan.config().getInt(CoreKeys.RESTORE_THREADS,
         Runtime.getRuntime().availableProcessors(), 1);
     int expectedTasks = (plan.taskCount() + plan.containerCount() - 1) / plan.containerCount();
-    return ContainerStores.create(plan.stores(), plan.storesDir(), plan.config().asMap(),
+    return StoreRegistry.create(plan.stores(), plan.storesDir(), plan.config().asMap(),
         expectedTasks, changelogs,
         system -> new ChangelogRestorer(system,
             () -> plan.factories().get(system).consumer(context(plan, system, id)),
@@ -129,7 +132,7 @@ public final class ContainerFactory {
 
   /**
    * The process's standby and warm-up copies (tasks shared among processes, and a store with a
-   * changelog), or null; its thread starts with the first copy. Their consumers are the job's
+   * changelog), or null; the process's state updater keeps them. Their consumers are the job's
    * own, as a container after the last one (its client ids and metrics say so).
    */
   static StandbyReplicas standbys(JobPlan plan) {
@@ -146,7 +149,7 @@ public final class ContainerFactory {
     return new StandbyReplicas(plan.stores(), plan.storesDir(), plan.config().asMap(),
         plan.stores().size() * plan.taskCount(),
         system -> plan.factories().get(system).consumer(context(plan, system, standbyId)),
-        plan.metrics(), markNanos, "millrace-" + plan.jobName() + "-standby");
+        plan.metrics(), markNanos);
   }
 
   static DefaultSystemContext context(JobPlan plan, String system, int id) {

@@ -11,6 +11,7 @@ import io.millrace.core.loop.RunLoop;
 import io.millrace.core.metrics.JmxReporter;
 import io.millrace.core.metrics.LogReporter;
 import io.millrace.core.store.StandbyReplicas;
+import io.millrace.core.store.StateUpdater;
 import io.millrace.core.system.MessageCounting;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,8 @@ public final class LocalRunner {
   private final JobCoordinator coordinator;
   /** The process's standby copies of other processes' tasks, or null. */
   private final StandbyReplicas standbys;
+  /** Restores the containers' arriving tasks and keeps the standby copies current. */
+  private final StateUpdater updater;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile long startNanos;
   private volatile StatusServer statusServer;
@@ -49,9 +52,10 @@ public final class LocalRunner {
     this.plan = plan;
     this.coordinator = plan.newCoordinator();
     this.standbys = ContainerFactory.standbys(plan);
+    this.updater = new StateUpdater(standbys, "millrace-" + plan.jobName() + "-state");
     try {
       for (int id = 0; id < plan.containerCount(); id++) {
-        containers.add(ContainerFactory.build(plan, id, clock, coordinator, standbys));
+        containers.add(ContainerFactory.build(plan, id, clock, coordinator, standbys, updater));
       }
       if (standbys != null) {
         // Copies of tasks that run elsewhere catch up in the containers' spare time.
@@ -59,9 +63,7 @@ public final class LocalRunner {
             JobPlanner.restoreBesidePercent(plan.config()));
       }
     } catch (RuntimeException e) {
-      if (standbys != null) {
-        standbys.close();
-      }
+      updater.close();
       coordinator.close();
       throw e;
     }
@@ -179,9 +181,7 @@ public final class LocalRunner {
         }
       }
       reporters.clear();
-      if (standbys != null) {
-        standbys.close(); // synced and marked: a restart here replays only their tails
-      }
+      updater.close(); // the standby copies synced and marked: a restart replays their tails
       try {
         coordinator.close();
       } catch (RuntimeException e) {

@@ -14,8 +14,10 @@ import io.millrace.core.loop.TaskSource;
 import io.millrace.core.loop.TaskSpec;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.output.TaskCollector;
-import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.DetachedStores;
+import io.millrace.core.store.OpenCopy;
 import io.millrace.core.store.StandbyReplicas;
+import io.millrace.core.store.StoreRegistry;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -50,7 +52,7 @@ final class TaskBuilder implements TaskSource {
   private final int containerId;
   private final Map<String, OutputRoute> routes;
   private final Map<String, SystemConsumer> consumers;
-  private final ContainerStores stores;
+  private final StoreRegistry stores;
   private final CheckpointStore checkpoints;
   private final boolean staticAssignment;
   /** The process's standby copies, or null without {@code job.standby.replicas}. */
@@ -67,7 +69,7 @@ final class TaskBuilder implements TaskSource {
    * @param standbys the process's standby copies, or null
    */
   TaskBuilder(JobPlan plan, int containerId, Map<String, OutputRoute> routes,
-      Map<String, SystemConsumer> consumers, ContainerStores stores, CheckpointStore checkpoints,
+      Map<String, SystemConsumer> consumers, StoreRegistry stores, CheckpointStore checkpoints,
       boolean staticAssignment, StandbyReplicas standbys) {
     this.standbys = standbys;
     this.plan = plan;
@@ -115,8 +117,8 @@ final class TaskBuilder implements TaskSource {
     CompletableFuture<Map<String, Map<Integer, StreamMetadata>>> headsAhead = staticAssignment
         ? null : CompletableFuture.supplyAsync(() -> inputHeads(taskNumbers), LOOKUPS);
     List<TaskSpec> tasks = new ArrayList<>();
-    List<ContainerStores.Detached> detached = new ArrayList<>();
-    Map<Integer, Map<String, StandbyReplicas.OpenCopy>> handedOver = new HashMap<>();
+    List<DetachedStores> detached = new ArrayList<>();
+    Map<Integer, Map<String, OpenCopy>> handedOver = new HashMap<>();
     try {
       Map<StreamPartition, Long> checkpoint = staticAssignment ? plan.checkpoint()
           : checkpoints.read(taskNumbers);
@@ -165,8 +167,7 @@ final class TaskBuilder implements TaskSource {
 
       @Override
       public boolean needsRestore() {
-        return detached.stream().anyMatch(d -> d.instances().stream()
-            .anyMatch(instance -> instance.changelog() != null));
+        return detached.stream().anyMatch(DetachedStores::logged);
       }
 
       @Override
@@ -212,7 +213,7 @@ final class TaskBuilder implements TaskSource {
   }
 
   /** Closes the engines standby copies handed over that no store took. */
-  private static void closeUnused(Map<Integer, Map<String, StandbyReplicas.OpenCopy>> copies) {
+  private static void closeUnused(Map<Integer, Map<String, OpenCopy>> copies) {
     copies.values().forEach(byStore -> byStore.values().forEach(copy -> {
       try {
         copy.engine().close();
@@ -223,7 +224,7 @@ final class TaskBuilder implements TaskSource {
   }
 
   /** Closes what a take opened and frees the tasks for standby copies again. */
-  private void abandon(Set<Integer> taskNumbers, List<ContainerStores.Detached> detached) {
+  private void abandon(Set<Integer> taskNumbers, List<DetachedStores> detached) {
     if (stores != null) {
       detached.forEach(stores::closeDetached);
     }
@@ -250,8 +251,8 @@ final class TaskBuilder implements TaskSource {
   }
 
   private TaskSpec build(int number, Map<StreamPartition, Long> checkpoint,
-      Map<String, Map<Integer, StreamMetadata>> heads, List<ContainerStores.Detached> detached,
-      Map<String, StandbyReplicas.OpenCopy> handedOver) {
+      Map<String, Map<Integer, StreamMetadata>> heads, List<DetachedStores> detached,
+      Map<String, OpenCopy> handedOver) {
     String name = "Partition " + number;
     List<StreamPartition> mine = new ArrayList<>();
     List<PartitionSpec> inputs = new ArrayList<>();
@@ -267,7 +268,7 @@ final class TaskBuilder implements TaskSource {
     Object user = newTask(); // before its stores open: a constructor that throws leaks nothing
     Map<String, KeyValueStore<?, ?>> taskStores = Map.of();
     if (stores != null) {
-      ContainerStores.Detached opened = stores.openDetached(number, name, checkpoint,
+      DetachedStores opened = stores.openDetached(number, name, checkpoint,
           handedOver);
       detached.add(opened);
       taskStores = opened.stores();

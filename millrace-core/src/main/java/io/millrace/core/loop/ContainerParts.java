@@ -5,7 +5,8 @@ import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.spi.system.SystemConsumer;
 import io.millrace.spi.system.SystemProducer;
 import io.millrace.core.commit.Committer;
-import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StateUpdater;
+import io.millrace.core.store.StoreRegistry;
 import java.util.List;
 
 /**
@@ -27,6 +28,8 @@ import java.util.List;
  * @param coordinator decides which tasks the container runs (it joins at start)
  * @param taskSource builds the tasks the container takes and releases those it gives up
  * @param settleNanos how long a revoke waits for the leaving tasks' messages in flight
+ * @param stateUpdater the process's state updater, which restores tasks taken beside others;
+ *     null: the container makes one of its own when it first needs it
  */
 public record ContainerParts(
     int containerId,
@@ -38,8 +41,9 @@ public record ContainerParts(
     Committer committer,
     ErrorPolicy errorPolicy,
     DeadLetters deadLetters,
-    ContainerStores stores,
+    StoreRegistry stores,
     boolean dispatched,
     JobCoordinator coordinator,
     TaskSource taskSource,
-    long settleNanos) {}
+    long settleNanos,
+    StateUpdater stateUpdater) {}

@@ -3,7 +3,7 @@ package io.millrace.core.loop;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.core.commit.Committer;
-import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StoreRegistry;
 import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.spi.coordinator.ContainerMembership;
 import io.millrace.spi.coordinator.JobCoordinator;
@@ -47,7 +47,7 @@ public final class RunLoop {
   private final List<SystemProducer> producers;
   private final Committer committer;
   /** The container's stores, or null. */
-  private final ContainerStores stores;
+  private final StoreRegistry stores;
   /** The partitions, their buffers and consumers, and the tasks they are delivered to. */
   private final Delivery delivery;
   private final Counter processed;
@@ -114,7 +114,7 @@ public final class RunLoop {
         () -> delivery.published().length == 0 ? 0 : delivery.tasks().size());
     metrics.gauge(metricsGroup, "partitions", () -> delivery.published().length);
     this.taskManager = new TaskManager(containerId, delivery, committer, parts.taskSource(),
-        producers, stores, events, metrics, metricsGroup);
+        producers, stores, parts.stateUpdater(), events, metrics, metricsGroup);
     this.bridge = new MembershipBridge(events, taskManager, parts.taskSource());
     this.commits = new CommitSchedule(committer, taskManager, settings.commitNanos());
     committer.connect(events, () -> commits.stepEnded(cycleNanos));

@@ -3,7 +3,8 @@ package io.millrace.core.loop;
 import io.millrace.api.metrics.Counter;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.core.commit.Committer;
-import io.millrace.core.store.ContainerStores;
+import io.millrace.core.store.StateUpdater;
+import io.millrace.core.store.StoreRegistry;
 import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.spi.coordinator.ContainerMembership;
 import io.millrace.spi.system.SystemProducer;
@@ -19,17 +20,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The one owner of a container's task table: the tasks that run (delivered to by {@link
- * Delivery}), those whose stores restore on the restore thread, and those being revoked. The
- * membership's requests reach it as loop events ({@link MembershipBridge}); the loop calls it,
- * and it never calls the loop.
+ * Delivery}), those whose stores restore on the process's state updater, and those being
+ * revoked. The membership's requests reach it as loop events ({@link MembershipBridge}); the loop
+ * calls it, and it never calls the loop.
  *
  * <p><b>Revoke</b>, before the tasks' partitions are released to another member, a state machine
  * the loop moves on once a cycle ({@link #advance}) while the tasks that stay go on:
@@ -55,18 +54,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Assign</b>: the tasks' stores open from local files and restore the changelog's tail (or
  * all of it); their inputs resume after their checkpoints, registered with the consumers; the
- * tasks init; the checkpoint layout follows. A container that runs other tasks prepares the
- * arriving ones (checkpoints read, inputs' heads looked up, stores opened) and restores them on its
- * restore thread while the others go on: their stores are detached (no commit sees them), and
- * each task starts as soon as its own stores are restored, when the restore thread's event says
- * so. A task revoked or lost meanwhile has its restore cancelled and its stores closed; a restore
- * that fails fails the container. A container with nothing else to run prepares and restores
- * inline: there is nothing to keep going.
+ * tasks init; the checkpoint layout follows. A container that runs other tasks has the arriving
+ * ones prepared (checkpoints read, inputs' heads looked up, stores opened) and restored on the
+ * process's state updater ({@link StateUpdater}) while the others go on: their stores are
+ * detached (no commit sees them), and each task starts as soon as its own stores are restored,
+ * when the updater's event says so. A task revoked or lost meanwhile has its restore withdrawn
+ * (not begun) or cancelled, and its stores closed; a restore that fails fails the container. A
+ * container with nothing else to run prepares and restores inline: there is nothing to keep
+ * going.
  *
  * <p><b>Size.</b> Past 500 lines because each change of tasks keeps its steps together, with the
  * measured reason at each (a revoke's state machine, a loss, an assignment inline or beside the
- * others with its cancellation); the restore thread's bookkeeping is next to leave it (issue 31,
- * the state updater).
+ * others with its cancellation).
  */
 final class TaskManager {
   private static final Logger LOG = LoggerFactory.getLogger(TaskManager.class);
@@ -76,29 +75,34 @@ final class TaskManager {
   private final TaskSource source;
   private final List<SystemProducer> producers;
   /** The container's stores, or null. */
-  private final ContainerStores stores;
-  /** Where the restore thread posts a task restored. */
+  private final StoreRegistry stores;
+  /** Where the state updater posts a task restored. */
   private final Executor events;
+  /** Runs the restores of tasks taken beside others: the process's, or one of its own. */
+  private StateUpdater updater;
+  /** Whether {@link #updater} is this container's own (no process's was given), closed with it. */
+  private final boolean ownUpdater;
   private final Counter assignedCount;
   private final Counter revokedCount;
   private final Counter lostCount;
   /** How long the last revocation and assignment took, in ms (gauges). */
   private volatile long lastRevokeMs;
   private volatile long lastAssignMs;
-  /** Tasks prepared and restored on the restore thread, in the order they came. */
+  /** Tasks prepared and restored on the state updater, in the order they came. */
   private final List<Restoring> restoring = new ArrayList<>();
   /** Revocations under way, oldest first. */
   private final List<Revocation> revocations = new ArrayList<>();
   /** The tasks the container holds (running, restoring, leaving), for the membership's thread. */
   private volatile Set<Integer> published = Set.of();
-  private ExecutorService restoreThread;
   private ContainerMembership membership;
 
   /** Tasks taken that are prepared and restored beside the container's other tasks. */
   private static final class Restoring {
     final long started;
+    /** The tasks taken (claimed until prepared). */
+    final Set<Integer> numbers;
     /**
-     * The tasks, once the restore thread has prepared them (null before, or if that failed):
+     * The tasks, once the state updater has prepared them (null before, or if that failed):
      * written before the restore reports a task ready, and read by the loop after that report or
      * after {@link #done}.
      */
@@ -107,13 +111,14 @@ final class TaskManager {
     volatile long prepared;
     /** Those not started yet. */
     final Set<Integer> pending;
-    /** Those whose stores are restored, as the restore says so (restore threads to loop). */
+    /** Those whose stores are restored, as the restore says so (restoring threads to loop). */
     final Queue<Integer> ready = new ConcurrentLinkedQueue<>();
     final AtomicBoolean cancelled = new AtomicBoolean();
-    /** The preparation and restore on the restore thread; its end is posted to the loop. */
+    /** The preparation and restore on the state updater; its end is posted to the loop. */
     CompletableFuture<Void> done;
 
     Restoring(Set<Integer> numbers, long started) {
+      this.numbers = numbers;
       this.pending = new TreeSet<>(numbers);
       this.started = started;
     }
@@ -141,8 +146,8 @@ final class TaskManager {
   }
 
   TaskManager(int containerId, Delivery delivery, Committer committer, TaskSource source,
-      List<SystemProducer> producers, ContainerStores stores, Executor events,
-      MetricsRegistry metrics, String group) {
+      List<SystemProducer> producers, StoreRegistry stores, StateUpdater updater,
+      Executor events, MetricsRegistry metrics, String group) {
     this.containerId = containerId;
     this.delivery = delivery;
     this.committer = committer;
@@ -150,6 +155,8 @@ final class TaskManager {
     this.producers = producers;
     this.stores = stores;
     this.events = events;
+    this.updater = updater;
+    this.ownUpdater = updater == null;
     this.assignedCount = metrics.counter(group, "tasks-assigned");
     this.revokedCount = metrics.counter(group, "tasks-revoked");
     this.lostCount = metrics.counter(group, "tasks-lost");
@@ -336,7 +343,7 @@ final class TaskManager {
       producer.abandon();
     }
     if (stores != null) {
-      stores.forgetFence(); // a fence the flusher met was the lost tasks'
+      stores.commits().forgetFence(); // a fence the flusher met was the lost tasks'
     }
   }
 
@@ -369,7 +376,7 @@ final class TaskManager {
 
   /**
    * Tasks the container takes: started at once if it has nothing else to run (after an inline
-   * restore), else prepared and restored on the restore thread while the others go on.
+   * restore), else prepared and restored on the state updater while the others go on.
    */
   void assign(Set<Integer> numbers) {
     Set<Integer> fresh = new TreeSet<>(numbers);
@@ -399,7 +406,8 @@ final class TaskManager {
     // 97-393 ms on the scale-out benchmark's join, all of it a gap in the others' output.
     Restoring r = new Restoring(fresh, started);
     source.claim(fresh); // their standby copies here wait for the prepare, open
-    r.done = CompletableFuture.runAsync(() -> {
+    StateUpdater restorer = updater();
+    r.done = restorer.restore(() -> {
       if (r.cancelled.get()) {
         // Given up while queued behind another restore: nothing to prepare, nothing to close
         // (the loop waits for this in abandon; a whole preparation would hold it up).
@@ -413,29 +421,28 @@ final class TaskManager {
         // At full speed, beside the others: the task has no live copy anywhere, and its output
         // stands still until this ends (a failover; only copies of tasks that run elsewhere are
         // paced: StandbyReplicas).
-        taking.restore(r.cancelled::get, n -> {
+        taking.restore(() -> {
+          restorer.betweenBatches(); // a standby copy another container waits for goes now
+          return r.cancelled.get();
+        }, n -> {
           r.ready.add(n);
           events.execute(this::startRestored);
         });
       }
-    }, restoreThread());
+    });
     // Its end, or its failure, is the loop's to see: posted once the future holds it.
     r.done.whenComplete((ignored, failure) -> events.execute(this::startRestored));
     restoring.add(r);
     publish();
-    LOG.info("container {}: task(s) {} are prepared and restored on the restore thread while its "
+    LOG.info("container {}: task(s) {} are prepared and restored on the state updater while its "
         + "other {} task(s) run", containerId, fresh, delivery.tasks().size());
   }
 
-  private ExecutorService restoreThread() {
-    if (restoreThread == null) {
-      restoreThread = Executors.newSingleThreadExecutor(runnable -> {
-        Thread t = new Thread(runnable, "millrace-restore-" + containerId);
-        t.setDaemon(true);
-        return t;
-      });
+  private StateUpdater updater() {
+    if (updater == null) {
+      updater = new StateUpdater(null, "millrace-restore-" + containerId);
     }
-    return restoreThread;
+    return updater;
   }
 
   /** Attaches restored stores, adds the tasks to the container and inits them. */
@@ -464,7 +471,7 @@ final class TaskManager {
   }
 
   /**
-   * Event from the restore thread: starts each task whose stores are restored, without waiting
+   * Event from the state updater: starts each task whose stores are restored, without waiting
    * for the others restored with it; rethrows a restore's failure as the container's.
    */
   private void startRestored() {
@@ -528,6 +535,13 @@ final class TaskManager {
 
   private void abandon(Restoring r) {
     r.cancelled.set(true);
+    if (updater().withdraw(r.done)) {
+      // Never begun (queued behind another container's restore): nothing opened, no wait.
+      source.unclaim(r.numbers);
+      LOG.info("container {}: task(s) {} left before their restore began", containerId,
+          r.pending);
+      return;
+    }
     try {
       r.done.get();
     } catch (ExecutionException e) {
@@ -563,9 +577,9 @@ final class TaskManager {
       abandon(r);
     }
     restoring.clear();
-    if (restoreThread != null) {
-      restoreThread.shutdownNow();
-      restoreThread = null;
+    if (ownUpdater && updater != null) {
+      updater.close();
+      updater = null;
     }
     for (Revocation r : revocations) {
       r.done.completeExceptionally(new IllegalStateException("container " + containerId

@@ -22,7 +22,7 @@ public interface TaskSource {
   /**
    * Builds tasks the container takes, with their stores open but not restored: the container
    * may restore them on another thread while its other tasks run. Any one thread at a time: the
-   * container calls it on its restore thread while it runs other tasks. Default: {@link #take},
+   * container calls it on the state updater's thread while it runs other tasks. Default: {@link #take},
    * whose stores are restored already.
    */
   default Taking prepare(Set<Integer> taskNumbers) {

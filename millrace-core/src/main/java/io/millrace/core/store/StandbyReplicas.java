@@ -20,7 +20,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -36,11 +35,13 @@ import org.slf4j.LoggerFactory;
  * restart on the same machine does: local files plus the changelog's tail.
  *
  * <p><b>One thread, one writer.</b> The copies are opened, written, marked and closed by the
- * process's standby thread only; containers talk to it through {@link #want}, {@link #activate}
+ * process's state updater's thread only ({@code StateUpdater}, which runs {@link #cycle} between
+ * the restores of arriving tasks); containers talk to it through {@link #want}, {@link #activate}
  * and {@link #deactivate}, which change shared sets under one lock. A task active in a container
  * of this process is never opened as a standby here (its active stores hold the files' lock):
- * {@link #activate} waits until the standby thread has handed the copy over, still open, with
- * the changelog offset it holds. The container's stores take the open engines as they are: a
+ * {@link #activate} waits until the updater's thread has handed the copy over, still open, with
+ * the changelog offset it holds (on that thread itself, as a restore prepares the task, it hands
+ * the copy over at once). The container's stores take the open engines as they are: a
  * takeover does not close and reopen RocksDB (a tenth of a second per store on a busy machine,
  * most of what a standby's takeover took before anything was replayed). A handed-over engine
  * keeps the memory it was opened with (the standby copies' budget) until its task leaves.
@@ -59,9 +60,9 @@ import org.slf4j.LoggerFactory;
  * of the time, resting after each batch in proportion to the time it took to apply. A task's own
  * restore when it arrives (a failover) is not paced: its output stands still until it ends.
  *
- * <p><b>Size.</b> Past 500 lines: the hand-over protocol between the standby thread and the
- * containers (want, claim, activate, deactivate) is one lock's state and stays in one place; it
- * moves into the container's state updater with issue 31's next step.
+ * <p><b>Size.</b> Past 500 lines: the hand-over protocol between the updater's thread and the
+ * containers (want, claim, activate, deactivate) is one lock's state and stays in one place, and
+ * the copies' following (open, follow, pace, mark, close) is what that state guards.
  */
 public final class StandbyReplicas implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StandbyReplicas.class);
@@ -75,7 +76,6 @@ public final class StandbyReplicas implements AutoCloseable {
   private final Function<String, SystemConsumer> consumerOf;
   private final MetricsRegistry metrics;
   private final long markIntervalNanos;
-  private final String threadName;
 
   // Shared with the containers' threads, under lock.
   private final Object lock = new Object();
@@ -96,14 +96,15 @@ public final class StandbyReplicas implements AutoCloseable {
    * cache, write-buffer manager), which {@link #close} frees only once they are all closed.
    */
   private final AtomicInteger handedOpen = new AtomicInteger();
-  private Thread thread;
+  /** What runs the copies' cycles: the process's state updater. */
+  private volatile Runner runner;
   private volatile boolean running = true;
   /** Whether the process's containers have input waiting: the copies then take their share. */
   private volatile java.util.function.BooleanSupplier othersBusy = () -> false;
   /** Their share of the time, in percent, while the containers are busy (100: no pacing). */
   private volatile int besidePercent = 100;
 
-  // The standby thread's own.
+  // The updater thread's own.
   private final Map<Integer, List<Copy>> open = new TreeMap<>();
   private final Map<String, SystemConsumer> consumers = new LinkedHashMap<>();
   private final Map<String, Boolean> started = new HashMap<>();
@@ -112,6 +113,7 @@ public final class StandbyReplicas implements AutoCloseable {
   private int nextIndex;
   private final Map<Integer, Long> retryAfter = new HashMap<>();
   private long nextMark;
+  private boolean marking;
 
   /** One store of one task, kept as a standby copy. */
   private static final class Copy {
@@ -152,14 +154,6 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   /**
-   * A standby copy's engine, handed open to the container that takes its task.
-   *
-   * @param engine the engine, open; the container's from now on (it closes it)
-   * @param offset the changelog offset the engine holds up to (its files' mark may be older)
-   */
-  public record OpenCopy(StorageEngine engine, long offset) {}
-
-  /**
    * Standby copies for one process.
    *
    * @param specs the job's stores (those with a changelog and a persistent engine get copies)
@@ -171,23 +165,41 @@ public final class StandbyReplicas implements AutoCloseable {
    * @param metrics where the lag gauges go (group {@code standby})
    * @param markInterval how often the copies are synced and marked, in nanoseconds: what a
    *     takeover replays at most beyond what the active wrote since
-   * @param threadName the standby thread's name
    */
   public StandbyReplicas(List<StoreSpec> specs, Path storesDir, Map<String, String> jobConfig,
       int expectedCopies, Function<String, SystemConsumer> consumerOf, MetricsRegistry metrics,
-      long markInterval, String threadName) {
+      long markInterval) {
     this.specs = specs.stream().filter(StoreSpec::hasChangelog).toList();
     this.storesDir = storesDir;
     this.resources = new StoreResources(jobConfig, Math.max(1, expectedCopies));
     this.consumerOf = consumerOf;
     this.metrics = metrics;
     this.markIntervalNanos = markInterval;
-    this.threadName = threadName;
+  }
+
+  /**
+   * What runs the copies: the process's state updater ({@code StateUpdater}), whose thread runs
+   * {@link #cycle} between the restores it puts first.
+   */
+  interface Runner {
+    /** Starts the thread that runs {@link #cycle} (the first copy is wanted). Any thread. */
+    void start();
+
+    /** Whether the calling thread is the one that runs {@link #cycle}. */
+    boolean onThread();
+
+    /** Whether a restore waits for the thread: the copies give it up. Any thread. */
+    boolean restoreWaiting();
+  }
+
+  /** The copies' cycles run on {@code runner}'s thread (the state updater says so at once). */
+  void runBy(Runner runner) {
+    this.runner = runner;
   }
 
   /**
    * Container {@code containerId} keeps standby copies of these tasks now (replacing what it
-   * kept): the standby thread opens what is new and closes what is gone. Any thread.
+   * kept): the updater's thread opens what is new and closes what is gone. Any thread.
    */
   public void want(int containerId, Set<Integer> tasks) {
     if (specs.isEmpty()) {
@@ -199,12 +211,11 @@ public final class StandbyReplicas implements AutoCloseable {
       } else {
         wantedByContainer.put(containerId, new TreeSet<>(tasks));
       }
-      if (thread == null && !tasks.isEmpty() && running) {
-        thread = new Thread(this::run, threadName);
-        thread.setDaemon(true);
-        thread.start();
-      }
       lock.notifyAll();
+    }
+    Runner r = runner;
+    if (!tasks.isEmpty() && r != null) {
+      r.start();
     }
   }
 
@@ -244,6 +255,15 @@ public final class StandbyReplicas implements AutoCloseable {
    *     stay the standby's to close: call {@link #deactivate} for every task)
    */
   public Map<Integer, Map<String, OpenCopy>> activate(Set<Integer> tasks) {
+    Runner r = runner;
+    if (r != null && r.onThread()) {
+      // A restore preparing the tasks on the updater's thread: the copies are this thread's to
+      // hand over, now (waiting for the next cycle would wait for itself).
+      synchronized (lock) {
+        activeHere.addAll(tasks);
+      }
+      handOverTaken();
+    }
     synchronized (lock) {
       activeHere.addAll(tasks);
       lock.notifyAll();
@@ -269,7 +289,7 @@ public final class StandbyReplicas implements AutoCloseable {
         if (copies != null) {
           for (Copy c : copies) {
             handedOpen.incrementAndGet();
-            engines.put(c.spec.name(), new OpenCopy(new HandedEngine(c.engine), c.applied));
+            engines.put(c.spec.name(), new OpenCopy(new HandedEngine(c.engine, handedOpen), c.applied));
           }
         }
         byTask.put(task, engines);
@@ -329,21 +349,65 @@ public final class StandbyReplicas implements AutoCloseable {
     }
   }
 
-  private void run() {
-    nextMark = System.nanoTime() + markIntervalNanos;
-    while (running) {
-      try {
-        cycle();
-      } catch (RuntimeException e) {
-        LOG.warn("standby copies: {}; closing them and starting over in 1 s", e.toString(), e);
-        closeAll();
-        pause(1_000);
-      }
+  /**
+   * One cycle of the copies on the updater's thread: closes or hands over what is no longer
+   * wanted, opens what is new, follows the changelogs for one poll, marks when due; waits (up to
+   * a second) while there is nothing to follow. Gives way as soon as a restore waits.
+   */
+  void cycle() {
+    if (!marking) {
+      nextMark = System.nanoTime() + markIntervalNanos;
+      marking = true;
     }
-    closeAll();
+    try {
+      step();
+    } catch (RuntimeException e) {
+      LOG.warn("standby copies: {}; closing them and starting over in 1 s", e.toString(), e);
+      closeAll();
+      restUnlessWanted(TimeUnit.SECONDS.toNanos(1));
+    }
   }
 
-  private void cycle() {
+  /**
+   * Hands over, on the updater's thread, the open copies of tasks a container here is taking
+   * (between two batches of a restore, or as a restore prepares them). A failure closes every
+   * copy, as a failed cycle does: the tasks then restore without them.
+   */
+  void handOverTaken() {
+    if (!handOverDue()) {
+      return;
+    }
+    try {
+      for (int task : new ArrayList<>(open.keySet())) {
+        boolean taking;
+        synchronized (lock) {
+          taking = activeHere.contains(task);
+        }
+        if (taking) {
+          closeOrHandOver(task);
+        }
+      }
+      publish();
+    } catch (RuntimeException e) {
+      LOG.warn("standby copies: {}; closing them", e.toString(), e);
+      closeAll();
+    }
+  }
+
+  /** Wakes the updater's thread out of a copies' rest or idle wait. Any thread. */
+  void wake() {
+    synchronized (lock) {
+      lock.notifyAll();
+    }
+  }
+
+  /** Whether an arriving task's restore waits for the updater's thread: copies give way. */
+  private boolean restoreWaiting() {
+    Runner r = runner;
+    return r != null && r.restoreWaiting();
+  }
+
+  private void step() {
     Set<Integer> desired = desired();
     boolean closed = false;
     for (int task : new ArrayList<>(open.keySet())) {
@@ -359,8 +423,8 @@ public final class StandbyReplicas implements AutoCloseable {
     }
     long now = System.nanoTime();
     for (int task : desired) {
-      if (handOverDue()) {
-        break; // a container waits to take one: first that, then the opens (next cycle)
+      if (handOverDue() || restoreWaiting()) {
+        break; // a container waits to take one, or a restore: first that, then the opens
       }
       Long retry = retryAfter.get(task);
       if (!open.containsKey(task) && (retry == null || now - retry >= 0) && claim(task)) {
@@ -370,7 +434,7 @@ public final class StandbyReplicas implements AutoCloseable {
     publish();
     if (open.isEmpty()) {
       synchronized (lock) {
-        if (running && desiredUnchanged(desired)) {
+        if (running && desiredUnchanged(desired) && !restoreWaiting()) {
           try {
             lock.wait(1_000);
           } catch (InterruptedException e) {
@@ -510,10 +574,10 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   private Copy openCopy(int task, StoreSpec spec) {
-    Path dir = storesDir.resolve(spec.name()).resolve("task-" + task);
+    Path dir = StoreFiles.dir(storesDir, spec.name(), task);
     long local = LocalOffsetFile.read(dir);
     if (local < 0) {
-      ContainerStores.wipe(dir); // nothing says what the files hold: follow from the start
+      StoreFiles.wipe(dir); // nothing says what the files hold: follow from the start
     }
     StorageEngine engine;
     try {
@@ -522,7 +586,7 @@ public final class StandbyReplicas implements AutoCloseable {
       LOG.warn("standby copy of store {} of task {}: local files in {} are damaged ({}): wiping "
           + "them and following the changelog from the start", spec.name(), task, dir,
           e.getMessage());
-      ContainerStores.wipe(dir);
+      StoreFiles.wipe(dir);
       local = -1;
       engine = spec.factory().open(spec.engineSpec(), dir, resources);
     }
@@ -557,7 +621,8 @@ public final class StandbyReplicas implements AutoCloseable {
         continue;
       }
       try {
-        system.getValue().poll(indices, count, 10_000, applier, first ? POLL_MILLIS : 0);
+        system.getValue().poll(indices, count, 10_000, applier,
+            first && !restoreWaiting() ? POLL_MILLIS : 0);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         running = false;
@@ -571,7 +636,7 @@ public final class StandbyReplicas implements AutoCloseable {
   /**
    * Paces the copies beside busy containers: rests in proportion to {@code appliedNanos}, the
    * time the last batches took to apply, while the containers have input waiting. A container
-   * that asks for a copy (a takeover) ends the rest at once.
+   * that asks for a copy (a takeover), or a restore waiting for the thread, ends the rest.
    */
   private void rest(long appliedNanos) {
     int percent = besidePercent;
@@ -589,10 +654,10 @@ public final class StandbyReplicas implements AutoCloseable {
     void rest(long nanos);
   }
 
-  /** Rests {@code nanos}, or less: a container asking for a copy (a takeover) ends it. */
+  /** Rests {@code nanos}, or less: a takeover or a restore waiting for the thread ends it. */
   private void restUnlessWanted(long nanos) {
     synchronized (lock) {
-      if (!running || handOverDueLocked()) {
+      if (!running || handOverDueLocked() || restoreWaiting()) {
         return;
       }
       try {
@@ -618,7 +683,7 @@ public final class StandbyReplicas implements AutoCloseable {
     this.besidePercent = percent;
   }
 
-  /** Nanoseconds spent applying batches to the copies' engines (the standby thread's). */
+  /** Nanoseconds spent applying batches to the copies' engines (the updater thread's). */
   private long applyNanos;
 
   private final BatchSink applier = new BatchSink() {
@@ -664,15 +729,16 @@ public final class StandbyReplicas implements AutoCloseable {
 
   /**
    * Syncs every copy that moved and marks its files with the offset it holds; stops early for a
-   * container waiting to take a copy (a sync flushes RocksDB's memtables: tens of milliseconds
-   * each on a busy machine), the rest marked at the next cycle.
+   * restore waiting for the thread or a container waiting to take a copy (a sync flushes
+   * RocksDB's memtables: tens of milliseconds each on a busy machine), the rest marked at the
+   * next cycle.
    *
    * @return whether every copy was marked
    */
   private boolean markAll() {
     for (List<Copy> copies : open.values()) {
       for (Copy c : copies) {
-        if (handOverDue()) {
+        if (handOverDue() || restoreWaiting()) {
           return false;
         }
         mark(c); // (one marked already: nothing to do again)
@@ -756,57 +822,6 @@ public final class StandbyReplicas implements AutoCloseable {
     }
   }
 
-  /** A handed-over engine, which counts itself closed once ({@link #handedOpen}). */
-  private final class HandedEngine implements StorageEngine {
-    private final StorageEngine engine;
-    private final AtomicBoolean closed = new AtomicBoolean();
-
-    HandedEngine(StorageEngine engine) {
-      this.engine = engine;
-    }
-
-    @Override
-    public byte[] get(byte[] key) {
-      return engine.get(key);
-    }
-
-    @Override
-    public void write(List<byte[]> keys, List<byte[]> values) {
-      engine.write(keys, values);
-    }
-
-    @Override
-    public EngineIterator range(byte[] from, byte[] to) {
-      return engine.range(from, to);
-    }
-
-    @Override
-    public void sync() {
-      engine.sync();
-    }
-
-    @Override
-    public boolean persistent() {
-      return engine.persistent();
-    }
-
-    @Override
-    public boolean concurrentWrites() {
-      return engine.concurrentWrites();
-    }
-
-    @Override
-    public void close() {
-      if (closed.compareAndSet(false, true)) {
-        try {
-          engine.close();
-        } finally {
-          handedOpen.decrementAndGet();
-        }
-      }
-    }
-  }
-
   /** Closes copies detached from the thread's reading, synced and marked. Any thread. */
   private static void closeMarked(List<Copy> copies) {
     if (copies == null) {
@@ -846,7 +861,8 @@ public final class StandbyReplicas implements AutoCloseable {
     }
   }
 
-  private void closeAll() {
+  /** Closes every copy, synced and marked, and stops reading. The updater's thread, at its end. */
+  void closeAll() {
     for (int task : new ArrayList<>(open.keySet())) {
       try {
         close(task);
@@ -874,30 +890,21 @@ public final class StandbyReplicas implements AutoCloseable {
     return parts.isEmpty() ? "no persistent store" : String.join(", ", parts);
   }
 
-  private static void pause(long millis) {
-    try {
-      Thread.sleep(millis); // a back-off after a failure, on the standby thread only
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Stops the standby thread: every copy is synced, marked and closed. */
-  @Override
-  public void close() {
-    Thread t;
+  /** The updater stops: the copies' waits end, and no copy opens any more. Any thread. */
+  void stopping() {
     synchronized (lock) {
       running = false;
       lock.notifyAll();
-      t = thread;
     }
-    if (t != null) {
-      try {
-        t.join(30_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+  }
+
+  /**
+   * Frees what the copies share, once the updater's thread has closed them ({@link
+   * Runner}'s owner closes this): copies handed over that nobody collected are closed.
+   */
+  @Override
+  public void close() {
+    stopping();
     List<List<Copy>> uncollected;
     synchronized (lock) {
       uncollected = new ArrayList<>(handedOver.values());

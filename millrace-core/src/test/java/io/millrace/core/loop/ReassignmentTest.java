@@ -345,7 +345,7 @@ class ReassignmentTest {
   private final ScriptedCoordinator coordinator = new ScriptedCoordinator();
   /** Every task instance built, by task number, newest last. */
   private final Map<Integer, List<Object>> built =
-      new java.util.concurrent.ConcurrentHashMap<>(); // tasks are prepared on the restore thread
+      new java.util.concurrent.ConcurrentHashMap<>(); // tasks are prepared on the state updater
   private final List<Integer> released = new ArrayList<>();
 
   /** On a worker thread: records when it is inside process, blocks until released. */
@@ -391,7 +391,7 @@ class ReassignmentTest {
     }
   }
 
-  /** The task whose restore fails on the restore thread. */
+  /** The task whose restore fails on the state updater. */
   private static final int FAILS_TO_RESTORE = 11;
 
   private boolean poolTask;
@@ -538,7 +538,7 @@ class ReassignmentTest {
             false));
     RunLoop loop = new RunLoop(new ContainerParts(0, settings, clock, metrics,
         List.of(consumer), List.of(output), committer, ErrorPolicy.FAIL, null, null, async,
-        coordinator, source, settleNanos));
+        coordinator, source, settleNanos, null));
     loops.add(loop);
     return loop;
   }
@@ -570,7 +570,7 @@ class ReassignmentTest {
 
   /**
    * Lets membership polls come until an assigned task has started: while the container runs
-   * other tasks, an arriving one is prepared on the restore thread and starts at a later poll.
+   * other tasks, an arriving one is prepared on the state updater and starts at a later poll.
    */
   private void untilStarted(RunLoop loop, int number) throws Exception {
     io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
@@ -1061,7 +1061,7 @@ class ReassignmentTest {
     coordinator.script.add(l -> l.assigned(Set.of(0, SLOW)));
     nextMembershipPoll(loop);
     io.millrace.core.testing.Await.until(java.time.Duration.ofSeconds(10),
-        "the restore running on the restore thread", () -> !restoreThreads.isEmpty());
+        "the restore running on the state updater", () -> !restoreThreads.isEmpty());
     return loop;
   }
 
@@ -1128,7 +1128,7 @@ class ReassignmentTest {
 
   /**
    * Task 0 running; task SLOW_TO_PREPARE assigned beside it, its preparation held at {@link
-   * #prepareGate} on the restore thread.
+   * #prepareGate} on the state updater.
    */
   private RunLoop preparingBesideTaskZero() throws Exception {
     RunLoop loop = container(false, 1, 0);

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,11 +46,13 @@ class StandbyReplicasTest {
   private final DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
   @TempDir Path dir;
   private StandbyReplicas standbys;
+  /** Runs the copies' cycles, as the process's state updater does. */
+  private StateUpdater updater;
 
   @AfterEach
   void close() {
-    if (standbys != null) {
-      standbys.close();
+    if (updater != null) {
+      updater.close(); // (and the copies)
     }
     MemoryStreams.drop(changelog);
   }
@@ -58,7 +61,8 @@ class StandbyReplicasTest {
     standbys = new StandbyReplicas(List.of(spec), dir, Map.of(), 4,
         system -> new MemorySystemFactory().consumer(new TestSystemContext("memory", "standby",
             1, Map.of(), Map.of(), metrics)),
-        metrics, TimeUnit.MILLISECONDS.toNanos(5), "standby-test");
+        metrics, TimeUnit.MILLISECONDS.toNanos(5));
+    updater = new StateUpdater(standbys, "standby-test");
     return standbys;
   }
 
@@ -141,7 +145,7 @@ class StandbyReplicasTest {
         () -> disk.files(storeDir(2)).get(bytes("k5")) != null);
 
     // A new assignment: a container here takes the task, then the group drops its copy.
-    Map<String, StandbyReplicas.OpenCopy> handed = s.activate(2);
+    Map<String, OpenCopy> handed = s.activate(2);
     s.want(0, Set.of());
     disk.active.add(storeDir(2)); // from here the engine refuses to open it for the standby
     assertThat(handed).containsOnlyKeys("counts");
@@ -164,6 +168,52 @@ class StandbyReplicasTest {
   }
 
   @Test
+  void aRestoreOnTheUpdatersThreadTakesItsTasksCopyOpenAtOnce() throws Exception {
+    write(2, 0, 3);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(2));
+    Await.until(Duration.ofSeconds(10), "task 2's copy following", () -> s.lag(0).get(2) == 0L);
+
+    // A container's restore prepares the task on the updater's thread: no cycle to wait for.
+    Map<String, OpenCopy> handed = new ConcurrentHashMap<>();
+    updater.restore(() -> handed.putAll(s.activate(2))).get(10, TimeUnit.SECONDS);
+
+    assertThat(handed).containsOnlyKeys("counts");
+    assertThat(handed.get("counts").offset()).isEqualTo(2);
+    assertThat(disk.opened.get(storeDir(2))).as("not opened again").isEqualTo(1);
+    handed.get("counts").engine().close();
+    s.deactivate(2);
+  }
+
+  @Test
+  void aTakingOnAnotherContainerIsServedBetweenTwoBatchesOfARestore() throws Exception {
+    write(2, 0, 3);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(2));
+    Await.until(Duration.ofSeconds(10), "task 2's copy following", () -> s.lag(0).get(2) == 0L);
+    CountDownLatch restoring = new CountDownLatch(1);
+    AtomicBoolean restoreMayEnd = new AtomicBoolean();
+    // Another container's long restore holds the updater's thread, batch after batch.
+    CompletableFuture<Void> longRestore = updater.restore(() -> {
+      restoring.countDown();
+      while (!restoreMayEnd.get()) {
+        updater.betweenBatches();
+        Thread.onSpinWait();
+      }
+    });
+    assertThat(restoring.await(10, TimeUnit.SECONDS)).isTrue();
+
+    Map<String, OpenCopy> handed = s.activate(2); // a container taking task 2 inline
+
+    assertThat(longRestore).as("handed over while the restore still runs").isNotDone();
+    assertThat(handed.get("counts").offset()).isEqualTo(2);
+    restoreMayEnd.set(true);
+    longRestore.get(10, TimeUnit.SECONDS);
+    handed.get("counts").engine().close();
+    s.deactivate(2);
+  }
+
+  @Test
   void aClaimedTasksCopyWaitsOpenForItsLaterTakingThoughTheGroupDroppedItAsAStandby()
       throws Exception {
     write(2, 0, 3);
@@ -172,12 +222,12 @@ class StandbyReplicasTest {
     Await.until(Duration.ofSeconds(10), "task 2's copy following", () -> s.lag(0).get(2) == 0L);
 
     // The assignment that makes the task active here drops its copy in the same step; the
-    // container prepares the task on its restore thread, later.
+    // container prepares the task on the state updater, later.
     s.claim(Set.of(2));
     s.want(0, Set.of());
-    Await.until(Duration.ofSeconds(10), "the standby thread done with the copy", () ->
+    Await.until(Duration.ofSeconds(10), "the updater thread done with the copy", () ->
         !metrics.snapshot().getOrDefault("standby", Map.of()).containsKey("task-2/counts-lag"));
-    Map<String, StandbyReplicas.OpenCopy> handed =
+    Map<String, OpenCopy> handed =
         CompletableFuture.supplyAsync(() -> s.activate(2)).get(10, TimeUnit.SECONDS);
     assertThat(handed).as("handed over open, not closed").containsOnlyKeys("counts");
     assertThat(handed.get("counts").offset()).isEqualTo(2);
@@ -206,7 +256,7 @@ class StandbyReplicasTest {
     try {
       // A rebalance: this process now keeps a copy of task 2 and takes task 1 as its own.
       s.want(0, Set.of(2));
-      CompletableFuture<Map<String, StandbyReplicas.OpenCopy>> taken =
+      CompletableFuture<Map<String, OpenCopy>> taken =
           CompletableFuture.supplyAsync(() -> s.activate(1));
 
       Await.until(Duration.ofSeconds(10), "task 1 taken while task 2's copy still opens",
@@ -221,7 +271,7 @@ class StandbyReplicasTest {
   }
 
   /**
-   * A container gives up taking a task (interrupted) while the standby thread is busy; the copy
+   * A container gives up taking a task (interrupted) while the updater thread is busy; the copy
    * is handed over after, to nobody: it is closed when the task leaves, and a copy follows
    * again, never two open at once.
    */
@@ -230,7 +280,7 @@ class StandbyReplicasTest {
     CountDownLatch slowOpen = new CountDownLatch(1);
     StandbyReplicas s = followingTask1(slowOpen);
     s.want(0, Set.of(1, 2));
-    Await.until(Duration.ofSeconds(10), "the standby thread busy opening task 2's copy",
+    Await.until(Duration.ofSeconds(10), "the updater thread busy opening task 2's copy",
         () -> disk.atGate.contains(storeDir(2)));
     AtomicReference<Throwable> gaveUp = new AtomicReference<>();
     Thread taker = new Thread(() -> {
@@ -296,7 +346,7 @@ class StandbyReplicasTest {
         try {
           while (System.nanoTime() < end) {
             int task = id * 2 + random.nextInt(2); // each container its own two tasks
-            Map<String, StandbyReplicas.OpenCopy> handed = s.activate(task);
+            Map<String, OpenCopy> handed = s.activate(task);
             disk.active.add(storeDir(task));
             write(task, 0, 1 + random.nextInt(3)); // as its active, it writes the changelog
             handed.values().forEach(copy -> copy.engine().close()); // its stores close
@@ -383,7 +433,7 @@ class StandbyReplicasTest {
       }
       opened.merge(dir, 1, Integer::sum);
       if (!java.nio.file.Files.exists(dir.resolve(LocalOffsetFile.NAME))) {
-        files.remove(dir); // wiped: ContainerStores.wipe deleted the directory
+        files.remove(dir); // wiped: StoreFiles.wipe deleted the directory
       }
       try {
         java.nio.file.Files.createDirectories(dir);

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * task is reported restored once, after both, and a failure on one system stops the other and is
  * the restore's.
  */
-class ContainerStoresRestoreTest {
+class ChangelogReadersTest {
   private final String alphaLog = "alpha-" + UUID.randomUUID();
   private final String betaLog = "beta-" + UUID.randomUUID();
   private final MemoryStream alpha = MemoryStreams.create(alphaLog, 1);
@@ -55,8 +55,8 @@ class ContainerStoresRestoreTest {
   void changelogsOnTwoSystemsRestoreAtOnceAndTheTaskIsReportedOnceBothAreIn() {
     write(alpha, "a", 3);
     write(beta, "b", 50_000); // several polls
-    ContainerStores stores = stores(false);
-    ContainerStores.Detached task = stores.openDetached(0, "Partition 0", Map.of());
+    StoreRegistry stores = stores(false);
+    DetachedStores task = stores.openDetached(0, "Partition 0", Map.of());
     List<String> reported = new CopyOnWriteArrayList<>();
 
     long applied = stores.restoreDetached(List.of(task), () -> false,
@@ -72,8 +72,8 @@ class ContainerStoresRestoreTest {
   void aFailureOnOneSystemStopsTheOtherAndIsTheRestoresFailure() {
     write(alpha, "a", 3);
     write(beta, "b", 50_000);
-    ContainerStores stores = stores(true);
-    ContainerStores.Detached task = stores.openDetached(0, "Partition 0", Map.of());
+    StoreRegistry stores = stores(true);
+    DetachedStores task = stores.openDetached(0, "Partition 0", Map.of());
     List<Integer> reported = new CopyOnWriteArrayList<>();
 
     assertThatThrownBy(() -> stores.restoreDetached(List.of(task), () -> false, reported::add))
@@ -82,11 +82,11 @@ class ContainerStoresRestoreTest {
     stores.closeDetached(task);
   }
 
-  private ContainerStores stores(boolean alphaFails) {
+  private StoreRegistry stores(boolean alphaFails) {
     DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
     SingleWriterCounter records = new SingleWriterCounter();
     SingleWriterCounter millis = new SingleWriterCounter();
-    return ContainerStores.create(List.of(alphaStore, betaStore), dir, Map.of(), 1,
+    return StoreRegistry.create(List.of(alphaStore, betaStore), dir, Map.of(), 1,
         (spec, task) -> new ChangelogWriter(new MemorySystemFactory().producer(context(metrics)),
             0, task),
         system -> new ChangelogRestorer(system, () -> new MemorySystemFactory().consumer(
@@ -137,7 +137,7 @@ class ContainerStoresRestoreTest {
   }
 
   @SuppressWarnings("unchecked")
-  private static KeyValueStore<String, Long> store(ContainerStores.Detached task, String name) {
+  private static KeyValueStore<String, Long> store(DetachedStores task, String name) {
     return (KeyValueStore<String, Long>) task.stores().get(name);
   }
 

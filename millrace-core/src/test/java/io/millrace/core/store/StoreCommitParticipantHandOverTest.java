@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * thread as one batch; a value that cannot be serialized hands nothing over and leaves every
  * store's entries dirty for the next one.
  */
-class ContainerStoresHandOverTest {
+class StoreCommitParticipantHandOverTest {
   /** The engines opened, by store name: each takes writes from any thread, as RocksDB does. */
   private final Map<String, WatchedEngine> engines = new ConcurrentHashMap<>();
   @TempDir Path dir;
@@ -36,20 +36,20 @@ class ContainerStoresHandOverTest {
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void everyStoresEntriesGoToTheFlusherAsOneBatchOnceAllAreSerialized() {
     try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
-      ContainerStores stores = stores(flusher);
+      StoreRegistry stores = stores(flusher);
       Map<String, KeyValueStore<?, ?>> task = stores.open(0, "Partition 0", Map.of());
-      stores.parkFlusher(); // held up: what is handed over from here on is only queued
+      stores.commits().parkFlusher(); // held up: what is handed over from here on is only queued
       for (long i = 0; i < 100; i++) {
         counts(task, "a").put("k" + i, i);
         counts(task, "b").put("k" + i, i + 1_000);
       }
 
-      long handed = stores.handOver();
+      long handed = stores.commits().handOver();
 
       assertThat(handed).as("one batch for both stores").isEqualTo(1);
       assertThat(engines.get("a").get(key("k0"))).as("nothing taken yet").isNull();
-      stores.unparkFlusher();
-      stores.awaitHandedOver(handed);
+      stores.commits().unparkFlusher();
+      stores.commits().awaitHandedOver(handed);
       assertThat(engines.get("a").get(key("k99"))).isEqualTo(new LongSerde().toBytes(99L));
       assertThat(engines.get("b").get(key("k99"))).isEqualTo(new LongSerde().toBytes(1_099L));
       assertThat(counts(task, "b").get("k5")).isEqualTo(1_005L);
@@ -61,19 +61,19 @@ class ContainerStoresHandOverTest {
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aValueThatCannotBeSerializedHandsNothingOverAndEveryStoresEntriesStayDirty() {
     try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
-      ContainerStores stores = stores(flusher);
+      StoreRegistry stores = stores(flusher);
       Map<String, KeyValueStore<?, ?>> task = stores.open(0, "Partition 0", Map.of());
       counts(task, "a").put("x", 1L);
       counts(task, "b").put("y", RefusingLongSerde.REFUSED);
 
-      assertThatThrownBy(stores::handOver).hasMessageContaining("store b of Partition 0")
+      assertThatThrownBy(stores.commits()::handOver).hasMessageContaining("store b of Partition 0")
           .hasMessageContaining("cannot serialize value " + RefusingLongSerde.REFUSED);
       assertThat(engines.get("a").get(key("x"))).as("store a's entry not written").isNull();
 
       counts(task, "b").put("y", 2L); // the task mends it: the next hand-over takes both
-      long handed = stores.handOver();
+      long handed = stores.commits().handOver();
       assertThat(handed).as("the flusher's first batch").isEqualTo(1);
-      stores.awaitHandedOver(handed);
+      stores.commits().awaitHandedOver(handed);
       assertThat(engines.get("a").get(key("x"))).isEqualTo(new LongSerde().toBytes(1L));
       assertThat(engines.get("b").get(key("y"))).isEqualTo(new LongSerde().toBytes(2L));
       stores.close();
@@ -84,21 +84,21 @@ class ContainerStoresHandOverTest {
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void anEntryHandedOverStaysCachedUntilTheFlusherHasWrittenIt() {
     try (StoreFlusher flusher = StoreFlusher.threaded("test-store-flush")) {
-      ContainerStores stores = stores(flusher, 10);
+      StoreRegistry stores = stores(flusher, 10);
       Map<String, KeyValueStore<?, ?>> task = stores.open(0, "Partition 0", Map.of());
       for (long i = 0; i < 5; i++) {
         counts(task, "a").put("old" + i, i);
       }
-      stores.parkFlusher();
-      long handed = stores.handOver(); // queued, not written: the flusher is parked
+      stores.commits().parkFlusher();
+      long handed = stores.commits().handOver(); // queued, not written: the flusher is parked
       for (long i = 0; i < 30; i++) { // 30 new keys through a cache of 10
         counts(task, "a").put("new" + i, i);
       }
 
       assertThat(engines.get("a").get(key("old0"))).as("not in the engine yet").isNull();
       assertThat(counts(task, "a").get("old0")).as("so still in the cache").isEqualTo(0L);
-      stores.unparkFlusher();
-      stores.awaitHandedOver(handed);
+      stores.commits().unparkFlusher();
+      stores.commits().awaitHandedOver(handed);
       assertThat(engines.get("a").get(key("old4"))).isEqualTo(new LongSerde().toBytes(4L));
       stores.close();
     }
@@ -114,13 +114,13 @@ class ContainerStoresHandOverTest {
     return key.getBytes(StandardCharsets.UTF_8);
   }
 
-  private ContainerStores stores(StoreFlusher flusher) {
+  private StoreRegistry stores(StoreFlusher flusher) {
     return stores(flusher, 1_000);
   }
 
   /** Stores a and b (b refuses one value), each caching {@code cacheSize} entries. */
-  private ContainerStores stores(StoreFlusher flusher, int cacheSize) {
-    return ContainerStores.create(List.of(spec("a", new LongSerde(), cacheSize),
+  private StoreRegistry stores(StoreFlusher flusher, int cacheSize) {
+    return StoreRegistry.create(List.of(spec("a", new LongSerde(), cacheSize),
             spec("b", new RefusingLongSerde(), cacheSize)), dir, Map.of(), 1,
         (spec, task) -> null, system -> null, flusher, false);
   }
