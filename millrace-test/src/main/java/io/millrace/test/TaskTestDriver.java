@@ -16,6 +16,7 @@ import io.millrace.api.store.KeyValueStore;
 import io.millrace.core.config.AnyInteger;
 import io.millrace.core.config.JobFile;
 import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.JobTranslators;
 import io.millrace.core.job.TaskContextImpl;
 import io.millrace.core.loop.CallbackTimers;
 import io.millrace.core.loop.TaskScheduler;
@@ -50,7 +51,8 @@ import java.util.Set;
  *
  * <p>The task is built as its job builds it: its class, inputs, outputs, window and commit
  * intervals and stores come from the job's keys (a file, a map, or the builder's own); the job's
- * systems are not used. Stores are real (RocksDB when the job says so and it is on the test's
+ * systems are not used. A job written another way (a DSL application's {@code app.class}) is
+ * translated first, as {@code millrace run} translates it. Stores are real (RocksDB when the job says so and it is on the test's
  * classpath) in a temporary directory, written through their serdes. {@link InitableTask#init}
  * runs at the first pipe, time advance or end of stream, so a test can fill stores first.
  *
@@ -90,7 +92,8 @@ public final class TaskTestDriver implements AutoCloseable {
   private boolean closed;
 
   private TaskTestDriver(Builder b) {
-    JobConfig config = new JobConfig(b.config, b.source);
+    // A job written another way (a DSL application) is translated as the runtime translates it.
+    JobConfig config = JobTranslators.translate(new JobConfig(b.config, b.source), b.loader);
     this.task = newTask(config, b.loader);
     this.partition = b.partition;
     this.inputs = config.getList("task.inputs");
