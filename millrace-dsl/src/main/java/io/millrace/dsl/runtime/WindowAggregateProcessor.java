@@ -30,7 +30,8 @@ import java.util.Map;
  *
  * <p><b>Progress.</b> The start of the earliest window not yet emitted is kept in the store
  * (under {@link PaneKeys#PROGRESS}), so a restarted task neither emits a closed window again
- * from the panes it left nor takes records for it.
+ * from the panes it left nor takes records for it. Once every input has ended and every window
+ * is emitted, the store is left empty.
  *
  * <p><b>Cost.</b> A record costs a read and a write of its pane; the store is scanned only when
  * a window may close ({@link #minPane} keeps the earliest pane in the store, when known, so a
@@ -144,6 +145,12 @@ final class WindowAggregateProcessor implements Processor {
       }
       if (minPane == EMPTY || !closesBy(start, wm)) {
         passOverClosed(wm);
+        if (minPane == EMPTY && wm == Long.MAX_VALUE && nextStart != UNKNOWN) {
+          // Every input ended and every window was emitted: nothing is left to guard, and a job
+          // that reads its inputs again from the start (offset.reset) counts them afresh.
+          store.delete(PaneKeys.PROGRESS);
+          nextStart = UNKNOWN;
+        }
         return;
       }
       emit(start);
