@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * Each record is stored once, in its pane, however many windows it falls in; a window's final
  * result is passed on once, when the watermark passes its end plus the grace (the results wait
  * in the store, not on the heap). A record that comes after every window it falls in has closed
- * is late: it is counted ({@code <store>-late-records} in the task's metrics) and, with
+ * is late: it is counted ({@code <store>-late-records} in the task's metrics group {@code task-<n>}) and, with
  * {@link #lateRecordsTo}, sent to a stream of its own.
  *
  * @param <K> the key type

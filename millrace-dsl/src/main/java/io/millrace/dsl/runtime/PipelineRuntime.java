@@ -141,7 +141,7 @@ final class PipelineRuntime {
           w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
           (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
           watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
-          context.metrics().counter("dsl." + context.taskName(),
+          context.metrics().counter("task-" + context.partitionNumber(),
               w.store().name() + "-late-records"));
       windowed.add(window);
       processor = window;

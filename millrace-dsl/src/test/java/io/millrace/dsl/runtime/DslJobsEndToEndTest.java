@@ -220,7 +220,7 @@ class DslJobsEndToEndTest {
     }
     try (RunningJob job = Millrace.start(config)) {
       job.join();
-      assertThat(job.metrics().counter("dsl.Partition 0", "per-minute-late-records").count())
+      assertThat(job.metrics().counter("task-0", "per-minute-late-records").count())
           .isEqualTo(late.size());
     }
     assertThat(late).as("the data has late records").isNotEmpty();
