@@ -11,10 +11,8 @@ import io.millrace.test.Output;
 import io.millrace.test.TaskTestDriver;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -219,11 +217,5 @@ class WindowedAggregationTest {
           .hasMessageContaining("windowed count at views/windowed-count:counts")
           .hasMessageContaining("no event time");
     }
-  }
-
-  static List<Object> keys(TaskTestDriver driver) {
-    List<Object> keys = new ArrayList<>();
-    driver.outputs("out").forEach(o -> keys.add(o.key()));
-    return keys;
   }
 }
