@@ -286,6 +286,44 @@ class DslJobsEndToEndTest {
     }
   }
 
+  /** Counts per key in tumbling windows of a second, no grace, late records counted. */
+  public static final class PerSecond implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, String>stream("views").groupByKey()
+          .windowedBy(Windows.tumbling(Duration.ofSeconds(1)).grace(Duration.ZERO))
+          .count(Stored.as("per-second"))
+          .to("out");
+    }
+  }
+
+  @Test
+  void aRestartedWindowedJobNeitherEmitsAClosedWindowAgainNorTakesRecordsForIt()
+      throws Exception {
+    String name = "restart-" + UNIQUE.incrementAndGet();
+    MemoryStream views = MemoryStreams.create(name + "-views", 1);
+    Map<String, String> config = memoryJob(name, PerSecond.class, "views", "out");
+    config.put("streams.out.partitions", "1");
+    for (long t : new long[] {100, 200, 1_100, 1_200}) {
+      views.append(0, "a", "/", t, io.millrace.api.Headers.EMPTY);
+    }
+    try (RunningJob job = Millrace.start(config)) {
+      awaitUntil("the first second closed", () -> MemoryStreams.get(name + "-out") != null
+          && MemoryStreams.get(name + "-out").size(0) == 1);
+      assertThat(job.failure()).isEmpty();
+    } // stopped: committed, the second second's pane in the RocksDB files
+    views.append(0, "a", "/late", 300, io.millrace.api.Headers.EMPTY);
+    views.append(0, "a", "/", 2_100, io.millrace.api.Headers.EMPTY);
+    try (RunningJob job = Millrace.start(config)) {
+      awaitUntil("the second second closed", () -> MemoryStreams.get(name + "-out").size(0) == 2);
+      assertThat(job.metrics().counter("task-0", "per-second-late-records").count())
+          .as("a record for the second emitted before the restart is late").isEqualTo(1);
+    }
+    assertThat(MemoryStreams.get(name + "-out").messages(0))
+        .extracting(e -> e.key().toString() + "=" + e.value())
+        .containsExactly("a@0/1000=2", "a@1000/2000=2");
+  }
+
   private static String causes(Throwable t) {
     StringBuilder all = new StringBuilder();
     for (Throwable c = t; c != null; c = c.getCause()) {
