@@ -23,20 +23,25 @@ final class PaneKeys {
 
   /** The key of {@code recordKey}'s entry in the pane starting at {@code paneStart}. */
   static byte[] of(long paneStart, byte[] recordKey) {
-    byte[] key = Arrays.copyOf(start(paneStart), START + recordKey.length);
+    byte[] key = new byte[START + recordKey.length]; // one allocation per record
+    putStart(key, paneStart);
     System.arraycopy(recordKey, 0, key, START, recordKey.length);
     return key;
   }
 
   /** The smallest key of the pane starting at {@code paneStart}: a range bound. */
   static byte[] start(long paneStart) {
-    long v = paneStart ^ Long.MIN_VALUE;
     byte[] key = new byte[START];
+    putStart(key, paneStart);
+    return key;
+  }
+
+  private static void putStart(byte[] key, long paneStart) {
+    long v = paneStart ^ Long.MIN_VALUE;
     for (int i = START - 1; i >= 0; i--) {
       key[i] = (byte) v;
       v >>>= 8;
     }
-    return key;
   }
 
   /** The pane start of a key made by {@link #of}. */

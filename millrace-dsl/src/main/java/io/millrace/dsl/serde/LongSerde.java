@@ -1,13 +1,21 @@
 package io.millrace.dsl.serde;
 
 import io.millrace.api.Serde;
-import java.nio.ByteBuffer;
 
 /** Longs as 8 bytes, big-endian. */
 public final class LongSerde implements Serde<Long> {
   @Override
   public byte[] toBytes(Long object) {
-    return object == null ? null : ByteBuffer.allocate(Long.BYTES).putLong(object).array();
+    if (object == null) {
+      return null;
+    }
+    long v = object;
+    byte[] bytes = new byte[Long.BYTES];
+    for (int i = Long.BYTES - 1; i >= 0; i--) {
+      bytes[i] = (byte) v;
+      v >>>= 8;
+    }
+    return bytes;
   }
 
   @Override
@@ -18,6 +26,10 @@ public final class LongSerde implements Serde<Long> {
     if (bytes.length != Long.BYTES) {
       throw new IllegalArgumentException("a long is 8 bytes, not " + bytes.length);
     }
-    return ByteBuffer.wrap(bytes).getLong();
+    long v = 0;
+    for (byte b : bytes) {
+      v = (v << 8) | (b & 0xff);
+    }
+    return v;
   }
 }
