@@ -61,7 +61,7 @@ public record DslSettings(String storeFactory, String changelogSystem, String re
         config.get(STORE_FACTORY, "rocksdb"),
         changelog.equals("none") ? null : changelog,
         config.get(REPARTITION_SYSTEM, defaultLogSystem == null ? "memory" : defaultLogSystem),
-        config.getInt(REPARTITION_PARTITIONS, -1, -1),
+        config.getInt(REPARTITION_PARTITIONS, -1, 1),
         config.getLong(IDLE_MS, 30_000, 0),
         config.getBoolean(WALL_CLOCK, false),
         tick);
