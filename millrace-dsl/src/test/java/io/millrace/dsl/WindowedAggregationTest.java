@@ -52,6 +52,18 @@ class WindowedAggregationTest {
     }
   }
 
+  /** Counts per key in 10 s windows every 5 s, a grace of 2 s. */
+  public static final class HoppingCounts implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, String>stream("views").groupByKey()
+          .windowedBy(Windows.hopping(Duration.ofSeconds(10), Duration.ofSeconds(5))
+              .grace(Duration.ofSeconds(2)))
+          .count(Stored.as("hops"))
+          .to("out");
+    }
+  }
+
   /** Counts over two inputs merged, for the watermark across partitions. */
   public static final class TwoInputs implements StreamApplication {
     @Override
@@ -116,6 +128,30 @@ class WindowedAggregationTest {
         }
         assertThat(entries).as("every input ended: the store is left empty").isZero();
       }
+    }
+  }
+
+  @Test
+  void aHoppingWindowTakesRecordsUntilItsEndPlusGraceWhileTheNextOneTakesThemOn() {
+    long b = 100_000;
+    try (TaskTestDriver driver = DslDrivers.driver(
+        DslDrivers.job("hops", HoppingCounts.class, "views", "out"), tmp)) {
+      driver.pipe("views", "a", "/", b);
+      driver.pipe("views", "a", "/", b + 10_000); // exactly at [b, b+10s)'s end: not in it
+      assertThat(results(driver)).as("[b-5s, b+5s) closed at its end plus grace").containsExactly(
+          Map.entry(new Windowed<>("a", b - 5_000, b + 5_000), 1L));
+      driver.pipe("views", "a", "/", b + 11_999);
+      driver.pipe("views", "a", "/", b + 9_000); // [b, b+10s) still open: one short of end+grace
+      driver.pipe("views", "a", "/", b + 12_000); // end plus grace: [b, b+10s) closes
+      assertThat(results(driver)).containsEntry(new Windowed<>("a", b, b + 10_000), 2L)
+          .hasSize(2);
+      driver.pipe("views", "a", "/", b + 9_500); // its first window closed, its second open
+      driver.endOfStream("views");
+      assertThat(results(driver)).containsExactly(
+          Map.entry(new Windowed<>("a", b - 5_000, b + 5_000), 1L),
+          Map.entry(new Windowed<>("a", b, b + 10_000), 2L),
+          Map.entry(new Windowed<>("a", b + 5_000, b + 15_000), 5L),
+          Map.entry(new Windowed<>("a", b + 10_000, b + 20_000), 3L));
     }
   }
 
