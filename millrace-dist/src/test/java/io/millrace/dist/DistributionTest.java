@@ -50,6 +50,7 @@ class DistributionTest {
         .anyMatch(j -> j.startsWith("millrace-core-"))
         .anyMatch(j -> j.startsWith("millrace-kafka-"))
         .anyMatch(j -> j.startsWith("millrace-rocksdb-"))
+        .anyMatch(j -> j.startsWith("millrace-dsl-"))
         .anyMatch(j -> j.startsWith("kafka-clients-"))
         .anyMatch(j -> j.startsWith("rocksdbjni-"))
         .noneMatch(j -> j.startsWith("jmh-") || j.startsWith("millrace-bench")

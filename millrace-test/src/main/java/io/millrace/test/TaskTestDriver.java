@@ -16,6 +16,7 @@ import io.millrace.api.store.KeyValueStore;
 import io.millrace.core.config.AnyInteger;
 import io.millrace.core.config.JobFile;
 import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.JobTranslators;
 import io.millrace.core.job.TaskContextImpl;
 import io.millrace.core.loop.CallbackTimers;
 import io.millrace.core.loop.TaskScheduler;
@@ -50,7 +51,11 @@ import java.util.Set;
  *
  * <p>The task is built as its job builds it: its class, inputs, outputs, window and commit
  * intervals and stores come from the job's keys (a file, a map, or the builder's own); the job's
- * systems are not used. Stores are real (RocksDB when the job says so and it is on the test's
+ * systems are not used. A job written another way (a DSL application's {@code app.class}) is
+ * translated first, as {@code millrace run} translates it. What the task sends to a stream it
+ * also reads ({@code streams.<id>.intermediate=true}: a repartition) is piped back into it after
+ * each call, in the order sent (one partition: every key comes back to this task); such an input
+ * ends when all the others have. Stores are real (RocksDB when the job says so and it is on the test's
  * classpath) in a temporary directory, written through their serdes. {@link InitableTask#init}
  * runs at the first pipe, time advance or end of stream, so a test can fill stores first.
  *
@@ -70,6 +75,9 @@ public final class TaskTestDriver implements AutoCloseable {
   private final Object task;
   private final int partition;
   private final List<String> inputs;
+  /** Inputs the task writes and reads back (a DSL repartition), by how many sends were fed. */
+  private final Map<String, Integer> intermediates = new LinkedHashMap<>();
+  private boolean feeding;
   private final Set<String> ended = new LinkedHashSet<>();
   private final Map<String, Long> nextOffset = new HashMap<>();
   private final CapturedOutputs outputs;
@@ -90,13 +98,19 @@ public final class TaskTestDriver implements AutoCloseable {
   private boolean closed;
 
   private TaskTestDriver(Builder b) {
-    JobConfig config = new JobConfig(b.config, b.source);
+    // A job written another way (a DSL application) is translated as the runtime translates it.
+    JobConfig config = JobTranslators.translate(new JobConfig(b.config, b.source), b.loader);
     this.task = newTask(config, b.loader);
     this.partition = b.partition;
     this.inputs = config.getList("task.inputs");
     if (inputs.isEmpty()) {
       throw new ConfigException("task.inputs: the task needs at least one input ("
           + config.source() + ")");
+    }
+    for (String input : inputs) {
+      if (config.getBoolean("streams." + input + ".intermediate", false)) {
+        intermediates.put(input, 0);
+      }
     }
     this.now = b.startMillis;
     this.windowMs = AnyInteger.of(config, "task.window.ms", -1,
@@ -198,9 +212,11 @@ public final class TaskTestDriver implements AutoCloseable {
   public void endOfStream(String stream) {
     checkInput(stream);
     start();
-    if (!ended.add(stream) || ended.size() < inputs.size()) {
+    if (!ended.add(stream) || ended.size() + intermediates.size() < inputs.size()) {
       return;
     }
+    feedIntermediates();
+    ended.addAll(intermediates.keySet()); // everything the task sent itself has been read
     if (calls.holding() && calls.inFlight() > 0) {
       throw new IllegalStateException(calls.inFlight() + " async call(s) not released: release "
           + "them before the inputs end, as the loop waits for them");
@@ -291,6 +307,7 @@ public final class TaskTestDriver implements AutoCloseable {
   /** Forgets the outputs captured so far (of every stream). */
   public void clearOutputs() {
     outputs.clear();
+    intermediates.replaceAll((stream, fed) -> 0);
   }
 
   // ---------------------------------------------------------------- stores, requests, calls
@@ -390,6 +407,7 @@ public final class TaskTestDriver implements AutoCloseable {
   }
 
   private void afterCall() {
+    feedIntermediates();
     if (requests.commit) {
       requests.commit = false;
       commit();
@@ -399,6 +417,34 @@ public final class TaskTestDriver implements AutoCloseable {
   private void commit() {
     stores.flush();
     commits++;
+  }
+
+  /**
+   * Pipes what the task sent to a stream it also reads (a repartition) back into it, in the
+   * order sent, until nothing is left: with one partition, every key's records come back here.
+   */
+  private void feedIntermediates() {
+    if (feeding || intermediates.isEmpty()) {
+      return;
+    }
+    feeding = true;
+    try {
+      boolean fed = true;
+      while (fed) {
+        fed = false;
+        for (Map.Entry<String, Integer> e : intermediates.entrySet()) {
+          List<Output> sent = outputs.of(e.getKey());
+          while (e.getValue() < sent.size()) {
+            Output o = sent.get(e.getValue());
+            e.setValue(e.getValue() + 1);
+            pipe(e.getKey(), o.key(), o.value(), o.timestamp(), o.headers());
+            fed = true;
+          }
+        }
+      }
+    } finally {
+      feeding = false;
+    }
   }
 
   private void checkInput(String stream) {

@@ -58,6 +58,7 @@ public final class CoreKeys {
   public static final String S_OFFSET_RESET = "offset.reset";
   public static final String S_POLL_INTERVAL_MS = "poll.interval.ms";
   public static final String S_PARTITIONS = "partitions";
+  public static final String S_INTERMEDIATE = "intermediate";
 
   /** The documented core keys, in the order docs/configuration.md lists them. */
   public static final List<ConfigKey> ALL = List.of(
@@ -110,6 +111,7 @@ public final class CoreKeys {
       new ConfigKey("streams.<id>.offset.reset", "false", "Ignore the checkpoint of this stream and start at offset.default."),
       new ConfigKey("streams.<id>.poll.interval.ms", "task.poll.interval.ms", "Overrides the poll interval for this stream's partitions."),
       new ConfigKey("streams.<id>.partitions", "the job's task count", "Partitions of an output stream the system creates."),
+      new ConfigKey("streams.<id>.intermediate", "false", "The job writes this stream and reads it back (a repartition): it may be both an input and an output, and is created before it is read."),
       new ConfigKey("stores.<name>.factory", null, "A store's engine: rocksdb (millrace-rocksdb), memory, or a StorageEngineFactory class name."),
       new ConfigKey("stores.<name>.key.serde", "string", "How the store's keys become bytes (and their order)."),
       new ConfigKey("stores.<name>.value.serde", "string", "How the store's values become bytes."),

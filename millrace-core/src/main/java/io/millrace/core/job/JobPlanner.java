@@ -49,7 +49,7 @@ public final class JobPlanner {
   private static final Set<String> CORE_KEYS = new TreeSet<>();
   private static final Set<String> STREAM_KEYS = Set.of(S_SYSTEM, S_PHYSICAL_NAME, S_KEY_SERDE,
       S_VALUE_SERDE, S_PRIORITY, S_BOOTSTRAP, S_OFFSET_DEFAULT, S_OFFSET_RESET,
-      S_POLL_INTERVAL_MS, S_PARTITIONS);
+      S_POLL_INTERVAL_MS, S_PARTITIONS, S_INTERMEDIATE);
 
   static {
     for (ConfigKey key : CoreKeys.ALL) {
@@ -87,9 +87,24 @@ public final class JobPlanner {
     int taskCount = 0;
     for (String input : v.inputs) {
       StreamInfo info = v.streams.get(input);
-      int count = admins.get(info.system()).partitionCount(info.spec());
-      counts.put(input, count);
-      taskCount = Math.max(taskCount, count);
+      if (!info.intermediate()) {
+        int count = admins.get(info.system()).partitionCount(info.spec());
+        counts.put(input, count);
+        taskCount = Math.max(taskCount, count);
+      }
+    }
+    // A stream the job writes and reads back exists once the job writes it: created first, with
+    // its stated partitions or one per task of the other inputs, so it is read like any input.
+    for (String input : v.inputs) {
+      StreamInfo info = v.streams.get(input);
+      if (info.intermediate()) {
+        int wanted = info.outputPartitions() > 0 ? info.outputPartitions() : Math.max(1, taskCount);
+        SystemAdmin admin = admins.get(info.system());
+        admin.ensureOutput(info.spec(), wanted);
+        int count = admin.partitionCount(info.spec());
+        counts.put(input, count);
+        taskCount = Math.max(taskCount, count);
+      }
     }
     for (String output : v.outputs) {
       StreamInfo info = v.streams.get(output);
@@ -163,8 +178,10 @@ public final class JobPlanner {
     Set<String> used = new LinkedHashSet<>(inputs);
     used.addAll(outputs);
     for (String id : inputs) {
-      if (outputs.contains(id)) {
-        throw new ConfigException("stream " + id + " is both in task.inputs and task.outputs");
+      if (outputs.contains(id) && !config.getBoolean("streams." + id + "." + S_INTERMEDIATE, false)) {
+        throw new ConfigException("stream " + id + " is both in task.inputs and task.outputs "
+            + "(a stream the job writes and reads back, such as a repartition, needs streams."
+            + id + "." + S_INTERMEDIATE + "=true)");
       }
     }
     // Systems: those named by streams, plus those configured.
@@ -367,7 +384,8 @@ public final class JobPlanner {
         offsetDefault.equals("oldest") ? StartPosition.oldest() : StartPosition.upcoming(),
         config.getBoolean(p + S_OFFSET_RESET, false),
         TimeUnit.MILLISECONDS.toNanos(config.getLong(p + S_POLL_INTERVAL_MS, pollDefault, 0)),
-        config.getInt(p + S_PARTITIONS, -1, 1));
+        config.getInt(p + S_PARTITIONS, -1, 1),
+        config.getBoolean(p + S_INTERMEDIATE, false));
   }
 
   private static void checkKeys(JobConfig config, Map<String, SystemFactory> factories,

@@ -14,6 +14,8 @@ import io.millrace.spi.system.StreamSpec;
  * @param reset ignore the checkpoint
  * @param pollIntervalNanos the poll interval of its partitions
  * @param outputPartitions partitions wanted for an output the system creates, or -1
+ * @param intermediate the job writes the stream and reads it back (a repartition)
  */
 public record StreamInfo(StreamSpec spec, String system, int priority, boolean bootstrap,
-    StartPosition offsetDefault, boolean reset, long pollIntervalNanos, int outputPartitions) {}
+    StartPosition offsetDefault, boolean reset, long pollIntervalNanos, int outputPartitions,
+    boolean intermediate) {}

@@ -1,0 +1,158 @@
+package io.millrace.dsl.plan;
+
+import io.millrace.api.config.ConfigException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A pipeline as its application described it: sources, the operators after them, and the
+ * stores and streams they name. Built once by the translator and again by each task, from the
+ * same code: {@link #digest} is how a task checks that it built the same plan.
+ *
+ * <p>Not thread-safe: built on one thread, then only read.
+ */
+public final class Plan {
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+
+  private final Map<String, Node> sources = new LinkedHashMap<>();
+  private final Map<String, Node> stores = new LinkedHashMap<>();
+  private final Set<String> outputs = new LinkedHashSet<>();
+  private final List<Node> sinks = new ArrayList<>();
+
+  /**
+   * Adds a source for a stream of the job.
+   *
+   * @throws ConfigException if the stream is read twice or its id is not a name
+   */
+  public Node source(Op.Source source) {
+    checkName(source.streamId(), "a source's stream id");
+    if (sources.containsKey(source.streamId())) {
+      throw new ConfigException("stream " + source.streamId() + " is read twice in the pipeline: "
+          + "read it once and use the stream it gives wherever it is needed");
+    }
+    Node node = new Node(source, source.streamId(), false);
+    sources.put(source.streamId(), node);
+    return node;
+  }
+
+  /** Adds {@code op} after {@code parents} (two or more: a merge). */
+  public Node add(Op op, String path, boolean keyChanged, Node... parents) {
+    Node node = new Node(op, path, keyChanged);
+    for (Node parent : parents) {
+      parent.addChild(node);
+    }
+    if (op instanceof Op.Sink sink) {
+      sinks.add(node);
+      outputs.add(sink.streamId());
+    }
+    if (op instanceof Op.WindowAggregate w && w.lateStream() != null) {
+      outputs.add(w.lateStream());
+    }
+    StoreDef store = op instanceof Op.Aggregate a ? a.store()
+        : op instanceof Op.WindowAggregate w ? w.store() : null;
+    if (store != null) {
+      Node other = stores.get(store.name());
+      if (other != null) {
+        throw new ConfigException("store " + store.name() + " is named by two operators, "
+            + other.describe() + " and " + node.describe() + ": give each its own name");
+      }
+      stores.put(store.name(), node);
+    }
+    return node;
+  }
+
+  /**
+   * Checks a name the user gave a store or stream.
+   *
+   * @throws ConfigException naming {@code what} if it is missing or not a name
+   */
+  public static void checkName(String name, String what) {
+    if (name == null || name.isBlank()) {
+      throw new ConfigException(what + " is missing: state and streams are named by you, never "
+          + "by a counter, so that changing the pipeline cannot orphan them");
+    }
+    if (!NAME.matcher(name).matches()) {
+      throw new ConfigException("bad name '" + name + "' for " + what
+          + ": expected letters, digits, '.', '_' and '-', starting with a letter or digit");
+    }
+  }
+
+  /** The sources by stream id, in the order they were added. */
+  public Map<String, Node> sources() {
+    return Collections.unmodifiableMap(sources);
+  }
+
+  /** The stateful nodes by store name. */
+  public Map<String, Node> stores() {
+    return Collections.unmodifiableMap(stores);
+  }
+
+  /** The streams the pipeline writes, in the order it names them (repartitions included). */
+  public Set<String> outputs() {
+    return Collections.unmodifiableSet(outputs);
+  }
+
+  /** The nodes that write to streams. */
+  public List<Node> sinks() {
+    return Collections.unmodifiableList(sinks);
+  }
+
+  /**
+   * The plan's shape as text, one line per node in depth-first order: its path, its kind, and
+   * the stores, streams, serdes and windows it names. Two builds of one pipeline give the same
+   * text; a change that would move state gives another.
+   */
+  public String describe() {
+    StringBuilder text = new StringBuilder();
+    Set<Node> seen = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (Node source : sources.values()) {
+      describe(source, text, seen);
+    }
+    return text.toString();
+  }
+
+  /** A short fingerprint of {@link #describe()}. */
+  public String digest() {
+    String text = describe();
+    long h = 1125899906842597L; // a 64-bit string hash: stable across JVMs, unlike hashCode's 32
+    for (int i = 0; i < text.length(); i++) {
+      h = 31 * h + text.charAt(i);
+    }
+    return Long.toHexString(h);
+  }
+
+  private static void describe(Node node, StringBuilder text, Set<Node> seen) {
+    if (!seen.add(node)) {
+      return;
+    }
+    text.append(node.path()).append(' ').append(node.op().kind());
+    Op op = node.op();
+    if (op instanceof Op.Source s) {
+      text.append(' ').append(s.streamId()).append(serdes(s.keySerde(), s.valueSerde()));
+    } else if (op instanceof Op.Sink s) {
+      text.append(' ').append(s.streamId()).append(serdes(s.keySerde(), s.valueSerde()));
+    } else if (op instanceof Op.Aggregate a) {
+      text.append(" store ").append(a.store().name())
+          .append(serdes(a.store().keySerde(), a.store().valueSerde()));
+    } else if (op instanceof Op.WindowAggregate w) {
+      text.append(" store ").append(w.store().name())
+          .append(serdes(w.store().keySerde(), w.store().valueSerde())).append(' ')
+          .append(w.windows()).append(" late ").append(w.lateStream());
+    }
+    text.append('\n');
+    for (Node child : node.children()) {
+      describe(child, text, seen);
+    }
+  }
+
+  private static String serdes(Object key, Object value) {
+    return " (" + (key == null ? "-" : key.getClass().getName()) + ", "
+        + (value == null ? "-" : value.getClass().getName()) + ")";
+  }
+}

@@ -1,0 +1,21 @@
+package io.millrace.dsl.runtime;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Headers;
+import io.millrace.api.Output;
+
+/**
+ * Where a pipeline's sinks send: the collector of the call the task is in (a record, a tick, the
+ * end of its inputs), set by the task at the start of each call.
+ */
+final class Emitter {
+  private Collector collector;
+
+  void use(Collector collector) {
+    this.collector = collector;
+  }
+
+  void send(Output output, Object key, Object value, long timestamp) {
+    collector.send(output, -1, key, value, timestamp, Headers.EMPTY);
+  }
+}

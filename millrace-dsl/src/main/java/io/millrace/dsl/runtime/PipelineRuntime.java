@@ -1,0 +1,159 @@
+package io.millrace.dsl.runtime;
+
+import io.millrace.api.Collector;
+import io.millrace.api.Envelope;
+import io.millrace.api.Output;
+import io.millrace.api.Serde;
+import io.millrace.api.TaskContext;
+import io.millrace.api.store.KeyValueStore;
+import io.millrace.dsl.config.DslSettings;
+import io.millrace.dsl.plan.Node;
+import io.millrace.dsl.plan.Op;
+import io.millrace.dsl.plan.Plan;
+import io.millrace.dsl.time.TimestampExtractor;
+import io.millrace.dsl.time.WatermarkTracker;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One task's pipeline at work: a processor per node of the plan, the sources by stream id, the
+ * task's watermark and the windowed operators it closes windows of. The loop thread only.
+ *
+ * <p>A record goes through the pipeline with the watermark as it was before it (so lateness is
+ * judged against what came before), then moves its partition's watermark; windows the new
+ * watermark closes are emitted at once. The task's clock, for idleness and the wall-clock
+ * advance, moves with its ticks ({@link #tick}), scheduled on the container's clock: a test
+ * driver's clock drives it as the loop's does.
+ */
+final class PipelineRuntime {
+  private final Emitter emitter = new Emitter();
+  private final Map<String, SourceEntry> sources = new HashMap<>();
+  private final List<WindowAggregateProcessor> windowed = new ArrayList<>();
+  private final Map<Node, Processor> built = new IdentityHashMap<>();
+  private final TaskContext context;
+  private final WatermarkTracker watermark;
+  private final long tickMs;
+  private long now;
+
+  private record SourceEntry(Node node, int partition, TimestampExtractor<Object, Object> extractor,
+      Processor[] children) {}
+
+  PipelineRuntime(Plan plan, TaskContext context, DslSettings settings) {
+    this.context = context;
+    this.tickMs = settings.tickMs();
+    long[] outOfOrder = new long[plan.sources().size()];
+    int i = 0;
+    for (Node source : plan.sources().values()) {
+      outOfOrder[i++] = ((Op.Source) source.op()).maxOutOfOrderMs();
+    }
+    this.watermark = new WatermarkTracker(outOfOrder, settings.idleMs(),
+        settings.wallClockAdvance(), 0);
+    i = 0;
+    for (Node source : plan.sources().values()) {
+      Op.Source op = (Op.Source) source.op();
+      sources.put(op.streamId(), new SourceEntry(source, i++, op.extractor(),
+          children(source)));
+    }
+  }
+
+  /** Whether the pipeline has windows to close, so the clock must be watched. */
+  boolean hasWindows() {
+    return !windowed.isEmpty();
+  }
+
+  long tickMs() {
+    return tickMs;
+  }
+
+  /** Takes one input record. */
+  void process(Envelope envelope, Collector collector) {
+    emitter.use(collector);
+    SourceEntry source = sources.get(envelope.stream());
+    if (source == null) {
+      throw new IllegalStateException("no source in the pipeline reads stream "
+          + envelope.stream() + " (it reads " + sources.keySet() + ")");
+    }
+    long timestamp = envelope.timestamp();
+    if (source.extractor != null) {
+      try {
+        timestamp = source.extractor.extract(envelope.key(), envelope.value(), timestamp);
+      } catch (RuntimeException e) {
+        throw new OperatorException(source.node, "its timestamp extractor failed on "
+            + envelope, e);
+      }
+    }
+    Forward.to(source.children, envelope.key(), envelope.value(), timestamp);
+    long before = watermark.watermark();
+    if (watermark.observe(source.partition, timestamp, now) != before) {
+      closeWindows();
+    }
+  }
+
+  /** The clock moved on by a tick: idle partitions, the wall-clock advance. */
+  void tick(Collector collector) {
+    emitter.use(collector);
+    now += tickMs;
+    long before = watermark.watermark();
+    if (watermark.advance(now) != before) {
+      closeWindows();
+    }
+  }
+
+  /** Every input ended: every window closes. */
+  void end(Collector collector) {
+    emitter.use(collector);
+    watermark.end();
+    closeWindows();
+  }
+
+  private void closeWindows() {
+    long wm = watermark.watermark();
+    for (WindowAggregateProcessor w : windowed) {
+      w.advanceTo(wm);
+    }
+  }
+
+  private Processor[] children(Node node) {
+    Processor[] children = new Processor[node.children().size()];
+    for (int i = 0; i < children.length; i++) {
+      children[i] = processor(node.children().get(i));
+    }
+    return children;
+  }
+
+  /** The processor of a node, made once (a merge's node has several parents). */
+  @SuppressWarnings("unchecked")
+  private Processor processor(Node node) {
+    Processor done = built.get(node);
+    if (done != null) {
+      return done;
+    }
+    Processor[] children = children(node);
+    Processor processor = StatelessProcessors.of(node, children, emitter, this::output);
+    if (processor == null && node.op() instanceof Op.Aggregate a) {
+      processor = new AggregateProcessor(node, a.aggregation(),
+          context.<Object, Object>store(a.store().name()), children);
+    } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
+      WindowAggregateProcessor window = new WindowAggregateProcessor(node, w.windows(),
+          w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
+          (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
+          watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
+          context.metrics().counter("task-" + context.partitionNumber(),
+              w.store().name() + "-late-records"));
+      windowed.add(window);
+      processor = window;
+    }
+    if (processor == null) {
+      throw new IllegalStateException("no processor for " + node.describe());
+    }
+    built.put(node, processor);
+    return processor;
+  }
+
+  private Output output(String streamId) {
+    return context.output(streamId);
+  }
+}

@@ -1,0 +1,223 @@
+package io.millrace.dsl.runtime;
+
+import io.millrace.api.Output;
+import io.millrace.api.Serde;
+import io.millrace.api.metrics.Counter;
+import io.millrace.api.store.KeyValue;
+import io.millrace.api.store.KeyValueIterator;
+import io.millrace.api.store.KeyValueStore;
+import io.millrace.dsl.plan.Aggregation;
+import io.millrace.dsl.plan.Node;
+import io.millrace.dsl.time.WatermarkTracker;
+import io.millrace.dsl.window.Windowed;
+import io.millrace.dsl.window.Windows;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An aggregate per key and window, kept as panes in the operator's store and emitted once per
+ * window when the watermark closes it.
+ *
+ * <p><b>Panes.</b> Windows are cut into panes (slices of {@link Windows#paneMs}); a record folds
+ * into its own pane's aggregate only, one store write whatever the number of windows it falls
+ * in. When a window closes, its panes' aggregates are merged per key, in time order, and the
+ * window's result is passed on; the panes that no later window holds are deleted. Results wait in
+ * the store (RocksDB, with its changelog), never on the heap: the heap holds only the one window
+ * being emitted.
+ *
+ * <p><b>Progress.</b> The start of the earliest window not yet emitted is kept in the store
+ * (under {@link PaneKeys#PROGRESS}), so a restarted task neither emits a closed window again
+ * from the panes it left nor takes records for it. Once every input has ended and every window
+ * is emitted, the store is left empty.
+ *
+ * <p><b>Cost.</b> A record costs a read and a write of its pane; the store is scanned only when
+ * a window may close ({@link #minPane} keeps the earliest pane in the store, when known, so a
+ * watermark that moves inside an open window costs nothing).
+ */
+final class WindowAggregateProcessor implements Processor {
+  private static final long UNKNOWN = Long.MIN_VALUE;
+  private static final long EMPTY = Long.MAX_VALUE;
+
+  private final Node node;
+  private final Windows windows;
+  private final Aggregation aggregation;
+  private final KeyValueStore<byte[], byte[]> store;
+  private final Serde<Object> keySerde;
+  private final Serde<Object> valueSerde;
+  private final WatermarkTracker watermark;
+  private final Processor[] children;
+  private final Emitter emitter;
+  private final Output lateOutput;
+  private final Counter late;
+  /** The start of the earliest window not emitted yet, or UNKNOWN before the first. */
+  private long nextStart;
+  /** The earliest pane start in the store, UNKNOWN (look), or EMPTY. */
+  private long minPane = UNKNOWN;
+
+  WindowAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
+      KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
+      WatermarkTracker watermark, Processor[] children, Emitter emitter, Output lateOutput,
+      Counter late) {
+    this.node = node;
+    this.windows = windows;
+    this.aggregation = aggregation;
+    this.store = store;
+    this.keySerde = keySerde;
+    this.valueSerde = valueSerde;
+    this.watermark = watermark;
+    this.children = children;
+    this.emitter = emitter;
+    this.lateOutput = lateOutput;
+    this.late = late;
+    byte[] progress = store.get(PaneKeys.PROGRESS);
+    this.nextStart = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
+  }
+
+  @Override
+  public void process(Object key, Object value, long timestamp) {
+    try {
+      if (timestamp < 0) {
+        throw new IllegalArgumentException("the record has no event time (" + timestamp
+            + "): give its source a timestamp extractor (Source.withTimestamps)");
+      }
+      if (key == null) {
+        throw new NullPointerException("a record to aggregate needs a key");
+      }
+    } catch (RuntimeException e) {
+      throw OperatorException.on(node, key, value, e);
+    }
+    if (isLate(timestamp)) {
+      late.inc();
+      if (lateOutput != null) {
+        emitter.send(lateOutput, key, value, timestamp);
+      }
+      return;
+    }
+    long pane = Math.floorDiv(timestamp, windows.paneMs()) * windows.paneMs();
+    try {
+      byte[] paneKey = PaneKeys.of(pane, keySerde.toBytes(key));
+      byte[] current = store.get(paneKey);
+      Object next = aggregation.fold(key, value, current == null ? null
+          : valueSerde.fromBytes(current));
+      store.put(paneKey, valueSerde.toBytes(next));
+    } catch (RuntimeException e) {
+      throw OperatorException.on(node, key, value, e);
+    }
+    if (minPane != UNKNOWN) {
+      minPane = Math.min(minPane, pane);
+    }
+  }
+
+  /** Every window the record falls in has closed (or was emitted before a restart). */
+  private boolean isLate(long timestamp) {
+    long lastStart = windows.lastStartHolding(timestamp);
+    if (nextStart != UNKNOWN && lastStart < nextStart) {
+      return true;
+    }
+    long wm = watermark.watermark();
+    return wm != WatermarkTracker.NONE && closesBy(lastStart, wm);
+  }
+
+  /** Whether the window starting at {@code start} has closed at watermark {@code wm}. */
+  private boolean closesBy(long start, long wm) {
+    return add(add(start, windows.sizeMs()), windows.graceMs()) <= wm;
+  }
+
+  /**
+   * Emits every window the watermark {@code wm} has closed, earliest first. Windows it closed
+   * without a record are passed over for good (a record for them now is late), so a window's
+   * result never changes after its close.
+   */
+  void advanceTo(long wm) {
+    while (true) {
+      if (nextStart != UNKNOWN && !closesBy(nextStart, wm)) {
+        return; // no window can close yet: the store is not looked at
+      }
+      if (minPane == UNKNOWN) {
+        minPane = firstPane();
+      }
+      long start = minPane == EMPTY ? Long.MAX_VALUE : windows.firstStartHolding(minPane);
+      if (nextStart != UNKNOWN) {
+        start = Math.max(start, nextStart);
+      }
+      if (minPane == EMPTY || !closesBy(start, wm)) {
+        passOverClosed(wm);
+        if (minPane == EMPTY && wm == Long.MAX_VALUE && nextStart != UNKNOWN) {
+          // Every input ended and every window was emitted: nothing is left to guard, and a job
+          // that reads its inputs again from the start (offset.reset) counts them afresh.
+          store.delete(PaneKeys.PROGRESS);
+          nextStart = UNKNOWN;
+        }
+        return;
+      }
+      emit(start);
+      nextStart = start + windows.advanceMs();
+      deletePanesBefore(nextStart);
+      store.put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(nextStart).array());
+      minPane = UNKNOWN;
+    }
+  }
+
+  /** Moves past the windows {@code wm} closed that hold no record. */
+  private void passOverClosed(long wm) {
+    if (wm == Long.MAX_VALUE || wm == WatermarkTracker.NONE) {
+      return;
+    }
+    long firstOpen = Math.floorDiv(add(wm, -add(windows.sizeMs(), windows.graceMs())),
+        windows.advanceMs()) * windows.advanceMs() + windows.advanceMs();
+    if (nextStart == UNKNOWN || firstOpen > nextStart) {
+      nextStart = firstOpen;
+    }
+  }
+
+  private long firstPane() {
+    try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(Long.MIN_VALUE),
+        PaneKeys.start(Long.MAX_VALUE))) {
+      return it.hasNext() ? PaneKeys.paneStart(it.next().key()) : EMPTY;
+    }
+  }
+
+  private void emit(long start) {
+    long end = start + windows.sizeMs();
+    Map<ByteBuffer, Object[]> byKey = new LinkedHashMap<>(); // the one window on the heap
+    try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(start),
+        PaneKeys.start(end))) {
+      while (it.hasNext()) {
+        KeyValue<byte[], byte[]> entry = it.next();
+        byte[] recordKey = PaneKeys.recordKey(entry.key());
+        Object aggregate = valueSerde.fromBytes(entry.value());
+        Object[] slot = byKey.get(ByteBuffer.wrap(recordKey));
+        if (slot == null) {
+          byKey.put(ByteBuffer.wrap(recordKey), new Object[] {recordKey, aggregate});
+        } else {
+          slot[1] = aggregation.merger().apply(slot[1], aggregate);
+        }
+      }
+    }
+    for (Object[] slot : byKey.values()) {
+      Object key = keySerde.fromBytes((byte[]) slot[0]);
+      Forward.to(children, new Windowed<>(key, start, end), slot[1], end - 1);
+    }
+  }
+
+  private void deletePanesBefore(long paneStart) {
+    List<byte[]> gone = new ArrayList<>();
+    try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(Long.MIN_VALUE),
+        PaneKeys.start(paneStart))) {
+      while (it.hasNext()) {
+        gone.add(it.next().key());
+      }
+    }
+    for (byte[] key : gone) {
+      store.delete(key);
+    }
+  }
+
+  private static long add(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
+  }
+}

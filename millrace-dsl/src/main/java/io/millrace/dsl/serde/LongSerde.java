@@ -1,0 +1,35 @@
+package io.millrace.dsl.serde;
+
+import io.millrace.api.Serde;
+
+/** Longs as 8 bytes, big-endian. */
+public final class LongSerde implements Serde<Long> {
+  @Override
+  public byte[] toBytes(Long object) {
+    if (object == null) {
+      return null;
+    }
+    long v = object;
+    byte[] bytes = new byte[Long.BYTES];
+    for (int i = Long.BYTES - 1; i >= 0; i--) {
+      bytes[i] = (byte) v;
+      v >>>= 8;
+    }
+    return bytes;
+  }
+
+  @Override
+  public Long fromBytes(byte[] bytes) {
+    if (bytes == null) {
+      return null;
+    }
+    if (bytes.length != Long.BYTES) {
+      throw new IllegalArgumentException("a long is 8 bytes, not " + bytes.length);
+    }
+    long v = 0;
+    for (byte b : bytes) {
+      v = (v << 8) | (b & 0xff);
+    }
+    return v;
+  }
+}

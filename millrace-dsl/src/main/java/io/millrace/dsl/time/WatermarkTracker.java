@@ -1,0 +1,122 @@
+package io.millrace.dsl.time;
+
+import java.util.Arrays;
+
+/**
+ * A task's event-time watermark: how far its inputs have gone in event time, so that windows
+ * ending before it can close. One per task; the loop thread only.
+ *
+ * <p>Each input partition's watermark is the latest timestamp seen in it less its bounded
+ * out-of-orderness (a record at most that much older than one seen before is still on time). The
+ * task's watermark is the minimum over its partitions, so a partition that is behind holds the
+ * others back, as it must: its records would otherwise all be late. Two exceptions keep a quiet
+ * partition from holding everything back (Flink's FLINK-5479, Kafka Streams' windows that never
+ * close on a quiet partition):
+ * <ul>
+ *   <li>a partition that has had no record for the idle timeout is left out of the minimum until
+ *       it has one again (when every partition is idle, the watermark is the highest of theirs);
+ *   <li>with the wall-clock advance on, once every partition is idle the watermark moves on with
+ *       the clock from the last record, so a quiet input still closes its windows.
+ * </ul>
+ * Idleness is judged on the task's clock between records arriving at the task, not on how busy
+ * the loop is: a partition waiting behind another (back-pressure) is not idle, since the loop
+ * polls only partitions whose buffers are empty and records keep arriving from it.
+ *
+ * <p>The watermark never goes back. Times are milliseconds; {@link Long#MIN_VALUE} means "none
+ * yet", {@link Long#MAX_VALUE} "every input has ended".
+ */
+public final class WatermarkTracker {
+  /** No watermark yet. */
+  public static final long NONE = Long.MIN_VALUE;
+
+  private final long[] outOfOrder;
+  private final long[] maxTimestamp;
+  private final long[] lastRecordAt;
+  private final long idleTimeoutMs;
+  private final boolean wallClockAdvance;
+  private long watermark = NONE;
+
+  /**
+   * A tracker for partitions {@code 0 .. outOfOrderMs.length - 1}.
+   *
+   * @param outOfOrderMs each partition's bounded out-of-orderness
+   * @param idleTimeoutMs how long a partition without records is still waited for (0 or less:
+   *     always)
+   * @param wallClockAdvance whether the watermark follows the clock once every partition is idle
+   * @param now the task's clock at start: a partition that never has a record is idle from then
+   *     on after the timeout
+   */
+  public WatermarkTracker(long[] outOfOrderMs, long idleTimeoutMs, boolean wallClockAdvance,
+      long now) {
+    this.outOfOrder = outOfOrderMs.clone();
+    this.maxTimestamp = new long[outOfOrderMs.length];
+    this.lastRecordAt = new long[outOfOrderMs.length];
+    Arrays.fill(maxTimestamp, NONE);
+    Arrays.fill(lastRecordAt, now);
+    this.idleTimeoutMs = idleTimeoutMs;
+    this.wallClockAdvance = wallClockAdvance;
+  }
+
+  /**
+   * A record arrived in {@code partition} with event time {@code timestamp} (-1: none, which
+   * still makes the partition active) at {@code now} on the task's clock.
+   *
+   * @return the watermark after it
+   */
+  public long observe(int partition, long timestamp, long now) {
+    if (timestamp >= 0 && timestamp > maxTimestamp[partition]) {
+      maxTimestamp[partition] = timestamp;
+    }
+    lastRecordAt[partition] = now;
+    return recompute(now);
+  }
+
+  /** The watermark at {@code now}, as the clock alone moves it (idleness, wall-clock advance). */
+  public long advance(long now) {
+    return recompute(now);
+  }
+
+  /** Every input ended: every window may close. */
+  public long end() {
+    watermark = Long.MAX_VALUE;
+    return watermark;
+  }
+
+  /** The watermark as last computed. */
+  public long watermark() {
+    return watermark;
+  }
+
+  private long recompute(long now) {
+    long activeMin = Long.MAX_VALUE;
+    boolean anyActive = false;
+    long highest = NONE;
+    long lastRecord = Long.MIN_VALUE;
+    for (int p = 0; p < maxTimestamp.length; p++) {
+      long own = maxTimestamp[p] == NONE ? NONE : maxTimestamp[p] - outOfOrder[p];
+      highest = Math.max(highest, own);
+      lastRecord = Math.max(lastRecord, lastRecordAt[p]);
+      if (idleTimeoutMs <= 0 || now - lastRecordAt[p] < idleTimeoutMs) {
+        anyActive = true;
+        activeMin = Math.min(activeMin, own);
+      }
+    }
+    long candidate;
+    if (anyActive) {
+      candidate = activeMin;
+    } else if (wallClockAdvance && highest != NONE) {
+      candidate = saturatedAdd(highest, now - lastRecord);
+    } else {
+      candidate = highest;
+    }
+    if (candidate > watermark) {
+      watermark = candidate;
+    }
+    return watermark;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+  }
+}

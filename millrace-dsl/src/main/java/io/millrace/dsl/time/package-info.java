@@ -1,0 +1,2 @@
+/** Event time: timestamps of records and watermarks over a task's input partitions. */
+package io.millrace.dsl.time;
