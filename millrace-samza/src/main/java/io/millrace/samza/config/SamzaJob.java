@@ -4,6 +4,7 @@ import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -184,18 +185,19 @@ public final class SamzaJob {
     return names;
   }
 
+  /** Ids in name order: the sanitized physical name, with -2, -3, ... where it is taken. */
   private static Map<String, String> ids(Set<String> inputs, Set<String> outputs) {
     Set<String> all = new TreeSet<>(inputs);
     all.addAll(outputs);
-    Map<String, Integer> uses = new HashMap<>();
-    for (String name : all) {
-      uses.merge(sanitize(name.substring(name.indexOf('.') + 1)), 1, Integer::sum);
-    }
+    Set<String> taken = new HashSet<>();
     Map<String, String> ids = new LinkedHashMap<>();
     for (String name : all) {
-      int dot = name.indexOf('.');
-      String id = sanitize(name.substring(dot + 1));
-      ids.put(name, uses.get(id) == 1 ? id : sanitize(name.substring(0, dot)) + "-" + id);
+      String base = sanitize(name.substring(name.indexOf('.') + 1));
+      String id = base;
+      for (int n = 2; !taken.add(id); n++) {
+        id = base + "-" + n;
+      }
+      ids.put(name, id);
     }
     return ids;
   }

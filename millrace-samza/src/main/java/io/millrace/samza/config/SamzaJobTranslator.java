@@ -93,13 +93,7 @@ public final class SamzaJobTranslator implements JobTranslator {
     SystemMapping.map(config, t);
     streams(config, job, serdes, t);
     StoreMapping.map(config, serdes, t);
-    for (String key : config.withPrefix("serializers.registry.").keySet()) {
-      String full = "serializers.registry." + key;
-      if (key.endsWith(".class")) {
-        serdes.check(full, key.substring(0, key.length() - ".class".length()));
-      }
-      t.consume(full);
-    }
+    registeredSerdes(config, serdes, t);
     checkpoints(config, t);
     reporters(config, t);
     IgnoredKeys.note(config, t);
@@ -178,6 +172,27 @@ public final class SamzaJobTranslator implements JobTranslator {
     if ("kafka".equals(factory != null ? factory : config.get("systems." + s.system() + ".factory"))) {
       t.put(p + "key.serde", "bytes");
       t.put(p + "value.serde", "bytes");
+    }
+  }
+
+  /**
+   * Checks the registered serdes no stream or store uses (those that are used were checked where
+   * they are named): Samza makes every one at start, but one whose factory is missing here (a
+   * metrics reporter's, from samza-core) is noted rather than refused, since nothing needs it.
+   */
+  private static void registeredSerdes(JobConfig config, SerdeRegistry serdes,
+      io.millrace.samza.config.Translation t) {
+    for (String key : config.withPrefix("serializers.registry.").keySet()) {
+      String full = "serializers.registry." + key;
+      t.consume(full);
+      if (key.endsWith(".class")) {
+        try {
+          serdes.check(full, key.substring(0, key.length() - ".class".length()));
+        } catch (ConfigException e) {
+          t.ignore(full, "its factory is not on the job's class path, and no stream or store"
+              + " of the job uses it");
+        }
+      }
     }
   }
 
