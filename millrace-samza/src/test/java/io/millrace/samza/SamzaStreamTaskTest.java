@@ -28,6 +28,7 @@ import org.apache.samza.task.EndOfStreamListenerTask;
 import org.apache.samza.task.InitableTask;
 import org.apache.samza.task.MessageCollector;
 import org.apache.samza.task.StreamTask;
+import org.apache.samza.task.StreamTaskFactory;
 import org.apache.samza.task.TaskCoordinator;
 import org.apache.samza.task.WindowableTask;
 import org.junit.jupiter.api.BeforeEach;
@@ -101,6 +102,32 @@ class SamzaStreamTaskTest {
         "init Partition 0 " + config.get("job.name") + " [SystemStreamPartition [mem, " + in
             + ", 0]]",
         "end of stream", "close");
+  }
+
+  /** Makes a recording task per partition, counting them. */
+  public static final class RecordingTaskFactory implements StreamTaskFactory {
+    private static final long serialVersionUID = 1L;
+    static final AtomicInteger MADE = new AtomicInteger();
+
+    @Override
+    public StreamTask createInstance() {
+      MADE.incrementAndGet();
+      return new RecordingTask();
+    }
+  }
+
+  @Test
+  void aStreamTaskFactoryMakesOneTaskPerPartition() throws Exception {
+    String in = SamzaTestJobs.unique("in");
+    MemoryStream input = SamzaTestJobs.input(in, 2);
+    input.append(0, null, "zero");
+    input.append(1, null, "one");
+    input.seal();
+    RecordingTaskFactory.MADE.set(0);
+    SamzaTestJobs.runToEnd(SamzaTestJobs.memoryJob(RecordingTaskFactory.class, in, state));
+    assertThat(RecordingTaskFactory.MADE.get()).isEqualTo(2);
+    assertThat(SEEN).extracting(IncomingMessageEnvelope::getMessage)
+        .containsExactlyInAnyOrder("zero", "one");
   }
 
   /** Counts words in a RocksDB store; at the end of its input sends each count, keyed. */
