@@ -112,6 +112,18 @@ class SamzaJobTranslatorTest {
         .containsEntry("streams.page_views-2.physical.name", "page_views");
   }
 
+  @Test
+  void aKeyOutsideMillracesAndSamzasNamespacesIsTheJobsOwnForItsTask() throws Exception {
+    Map<String, String> config = typicalJob();
+    config.put("wikipedia.feed.host", "irc.wikimedia.org");
+    JobPlanner.check(JobConfig.of(config));
+    Translation translation = translator.translate(JobConfig.of(config), loader);
+    assertThat(translation.config()).containsEntry("samza.wikipedia.feed.host", "irc.wikimedia.org")
+        .doesNotContainKey("wikipedia.feed.host");
+    assertThat(translation.notes()).anySatisfy(note -> assertThat(note)
+        .startsWith("ignored wikipedia.feed.host: the job's own keys"));
+  }
+
   private static void refused(Map<String, String> config, String... named) {
     ThrowingCallable check = () -> JobPlanner.check(JobConfig.of(config));
     assertThatThrownBy(check).isInstanceOf(ConfigException.class)

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * Samza keys that have no meaning on Millrace, each family with why: they are listed once at
- * start, not refused, so that a Samza job's file runs as it is.
+ * start, not refused, so that a Samza job's file runs as it is. Keys outside Millrace's and
+ * Samza's namespaces are the job's own (for its task), listed likewise.
  */
 final class IgnoredKeys {
   private record Family(String prefix, String why) {
@@ -64,6 +65,10 @@ final class IgnoredKeys {
           + "; with job.coordinator=kafka, job.standby.replicas keeps copies of stores"),
       new Family("job.checkpoint.validation.enabled", NOT_MAPPED));
 
+  /** The first segments of Millrace's and Samza's keys; a key under any other is the job's own. */
+  private static final java.util.Set<String> NAMESPACES = java.util.Set.of("job", "task",
+      "systems", "streams", "stores", "serializers", "metrics", "app", "yarn", "cluster-manager");
+
   private IgnoredKeys() {}
 
   /** Notes every ignored key of the configuration. */
@@ -72,6 +77,12 @@ final class IgnoredKeys {
     boolean millraceCoordinator = config.get("job.coordinator") != null;
     for (String key : config.asMap().keySet()) {
       if (t.consumed(key)) {
+        continue;
+      }
+      int dot = key.indexOf('.');
+      if (!NAMESPACES.contains(dot < 0 ? key : key.substring(0, dot))) {
+        // Samza lets a job keep its own settings in its file, for its task's Config.
+        t.ignore(key, "the job's own keys: its task reads them from its Config, Millrace does not");
         continue;
       }
       if (key.startsWith("job.coordinator.") && !millraceCoordinator) {

@@ -47,7 +47,11 @@ public final class SamzaJob {
    * @throws ConfigException naming the key and value of a stream Samza's way cannot name
    */
   public static SamzaJob of(JobConfig config) {
-    String taskClass = config.required("task.class");
+    String taskClass = config.get("task.class", config.get("app.class"));
+    if (taskClass == null) {
+      throw new ConfigException("missing required key task.class in " + config.source()
+          + ": the Samza job's task (or app.class, its TaskApplication)");
+    }
     List<String[]> in = new ArrayList<>();
     for (String name : config.getList("task.inputs")) {
       in.add(split(config, "task.inputs", name));
@@ -91,7 +95,7 @@ public final class SamzaJob {
     return config;
   }
 
-  /** The user's task class ({@code task.class}). */
+  /** The user's task class ({@code task.class}), or its application ({@code app.class}). */
   public String taskClass() {
     return taskClass;
   }

@@ -2,6 +2,7 @@ package io.millrace.samza.config;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
+import io.millrace.samza.app.TaskApplications;
 import io.millrace.samza.serde.SerdeRegistry;
 import io.millrace.samza.task.SamzaAsyncTaskAdapter;
 import io.millrace.samza.task.SamzaStreamTaskAdapter;
@@ -15,7 +16,9 @@ import java.util.TreeMap;
 
 /**
  * Runs a Samza job's properties: takes a configuration whose {@code task.class} is a Samza task
- * (or task factory), or that configures Samza's systems ({@code systems.<name>.samza.factory}),
+ * (or task factory), whose {@code app.class} is a Samza application (a {@code TaskApplication}
+ * runs; what it declares is written as Samza keys first, {@link TaskApplications}), or that
+ * configures Samza's systems ({@code systems.<name>.samza.factory}),
  * and writes the Millrace job that runs it: the adapter task, Samza's streams, systems, stores
  * and task settings in Millrace's keys, and every original key under {@code samza.} for the
  * adapter (the user's task sees them as its Samza {@code Config}).
@@ -48,6 +51,10 @@ public final class SamzaJobTranslator implements JobTranslator {
     if (task != null && UserTasks.isSamzaTask(task)) {
       return true;
     }
+    Class<?> app = tryLoad(config.get("app.class"), loader);
+    if (app != null && TaskApplications.isSamzaApplication(app)) {
+      return true;
+    }
     if (task != null && (io.millrace.api.StreamTask.class.isAssignableFrom(task)
         || io.millrace.api.AsyncStreamTask.class.isAssignableFrom(task))) {
       return false;
@@ -73,22 +80,27 @@ public final class SamzaJobTranslator implements JobTranslator {
   }
 
   @Override
-  public Translation translate(JobConfig config, ClassLoader loader) {
-    if (config.get("app.class") != null) {
-      throw new ConfigException("app.class=" + config.get("app.class") + " in " + config.source()
-          + ": Samza applications (TaskApplication, StreamApplication) are not supported yet;"
-          + " run the task with task.class and task.inputs (docs/samza.md)");
+  public Translation translate(JobConfig file, ClassLoader loader) {
+    List<String> notes = new ArrayList<>();
+    JobConfig config = file;
+    boolean async;
+    if (file.get("app.class") != null) {
+      TaskApplications.Expanded app = TaskApplications.expand(file, loader);
+      config = new JobConfig(app.config(), file.source());
+      async = app.async();
+      notes.addAll(app.notes());
+    } else {
+      async = UserTasks.isAsync(UserTasks.load(config, loader));
     }
-    Class<?> taskType = UserTasks.load(config, loader);
     SamzaJob job = SamzaJob.of(config);
     SerdeRegistry serdes = new SerdeRegistry(config, loader);
     io.millrace.samza.config.Translation t = new io.millrace.samza.config.Translation();
     t.put("job.name", job.millraceJobName());
-    for (String key : List.of("job.name", "app.name", "job.id", "app.id", "task.class",
+    for (String key : List.of("job.name", "app.name", "job.id", "app.id", "task.class", "app.class",
         "task.inputs", "task.outputs", "job.default.system", "job.changelog.system")) {
       t.consume(key);
     }
-    t.put("task.class", UserTasks.isAsync(taskType) ? SamzaAsyncTaskAdapter.class.getName()
+    t.put("task.class", async ? SamzaAsyncTaskAdapter.class.getName()
         : SamzaStreamTaskAdapter.class.getName());
     SystemMapping.map(config, t);
     streams(config, job, serdes, t);
@@ -105,8 +117,7 @@ public final class SamzaJobTranslator implements JobTranslator {
       }
       millrace.put(SamzaJob.ORIGINAL + key, value);
     });
-    List<String> notes = new ArrayList<>();
-    notes.add("runs " + config.get("task.class") + " with inputs " + names(job.inputs())
+    notes.add(0, "runs " + job.taskClass() + " with inputs " + names(job.inputs())
         + " and outputs " + names(job.outputs()));
     notes.addAll(t.notes());
     return new Translation(millrace, notes);

@@ -2,6 +2,11 @@ package io.millrace.samza.serde;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectStreamClass;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -52,7 +57,14 @@ public final class SerdeRegistry {
    * @throws ConfigException naming the key and the value
    */
   public void check(String usedBy, String name) {
-    factory(usedBy, name);
+    if (config.get(instanceKey(name)) == null) {
+      factory(usedBy, name);
+    }
+  }
+
+  /** The key of a serde registered as a serialized instance (a TaskApplication's serdes). */
+  static String instanceKey(String name) {
+    return "serializers.registry." + name + ".samza.serialized.instance";
   }
 
   /**
@@ -64,11 +76,34 @@ public final class SerdeRegistry {
   public synchronized Serde<Object> serde(String usedBy, String name) {
     Serde<Object> serde = serdes.get(name);
     if (serde == null) {
-      SerdeFactory<Object> factory = factory(usedBy, name);
-      serde = factory.getSerde(name, new MapConfig(config.asMap()));
+      String instance = config.get(instanceKey(name));
+      serde = instance != null ? deserialize(name, instance)
+          : factory(usedBy, name).getSerde(name, new MapConfig(config.asMap()));
       serdes.put(name, serde);
     }
     return serde;
+  }
+
+  /**
+   * A serde Samza's SerializableSerde wrote (Java serialization, in Base64), read with the job's
+   * class loader: Samza's own reader would look for the classes with samza-api's, which does
+   * not see the job's jars.
+   */
+  @SuppressWarnings("unchecked")
+  private Serde<Object> deserialize(String name, String instance) {
+    byte[] bytes = Base64.getDecoder().decode(instance);
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes)) {
+      @Override
+      protected Class<?> resolveClass(ObjectStreamClass desc)
+          throws IOException, ClassNotFoundException {
+        return Class.forName(desc.getName(), false, loader);
+      }
+    }) {
+      return (Serde<Object>) in.readObject();
+    } catch (IOException | ClassNotFoundException | ClassCastException e) {
+      throw new ConfigException("cannot read serde " + name + " (" + instanceKey(name) + " in "
+          + config.source() + "): " + e);
+    }
   }
 
   @SuppressWarnings("unchecked")

@@ -5,6 +5,7 @@ import io.millrace.api.Envelope;
 import io.millrace.api.StreamPartition;
 import io.millrace.api.TaskContext;
 import io.millrace.api.config.JobConfig;
+import io.millrace.samza.app.TaskApplications;
 import io.millrace.samza.config.SamzaJob;
 import io.millrace.samza.context.SamzaContext;
 import io.millrace.samza.serde.SerdeRegistry;
@@ -49,7 +50,9 @@ final class AdaptedTask {
     SerdeRegistry serdes = new SerdeRegistry(config, loader);
     inputs = new InputStreams(job, config, serdes);
     outputs = new OutputRoutes(job, config, serdes, context);
-    task = UserTasks.create(UserTasks.load(config, loader));
+    task = config.get("app.class") != null
+        ? TaskApplications.taskFactory(config, loader).createInstance()
+        : UserTasks.create(UserTasks.load(config, loader));
     TreeSet<SystemStreamPartition> partitions = new TreeSet<>();
     for (StreamPartition input : context.inputs()) {
       partitions.add(inputs.partition(input.stream(), input.partition()));

@@ -6,6 +6,7 @@ import org.apache.samza.task.AsyncStreamTask;
 import org.apache.samza.task.AsyncStreamTaskFactory;
 import org.apache.samza.task.StreamTask;
 import org.apache.samza.task.StreamTaskFactory;
+import org.apache.samza.task.TaskFactory;
 
 /**
  * The user's Samza task class ({@code task.class}): a {@link StreamTask} or
@@ -56,12 +57,6 @@ public final class UserTasks {
   /** A new instance of the user's task, from its factory or its constructor. */
   static Object create(Class<?> type) throws ReflectiveOperationException {
     Object made = type.getDeclaredConstructor().newInstance();
-    if (made instanceof AsyncStreamTaskFactory factory) {
-      return factory.createInstance();
-    }
-    if (made instanceof StreamTaskFactory factory) {
-      return factory.createInstance();
-    }
-    return made;
+    return made instanceof TaskFactory<?> factory ? factory.createInstance() : made;
   }
 }
