@@ -81,6 +81,30 @@ class SamzaJobTranslatorTest {
   }
 
   @Test
+  void streamPropertiesAreReadInSamzasOrderAndAChangelogWithoutSystemIsOnTheChangelogSystem()
+      throws Exception {
+    Map<String, String> config = typicalJob();
+    config.put("task.inputs", "kafka.wikipedia-edits,kafka.wiki.talk,kafka.users");
+    config.put("systems.kafka.samza.offset.default", "upcoming"); // the system's default
+    config.put("systems.kafka.streams.wiki.talk.samza.reset.offset", "true"); // old form
+    config.put("systems.kafka.streams.wiki.talk.samza.priority", "2");
+    config.put("streams.people.samza.system", "kafka"); // new form, under another stream id
+    config.put("streams.people.samza.physical.name", "users");
+    config.put("streams.people.samza.bootstrap", "true");
+    config.put("stores.wikipedia-stats.changelog", "stats-changelog");
+    config.put("job.changelog.system", "kafka");
+    Map<String, String> job = translator.translate(JobConfig.of(config), loader).config();
+    assertThat(job).containsEntry("task.inputs", "wikipedia-edits,wiki_talk,users")
+        .containsEntry("streams.wikipedia-edits.offset.default", "oldest")
+        .containsEntry("streams.wiki_talk.offset.default", "upcoming")
+        .containsEntry("streams.wiki_talk.offset.reset", "true")
+        .containsEntry("streams.wiki_talk.priority", "2")
+        .containsEntry("streams.wiki_talk.physical.name", "wiki.talk")
+        .containsEntry("streams.users.bootstrap", "true")
+        .containsEntry("stores.wikipedia-stats.changelog", "kafka.stats-changelog");
+  }
+
+  @Test
   void translationIsDeterministic() throws Exception {
     Translation first = translator.translate(JobConfig.of(typicalJob()), loader);
     Translation second = translator.translate(JobConfig.of(typicalJob()), loader);

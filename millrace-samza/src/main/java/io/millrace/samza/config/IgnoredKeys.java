@@ -72,7 +72,7 @@ final class IgnoredKeys {
   private IgnoredKeys() {}
 
   /** Notes every ignored key of the configuration. */
-  static void note(JobConfig config, Translation t) {
+  static void note(JobConfig config, KeyTranslation t) {
     // Millrace's own job.coordinator=kafka makes job.coordinator.* its keys; otherwise Samza's.
     boolean millraceCoordinator = config.get("job.coordinator") != null;
     for (String key : config.asMap().keySet()) {

@@ -94,7 +94,7 @@ public final class SamzaJobTranslator implements JobTranslator {
     }
     SamzaJob job = SamzaJob.of(config);
     SerdeRegistry serdes = new SerdeRegistry(config, loader);
-    io.millrace.samza.config.Translation t = new io.millrace.samza.config.Translation();
+    KeyTranslation t = new KeyTranslation();
     t.put("job.name", job.millraceJobName());
     for (String key : List.of("job.name", "app.name", "job.id", "app.id", "task.class", "app.class",
         "task.inputs", "task.outputs", "job.default.system", "job.changelog.system")) {
@@ -133,7 +133,7 @@ public final class SamzaJobTranslator implements JobTranslator {
   }
 
   private static void streams(JobConfig config, SamzaJob job, SerdeRegistry serdes,
-      io.millrace.samza.config.Translation t) {
+      KeyTranslation t) {
     StreamKeys keys = new StreamKeys(config);
     List<String> inputs = new ArrayList<>();
     for (SamzaStream s : job.inputs()) {
@@ -168,7 +168,7 @@ public final class SamzaJobTranslator implements JobTranslator {
   }
 
   private static void stream(JobConfig config, StreamKeys keys, SerdeRegistry serdes,
-      SamzaStream s, io.millrace.samza.config.Translation t) {
+      SamzaStream s, KeyTranslation t) {
     String p = "streams." + s.id() + ".";
     t.put(p + "system", s.system());
     t.put(p + "physical.name", s.physicalName());
@@ -192,7 +192,7 @@ public final class SamzaJobTranslator implements JobTranslator {
    * metrics reporter's, from samza-core) is noted rather than refused, since nothing needs it.
    */
   private static void registeredSerdes(JobConfig config, SerdeRegistry serdes,
-      io.millrace.samza.config.Translation t) {
+      KeyTranslation t) {
     for (String key : config.withPrefix("serializers.registry.").keySet()) {
       String full = "serializers.registry." + key;
       t.consume(full);
@@ -207,7 +207,7 @@ public final class SamzaJobTranslator implements JobTranslator {
     }
   }
 
-  private static void checkpoints(JobConfig config, io.millrace.samza.config.Translation t) {
+  private static void checkpoints(JobConfig config, KeyTranslation t) {
     String key = "task.checkpoint.factory";
     String factory = config.get(key);
     t.consume(key);
@@ -243,7 +243,7 @@ public final class SamzaJobTranslator implements JobTranslator {
   }
 
   /** Samza's JMX reporter is Millrace's {@code jmx}; other reporters are noted as ignored. */
-  private static void reporters(JobConfig config, io.millrace.samza.config.Translation t) {
+  private static void reporters(JobConfig config, KeyTranslation t) {
     String key = "metrics.reporters";
     if (config.get(key) == null) {
       return;

@@ -44,7 +44,7 @@ public final class StoreMapping {
     return system + "." + changelog;
   }
 
-  static void map(JobConfig config, SerdeRegistry serdes, Translation t) {
+  static void map(JobConfig config, SerdeRegistry serdes, KeyTranslation t) {
     for (String store : config.idsUnder("stores")) {
       String p = "stores." + store + ".";
       if (store.equals("rocksdb")) {

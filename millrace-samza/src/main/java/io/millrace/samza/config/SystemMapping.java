@@ -20,7 +20,7 @@ final class SystemMapping {
   private SystemMapping() {}
 
   /** Writes each system's Millrace keys and reads its Samza ones. */
-  static void map(JobConfig config, Translation t) {
+  static void map(JobConfig config, KeyTranslation t) {
     for (String system : config.idsUnder("systems")) {
       String p = "systems." + system + ".";
       String factoryKey = p + "samza.factory";
@@ -57,7 +57,7 @@ final class SystemMapping {
     }
   }
 
-  private static void kafka(JobConfig config, String system, Translation t) {
+  private static void kafka(JobConfig config, String system, KeyTranslation t) {
     String p = "systems." + system + ".";
     String servers = null;
     for (String client : new String[] {"producer", "consumer"}) {

@@ -12,7 +12,7 @@ import java.util.TreeSet;
  * A translation in progress: the Millrace keys written so far, the Samza keys read (which do not
  * pass through to Millrace's validation as they are), and the keys ignored, grouped by why.
  */
-final class Translation {
+final class KeyTranslation {
   private final Map<String, String> millrace = new TreeMap<>();
   private final Set<String> consumed = new HashSet<>();
   private final Map<String, Set<String>> ignored = new TreeMap<>();
