@@ -53,8 +53,61 @@ class DistributionTest {
         .anyMatch(j -> j.startsWith("millrace-dsl-"))
         .anyMatch(j -> j.startsWith("kafka-clients-"))
         .anyMatch(j -> j.startsWith("rocksdbjni-"))
+        .anyMatch(j -> j.startsWith("millrace-samza-"))
+        .anyMatch(j -> j.startsWith("samza-api-"))
         .noneMatch(j -> j.startsWith("jmh-") || j.startsWith("millrace-bench")
             || j.startsWith("millrace-examples") || j.startsWith("junit"));
+  }
+
+  @Test
+  void runsASamzaJobsTaskAndPropertiesAsTheyAre() throws Exception {
+    Path source = tmp.resolve("samza-src/acme/UpperTask.java");
+    Files.createDirectories(source.getParent());
+    Files.writeString(source, """
+        package acme;
+
+        import org.apache.samza.system.IncomingMessageEnvelope;
+        import org.apache.samza.system.OutgoingMessageEnvelope;
+        import org.apache.samza.system.SystemStream;
+        import org.apache.samza.task.MessageCollector;
+        import org.apache.samza.task.StreamTask;
+        import org.apache.samza.task.TaskCoordinator;
+
+        public final class UpperTask implements StreamTask {
+          private static final SystemStream OUT = new SystemStream("files", "samza-out");
+
+          @Override
+          public void process(IncomingMessageEnvelope e, MessageCollector c, TaskCoordinator t) {
+            c.send(new OutgoingMessageEnvelope(OUT, ((String) e.getMessage()).toUpperCase()));
+          }
+        }
+        """);
+    Path samzaApi;
+    try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
+      samzaApi = lib.filter(p -> p.getFileName().toString().startsWith("samza-api-"))
+          .findFirst().orElseThrow();
+    }
+    Path classes = tmp.resolve("samza-classes");
+    assertThat(ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d",
+        classes.toString(), "-cp", samzaApi.toString(), source.toString())).as("javac").isZero();
+    Files.writeString(tmp.resolve("samza-in.txt"), "hello\nsamza\n");
+    Path job = tmp.resolve("upper.properties");
+    Files.writeString(job, String.join("\n",
+        "job.name=upper",
+        "job.factory.class=org.apache.samza.job.yarn.YarnJobFactory",
+        "yarn.package.path=file:///upper-dist.tar.gz",
+        "task.class=acme.UpperTask",
+        "task.inputs=files.samza-in.txt",
+        "task.outputs=files.samza-out",
+        "systems.files.factory=file",
+        "job.state.dir=" + tmp.resolve("samza-state"), ""));
+
+    Result run = millrace("run", "--classpath", classes.toString(), job.toString());
+
+    assertThat(run.exit).as(run.output).isZero();
+    assertThat(run.output).contains("job upper done", "ignored job.factory.class, yarn.package.path");
+    assertThat(Files.readAllLines(tmp.resolve("samza-out/part-00000")))
+        .containsExactly("HELLO", "SAMZA");
   }
 
   @Test

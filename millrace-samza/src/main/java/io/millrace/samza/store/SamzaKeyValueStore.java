@@ -1,0 +1,160 @@
+package io.millrace.samza.store;
+
+import io.millrace.api.store.KeyValue;
+import io.millrace.samza.serde.SerdeUse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.samza.checkpoint.CheckpointId;
+import org.apache.samza.serializers.Serde;
+import org.apache.samza.storage.kv.Entry;
+import org.apache.samza.storage.kv.KeyValueIterator;
+import org.apache.samza.storage.kv.KeyValueSnapshot;
+import org.apache.samza.storage.kv.KeyValueStore;
+
+/**
+ * Samza's {@link KeyValueStore} over a task's Millrace store, which holds the bytes of the
+ * store's Samza serdes ({@code stores.<name>.key.serde}, {@code msg.serde}): what its files and
+ * changelog hold is what Samza's would. Without a serde, keys and values must be {@code byte[]},
+ * as on Samza.
+ *
+ * <p>As on Samza, {@code put} of a null value deletes the key, range ends are inclusive-exclusive
+ * in the serialized keys' unsigned byte order, and iterators must be closed. Writes reach the
+ * engine and the changelog at Millrace's commits: {@link #flush} has nothing to force.
+ *
+ * <p>Threading: the task's loop thread, as Millrace's stores.
+ */
+public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
+  private final io.millrace.api.store.KeyValueStore<Object, Object> store;
+  private final Serde<Object> keySerde;
+  private final Serde<Object> valueSerde;
+
+  /**
+   * @param store the task's Millrace store, with {@code bytes} serdes
+   * @param keySerde the Samza key serde, or null for {@code byte[]} keys
+   * @param valueSerde the Samza value serde, or null for {@code byte[]} values
+   */
+  public SamzaKeyValueStore(io.millrace.api.store.KeyValueStore<Object, Object> store,
+      Serde<Object> keySerde, Serde<Object> valueSerde) {
+    this.store = store;
+    this.keySerde = keySerde;
+    this.valueSerde = valueSerde;
+  }
+
+  @Override
+  public V get(K key) {
+    return value(store.get(key(key)));
+  }
+
+  @Override
+  public Map<K, V> getAll(List<K> keys) {
+    Map<K, V> found = new HashMap<>();
+    for (K key : keys) {
+      V value = get(key);
+      if (value != null) {
+        found.put(key, value);
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public void put(K key, V value) {
+    if (value == null) {
+      delete(key);
+    } else {
+      store.put(key(key), SerdeUse.write(valueSerde, value));
+    }
+  }
+
+  @Override
+  public void putAll(List<Entry<K, V>> entries) {
+    List<KeyValue<Object, Object>> puts = new ArrayList<>(entries.size());
+    for (Entry<K, V> entry : entries) {
+      if (entry.getValue() == null) {
+        flushPuts(puts);
+        delete(entry.getKey()); // in order with the puts around it
+      } else {
+        puts.add(new KeyValue<>(key(entry.getKey()), SerdeUse.write(valueSerde, entry.getValue())));
+      }
+    }
+    flushPuts(puts);
+  }
+
+  private void flushPuts(List<KeyValue<Object, Object>> puts) {
+    if (!puts.isEmpty()) {
+      store.putAll(puts);
+      puts.clear();
+    }
+  }
+
+  @Override
+  public void delete(K key) {
+    store.delete(key(key));
+  }
+
+  @Override
+  public void deleteAll(List<K> keys) {
+    for (K key : keys) {
+      delete(key);
+    }
+  }
+
+  @Override
+  public KeyValueIterator<K, V> range(K from, K to) {
+    return new SamzaIterator<>(store.range(key(from), key(to)), keySerde, valueSerde);
+  }
+
+  @Override
+  public KeyValueIterator<K, V> all() {
+    return new SamzaIterator<>(store.all(), keySerde, valueSerde);
+  }
+
+  /**
+   * The entries from {@code from} (inclusive) to {@code to} (exclusive) as they are now, however
+   * the store changes after. Millrace's store has no snapshot handle, so the snapshot is a copy
+   * of the range, made here: its memory is the range's.
+   */
+  @Override
+  public KeyValueSnapshot<K, V> snapshot(K from, K to) {
+    List<Entry<K, V>> entries = new ArrayList<>();
+    KeyValueIterator<K, V> range = range(from, to); // Samza's iterators are not AutoCloseable
+    try {
+      while (range.hasNext()) {
+        entries.add(range.next());
+      }
+    } finally {
+      range.close();
+    }
+    return new CopiedSnapshot<>(entries);
+  }
+
+  /** Nothing to force: the store's writes reach its engine and changelog at each commit. */
+  @Override
+  public void flush() {}
+
+  /** Nothing to release: the runtime closes the task's stores when the task leaves. */
+  @Override
+  public void close() {}
+
+  /** Millrace checkpoints stores itself (their changelog offsets go with the input offsets). */
+  @Override
+  public Optional<Path> checkpoint(CheckpointId id) {
+    return Optional.empty();
+  }
+
+  private Object key(K key) {
+    if (key == null) {
+      throw new NullPointerException("a Samza store's key cannot be null");
+    }
+    return SerdeUse.write(keySerde, key);
+  }
+
+  @SuppressWarnings("unchecked")
+  private V value(Object stored) {
+    return (V) SerdeUse.read(valueSerde, stored);
+  }
+}

@@ -1,0 +1,79 @@
+package io.millrace.samza.task;
+
+import io.millrace.api.Envelope;
+import io.millrace.api.config.JobConfig;
+import io.millrace.samza.config.SamzaJob;
+import io.millrace.samza.config.SamzaStream;
+import io.millrace.samza.serde.SerdeRegistry;
+import io.millrace.samza.serde.SerdeUse;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.samza.Partition;
+import org.apache.samza.system.IncomingMessageEnvelope;
+import org.apache.samza.system.SystemStreamPartition;
+
+/**
+ * Turns Millrace's envelopes into Samza's: the stream id back to Samza's
+ * {@link SystemStreamPartition} (made once per partition), the offset as Samza's decimal string,
+ * key and message through the stream's serdes, the system's timestamp as Samza's event time and
+ * the moment of delivery as its arrival time.
+ */
+final class InputStreams {
+  private final Map<String, Input> byId = new HashMap<>();
+
+  private static final class Input {
+    final SamzaStream stream;
+    final StreamSerdes serdes;
+    SystemStreamPartition[] partitions = new SystemStreamPartition[0];
+
+    Input(SamzaStream stream, StreamSerdes serdes) {
+      this.stream = stream;
+      this.serdes = serdes;
+    }
+
+    SystemStreamPartition partition(int partition) {
+      SystemStreamPartition[] known = partitions;
+      if (partition >= known.length || known[partition] == null) {
+        SystemStreamPartition[] grown = java.util.Arrays.copyOf(known,
+            Math.max(known.length, partition + 1));
+        grown[partition] = new SystemStreamPartition(stream.system(), stream.physicalName(),
+            new Partition(partition));
+        partitions = grown; // written on one thread at a time; a lost race only makes it again
+        return grown[partition];
+      }
+      return known[partition];
+    }
+  }
+
+  InputStreams(SamzaJob job, JobConfig config, SerdeRegistry serdes) {
+    for (SamzaStream stream : job.inputs()) {
+      byId.put(stream.id(), new Input(stream, StreamSerdes.of(config, serdes, stream)));
+    }
+  }
+
+  /** The Samza partition of a Millrace stream id's partition. */
+  SystemStreamPartition partition(String streamId, int partition) {
+    return input(streamId).partition(partition);
+  }
+
+  /** Samza's envelope for {@code envelope}. */
+  IncomingMessageEnvelope incoming(Envelope envelope) {
+    Input input = input(envelope.stream());
+    long timestamp = envelope.timestamp();
+    return new IncomingMessageEnvelope(input.partition(envelope.partition()),
+        Long.toString(envelope.offset()),
+        SerdeUse.read(input.serdes.key(), envelope.key()),
+        SerdeUse.read(input.serdes.msg(), envelope.value()),
+        envelope.sizeInBytes(),
+        timestamp < 0 ? 0 : timestamp, // Samza's "no event time" is 0, Millrace's -1
+        System.currentTimeMillis());
+  }
+
+  private Input input(String streamId) {
+    Input input = byId.get(streamId);
+    if (input == null) {
+      throw new IllegalStateException("stream " + streamId + " is not an input of this Samza job");
+    }
+    return input;
+  }
+}

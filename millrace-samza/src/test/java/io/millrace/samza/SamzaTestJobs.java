@@ -1,0 +1,54 @@
+package io.millrace.samza;
+
+import io.millrace.core.embed.Millrace;
+import io.millrace.core.embed.RunningJob;
+import io.millrace.core.system.memory.MemoryStream;
+import io.millrace.core.system.memory.MemoryStreams;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Samza jobs on Millrace's memory system, as a Samza job's properties describe them. */
+final class SamzaTestJobs {
+  static final String MEMORY_FACTORY = "org.apache.samza.system.inmemory.InMemorySystemFactory";
+  static final String ROCKSDB_FACTORY =
+      "org.apache.samza.storage.kv.RocksDbKeyValueStorageEngineFactory";
+  private static final AtomicInteger UNIQUE = new AtomicInteger();
+
+  private SamzaTestJobs() {}
+
+  /** A name no other test uses (memory streams are process-wide). */
+  static String unique(String prefix) {
+    return prefix + "-" + UNIQUE.incrementAndGet();
+  }
+
+  /**
+   * The keys of a Samza job reading {@code mem.<input>}, with its state under {@code state}.
+   */
+  static Map<String, String> memoryJob(Class<?> task, String input, Path state) {
+    Map<String, String> config = new HashMap<>();
+    config.put("job.name", unique("samza-job"));
+    config.put("task.class", task.getName());
+    config.put("task.inputs", "mem." + input);
+    config.put("systems.mem.samza.factory", MEMORY_FACTORY);
+    config.put("job.state.dir", state.toString());
+    return config;
+  }
+
+  /** A memory input of {@code partitions} partitions. */
+  static MemoryStream input(String name, int partitions) {
+    return MemoryStreams.create(name, partitions);
+  }
+
+  static RunningJob start(Map<String, String> config) {
+    return Millrace.start(config);
+  }
+
+  /** Runs a job over sealed inputs to its end; fails if it failed. */
+  static void runToEnd(Map<String, String> config) throws InterruptedException {
+    try (RunningJob job = Millrace.start(config)) {
+      job.join();
+    }
+  }
+}
