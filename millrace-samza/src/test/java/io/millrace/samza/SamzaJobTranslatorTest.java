@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.core.job.JobPlanner;
-import io.millrace.samza.config.SamzaJobTranslator;
+import io.millrace.samza.translate.SamzaJobTranslator;
 import io.millrace.samza.task.SamzaAsyncTaskAdapter;
 import io.millrace.samza.task.SamzaStreamTaskAdapter;
 import io.millrace.spi.job.JobTranslator.Translation;
@@ -78,6 +78,14 @@ class SamzaJobTranslatorTest {
         "stores.wikipedia-stats.rocksdb.block.size.bytes");
     assertThat(notes.get(0)).isEqualTo("runs " + WikipediaStatsTask.class.getName()
         + " with inputs kafka.wikipedia-edits and outputs kafka.wikipedia-stats");
+  }
+
+  @Test
+  void anInputWithoutAnOffsetDefaultStartsWhereSamzaWouldAtUpcoming() throws Exception {
+    Map<String, String> config = typicalJob();
+    config.keySet().removeIf(key -> key.endsWith("samza.offset.default"));
+    Map<String, String> job = translator.translate(JobConfig.of(config), loader).config();
+    assertThat(job).containsEntry("streams.wikipedia-edits.offset.default", "upcoming");
   }
 
   @Test

@@ -37,7 +37,10 @@ class SamzaTaskApplicationTest {
       String in = app.getConfig().get("upper.input");
       String out = app.getConfig().get("upper.output");
       GenericSystemDescriptor mem =
-          new GenericSystemDescriptor("mem", SamzaTestJobs.MEMORY_FACTORY);
+          new GenericSystemDescriptor("mem", SamzaTestJobs.MEMORY_FACTORY)
+              // the test writes its input first; Samza starts at upcoming by default
+              .withDefaultStreamOffsetDefault(
+                  org.apache.samza.system.SystemStreamMetadata.OffsetType.OLDEST);
       app.withDefaultSystem(mem);
       app.withInputStream(mem.getInputDescriptor(in,
           KVSerde.of(new StringSerde(), new StringSerde())));

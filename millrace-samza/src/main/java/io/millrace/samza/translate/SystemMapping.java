@@ -1,6 +1,7 @@
-package io.millrace.samza.config;
+package io.millrace.samza.translate;
 
 import io.millrace.api.config.JobConfig;
+import io.millrace.samza.config.StreamKeys;
 import java.util.Map;
 
 /**

@@ -1,4 +1,4 @@
-package io.millrace.samza.config;
+package io.millrace.samza.translate;
 
 import io.millrace.api.config.JobConfig;
 import java.util.List;

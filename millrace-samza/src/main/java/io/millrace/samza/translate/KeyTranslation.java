@@ -1,4 +1,4 @@
-package io.millrace.samza.config;
+package io.millrace.samza.translate;
 
 import java.util.HashSet;
 import java.util.List;

@@ -1,8 +1,11 @@
-package io.millrace.samza.config;
+package io.millrace.samza.translate;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.samza.app.TaskApplications;
+import io.millrace.samza.config.SamzaJob;
+import io.millrace.samza.config.SamzaStream;
+import io.millrace.samza.config.StreamKeys;
 import io.millrace.samza.serde.SerdeRegistry;
 import io.millrace.samza.task.SamzaAsyncTaskAdapter;
 import io.millrace.samza.task.SamzaStreamTaskAdapter;
@@ -104,7 +107,7 @@ public final class SamzaJobTranslator implements JobTranslator {
         : SamzaStreamTaskAdapter.class.getName());
     SystemMapping.map(config, t);
     streams(config, job, serdes, t);
-    StoreMapping.map(config, serdes, t);
+    StoreTranslation.map(config, serdes, t);
     registeredSerdes(config, serdes, t);
     checkpoints(config, t);
     reporters(config, t);
@@ -143,10 +146,15 @@ public final class SamzaJobTranslator implements JobTranslator {
       if (reset != null) {
         t.put("streams." + s.id() + ".offset.reset", config.get(reset));
       }
+      // Without a checkpoint Samza starts at upcoming unless told otherwise (Millrace's own
+      // default is oldest): written for a stream of a Samza system, so the job keeps Samza's
+      // start; a Millrace system standing in (systems.<s>.factory) keeps Millrace's.
       String offset = keys.keyOf(s.system(), s.physicalName(), StreamKeys.OFFSET_DEFAULT);
       if (offset != null) {
         t.put("streams." + s.id() + ".offset.default",
-            config.getChoice(offset, "oldest", "oldest", "upcoming"));
+            config.getChoice(offset, "upcoming", "oldest", "upcoming"));
+      } else if (config.get("systems." + s.system() + ".samza.factory") != null) {
+        t.put("streams." + s.id() + ".offset.default", "upcoming");
       }
       for (String[] same : new String[][] {{StreamKeys.BOOTSTRAP, "bootstrap"},
           {StreamKeys.PRIORITY, "priority"}}) {
