@@ -14,9 +14,11 @@ import io.millrace.dsl.time.TimestampExtractor;
 import io.millrace.dsl.time.WatermarkTracker;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One task's pipeline at work: a processor per node of the plan, the sources by stream id, the
@@ -44,18 +46,28 @@ final class PipelineRuntime {
   PipelineRuntime(Plan plan, TaskContext context, DslSettings settings) {
     this.context = context;
     this.tickMs = settings.tickMs();
-    long[] outOfOrder = new long[plan.sources().size()];
-    int i = 0;
-    for (Node source : plan.sources().values()) {
-      outOfOrder[i++] = ((Op.Source) source.op()).maxOutOfOrderMs();
-    }
-    this.watermark = new WatermarkTracker(outOfOrder, settings.idleMs(),
-        settings.wallClockAdvance(), 0);
-    i = 0;
+    // One watermark slot per source the task reads: a stream with fewer partitions than the
+    // job has tasks gives some tasks none of it, and a slot that never fills would hold their
+    // windows open forever.
+    Set<String> read = new HashSet<>();
+    context.inputs().forEach(input -> read.add(input.stream()));
+    Map<Node, Integer> slots = new IdentityHashMap<>();
+    List<Long> outOfOrder = new ArrayList<>();
     for (Node source : plan.sources().values()) {
       Op.Source op = (Op.Source) source.op();
-      sources.put(op.streamId(), new SourceEntry(source, i++, op.extractor(),
-          children(source)));
+      if (read.isEmpty() || read.contains(op.streamId())) {
+        slots.put(source, outOfOrder.size());
+        outOfOrder.add(op.maxOutOfOrderMs());
+      }
+    }
+    // Before the processors are built: windowed ones read the tracker.
+    this.watermark = new WatermarkTracker(
+        outOfOrder.stream().mapToLong(Long::longValue).toArray(), settings.idleMs(),
+        settings.wallClockAdvance(), 0);
+    for (Node source : plan.sources().values()) {
+      Op.Source op = (Op.Source) source.op();
+      sources.put(op.streamId(), new SourceEntry(source, slots.getOrDefault(source, -1),
+          op.extractor(), children(source)));
     }
   }
 
@@ -87,7 +99,7 @@ final class PipelineRuntime {
     }
     Forward.to(source.children, envelope.key(), envelope.value(), timestamp);
     long before = watermark.watermark();
-    if (watermark.observe(source.partition, timestamp, now) != before) {
+    if (source.partition >= 0 && watermark.observe(source.partition, timestamp, now) != before) {
       closeWindows();
     }
   }

@@ -32,6 +32,11 @@ public final class WatermarkTracker {
   private final long[] outOfOrder;
   private final long[] maxTimestamp;
   private final long[] lastRecordAt;
+  /**
+   * Whether a partition has had records but none with a timestamp: it carries no event time,
+   * so it holds no window back (a stream feeding only a stateless branch, say).
+   */
+  private final boolean[] untimed;
   private final long idleTimeoutMs;
   private final boolean wallClockAdvance;
   private long watermark = NONE;
@@ -51,6 +56,7 @@ public final class WatermarkTracker {
     this.outOfOrder = outOfOrderMs.clone();
     this.maxTimestamp = new long[outOfOrderMs.length];
     this.lastRecordAt = new long[outOfOrderMs.length];
+    this.untimed = new boolean[outOfOrderMs.length];
     Arrays.fill(maxTimestamp, NONE);
     Arrays.fill(lastRecordAt, now);
     this.idleTimeoutMs = idleTimeoutMs;
@@ -58,8 +64,9 @@ public final class WatermarkTracker {
   }
 
   /**
-   * A record arrived in {@code partition} with event time {@code timestamp} (-1: none, which
-   * still makes the partition active) at {@code now} on the task's clock.
+   * A record arrived in {@code partition} with event time {@code timestamp} at {@code now} on the
+   * task's clock. A partition whose records have no timestamp (-1) is left out of the minimum
+   * until one has.
    *
    * @return the watermark after it
    */
@@ -67,6 +74,7 @@ public final class WatermarkTracker {
     if (timestamp >= 0 && timestamp > maxTimestamp[partition]) {
       maxTimestamp[partition] = timestamp;
     }
+    untimed[partition] = maxTimestamp[partition] == NONE;
     lastRecordAt[partition] = now;
     return recompute(now);
   }
@@ -93,6 +101,9 @@ public final class WatermarkTracker {
     long highest = NONE;
     long lastRecord = Long.MIN_VALUE;
     for (int p = 0; p < maxTimestamp.length; p++) {
+      if (untimed[p]) {
+        continue;
+      }
       long own = maxTimestamp[p] == NONE ? NONE : maxTimestamp[p] - outOfOrder[p];
       highest = Math.max(highest, own);
       lastRecord = Math.max(lastRecord, lastRecordAt[p]);

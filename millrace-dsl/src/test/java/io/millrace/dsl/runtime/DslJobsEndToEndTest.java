@@ -76,6 +76,15 @@ class DslJobsEndToEndTest {
     }
   }
 
+  /** Views per user per minute beside a one-partition stream of notes echoed as they are. */
+  public static final class ViewsBesideNotes implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      new ViewsPerMinute().describe(graph);
+      graph.<String, String>stream("notes").to("echo");
+    }
+  }
+
   /** Fails on records whose value is "boom". */
   public static final class Exploding implements StreamApplication {
     @Override
@@ -330,5 +339,22 @@ class DslJobsEndToEndTest {
       all.append(c.getMessage()).append('\n');
     }
     return all.toString();
+  }
+
+  @Test
+  void aTaskWithNoPartitionOfAStreamClosesItsWindowsWithoutWaitingForIt() throws Exception {
+    String name = "beside-" + UNIQUE.incrementAndGet();
+    Map<String, String> config = memoryJob(name, ViewsBesideNotes.class, "views", "counts",
+        "late", "notes", "echo");
+    config.put("dsl.watermark.idle.ms", "0"); // never leave a partition out: only what it reads
+    MemoryStream views = MemoryStreams.create(name + "-views", 2);
+    MemoryStreams.create(name + "-notes", 1); // task 1 holds no partition of it
+    views.append(1, "u", "1000,home");
+    views.append(1, "u", "200000,home"); // minute 3: minute 0 closed, past its grace
+    try (RunningJob job = Millrace.start(config)) {
+      awaitUntil("minute 0 of task 1 emitted", () -> "1".equals(
+          lastValues(MemoryStreams.get(name + "-counts")).get("u@0")));
+      assertThat(job.failure()).isEmpty();
+    }
   }
 }

@@ -71,4 +71,13 @@ class WatermarkTrackerTest {
     t.observe(0, 3_000, 0);
     assertThat(t.end()).isEqualTo(Long.MAX_VALUE);
   }
+
+  @Test
+  void aPartitionWhoseRecordsHaveNoTimestampHoldsNoWindowBack() {
+    WatermarkTracker t = new WatermarkTracker(new long[] {0, 0}, 0, false, 0);
+    t.observe(1, -1, 10);
+    assertThat(t.observe(0, 5_000, 20)).isEqualTo(5_000);
+    t.observe(1, 7_000, 30); // a timestamp at last: it counts from now on
+    assertThat(t.observe(0, 9_000, 40)).isEqualTo(7_000);
+  }
 }
