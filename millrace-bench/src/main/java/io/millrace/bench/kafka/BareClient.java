@@ -73,15 +73,7 @@ final class BareClient {
             bootstrap, run, exactlyOnce), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProperties(
             bootstrap, run, exactlyOnce), new ByteArraySerializer(), new ByteArraySerializer())) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(info ->
-          partitions.add(new TopicPartition(topic, info.partition())));
-      try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-        admin.createTopics(List.of(new NewTopic(out, partitions.size(), (short) 1)))
-            .all().get(30, TimeUnit.SECONDS);
-      }
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
+      assignFromTheStart(consumer, bootstrap, topic, out);
       if (exactlyOnce) {
         producer.initTransactions();
         producer.beginTransaction();
@@ -128,15 +120,7 @@ final class BareClient {
             bootstrap, run, false), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProperties(
             bootstrap, run, false), new ByteArraySerializer(), new ByteArraySerializer())) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(info ->
-          partitions.add(new TopicPartition(topic, info.partition())));
-      try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-        admin.createTopics(List.of(new NewTopic(out, partitions.size(), (short) 1)))
-            .all().get(30, TimeUnit.SECONDS);
-      }
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
+      assignFromTheStart(consumer, bootstrap, topic, out);
       Map<TopicPartition, OffsetAndMetadata> offsets = new java.util.concurrent.ConcurrentHashMap<>();
       java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
       Thread fetch = new Thread(() -> {
@@ -179,6 +163,20 @@ final class BareClient {
       return new double[] {records / ((last - first) / 1e9), records / ((end - start) / 1e9),
           (cpuNanos() - cpu0) / 1e3 / records};
     }
+  }
+
+  /** Assigns every partition of {@code topic} from its start; makes {@code out} as wide. */
+  private static void assignFromTheStart(KafkaConsumer<byte[], byte[]> consumer,
+      String bootstrap, String topic, String out) throws Exception {
+    List<TopicPartition> partitions = new ArrayList<>();
+    consumer.partitionsFor(topic, Duration.ofSeconds(30)).forEach(info ->
+        partitions.add(new TopicPartition(topic, info.partition())));
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      admin.createTopics(List.of(new NewTopic(out, partitions.size(), (short) 1)))
+          .all().get(30, TimeUnit.SECONDS);
+    }
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
   }
 
   private static void commit(KafkaConsumer<byte[], byte[]> consumer,
