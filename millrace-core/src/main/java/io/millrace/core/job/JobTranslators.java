@@ -38,7 +38,7 @@ public final class JobTranslators {
     }
     List<JobTranslator> accepting = new ArrayList<>();
     for (JobTranslator translator : all(loader)) {
-      if (translator.accepts(config, loader)) {
+      if (accepts(translator, config, loader)) {
         accepting.add(translator);
       }
     }
@@ -78,9 +78,35 @@ public final class JobTranslators {
         + ": no such translator on the class path");
   }
 
+  /**
+   * Whether the translator takes the configuration. A translator that cannot run here (its
+   * module is on the class path but a library it needs is not: millrace-samza without samza-api)
+   * takes nothing, with a warning: a plug-in's missing library must not stop every other job.
+   */
+  private static boolean accepts(JobTranslator translator, JobConfig config,
+      ClassLoader loader) {
+    try {
+      return translator.accepts(config, loader);
+    } catch (LinkageError e) {
+      LOG.warn("job translator {} ({}) cannot run and takes no job: {}", translator.name(),
+          translator.getClass().getName(), e.toString());
+      return false;
+    }
+  }
+
   private static List<JobTranslator> all(ClassLoader loader) {
     List<JobTranslator> found = new ArrayList<>();
-    ServiceLoader.load(JobTranslator.class, loader).forEach(found::add);
-    return found;
+    var services = ServiceLoader.load(JobTranslator.class, loader).iterator();
+    while (true) {
+      try {
+        if (!services.hasNext()) {
+          return found;
+        }
+        found.add(services.next());
+      } catch (java.util.ServiceConfigurationError | LinkageError e) {
+        LOG.warn("a job translator on the class path cannot be loaded and is left out: {}",
+            e.toString());
+      }
+    }
   }
 }

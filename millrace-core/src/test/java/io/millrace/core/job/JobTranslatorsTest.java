@@ -71,6 +71,35 @@ class JobTranslatorsTest {
     }
   }
 
+  /**
+   * Fails as a translator whose library is missing does (millrace-samza without samza-api), on
+   * a configuration with {@code library.missing=true}.
+   */
+  public static final class LibraryMissingTranslator implements JobTranslator {
+    @Override
+    public String name() {
+      return "library-missing";
+    }
+
+    @Override
+    public Set<String> ownPrefixes() {
+      return Set.of();
+    }
+
+    @Override
+    public boolean accepts(JobConfig config, ClassLoader loader) {
+      if (!"true".equals(config.get("library.missing"))) {
+        return false;
+      }
+      throw new NoClassDefFoundError("org/example/MissingLibrary");
+    }
+
+    @Override
+    public Translation translate(JobConfig config, ClassLoader loader) {
+      throw new AssertionError("never chosen");
+    }
+  }
+
   private Map<String, String> wordsJob() throws Exception {
     Path file = JobTestSupport.writeLines(tmp.resolve("in.txt"), List.of("a", "b"));
     Map<String, String> config = new HashMap<>();
@@ -122,5 +151,14 @@ class JobTranslatorsTest {
     assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(config)))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("words").hasMessageContaining("greedy");
+  }
+
+  @Test
+  void aTranslatorWhoseLibraryIsMissingTakesNoJobAndStopsNone() throws Exception {
+    Map<String, String> job = wordsJob();
+    job.put("library.missing", "true");
+    JobConfig config = JobConfig.of(job);
+    JobConfig translated = JobTranslators.translate(config, getClass().getClassLoader());
+    assertThat(translated.get(JobTranslators.MARK)).isEqualTo("words");
   }
 }
