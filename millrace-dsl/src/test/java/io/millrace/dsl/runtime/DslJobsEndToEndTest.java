@@ -9,6 +9,7 @@ import io.millrace.core.embed.Millrace;
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.core.testing.Await;
 import io.millrace.dsl.MessageStream;
 import io.millrace.dsl.Source;
 import io.millrace.dsl.StreamApplication;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DslJobsEndToEndTest {
   private static final AtomicInteger UNIQUE = new AtomicInteger();
-  private static final Duration DEADLINE = Duration.ofMinutes(2);
+  private static final Duration DEADLINE = Await.DEADLINE;
 
   @TempDir Path tmp;
 
@@ -141,17 +142,6 @@ class DslJobsEndToEndTest {
     return config;
   }
 
-  private static void awaitUntil(String what, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for: " + what);
-      }
-      Thread.sleep(5);
-    }
-  }
-
   private static Map<Object, Object> lastValues(MemoryStream stream) {
     Map<Object, Object> last = new HashMap<>();
     if (stream != null) {
@@ -180,7 +170,8 @@ class DslJobsEndToEndTest {
     }
     lines.seal();
     try (RunningJob job = Millrace.start(config)) {
-      awaitUntil("every word counted", () -> lastValues(MemoryStreams.get(name + "-counts"))
+      Await.until(DEADLINE, "every word counted", () -> lastValues(
+          MemoryStreams.get(name + "-counts"))
           .equals(model));
       assertThat(job.failure()).isEmpty();
     }
@@ -317,14 +308,16 @@ class DslJobsEndToEndTest {
       views.append(0, "a", "/", t, io.millrace.api.Headers.EMPTY);
     }
     try (RunningJob job = Millrace.start(config)) {
-      awaitUntil("the first second closed", () -> MemoryStreams.get(name + "-out") != null
+      Await.until(DEADLINE, "the first second closed",
+          () -> MemoryStreams.get(name + "-out") != null
           && MemoryStreams.get(name + "-out").size(0) == 1);
       assertThat(job.failure()).isEmpty();
     } // stopped: committed, the second second's pane in the RocksDB files
     views.append(0, "a", "/late", 300, io.millrace.api.Headers.EMPTY);
     views.append(0, "a", "/", 2_100, io.millrace.api.Headers.EMPTY);
     try (RunningJob job = Millrace.start(config)) {
-      awaitUntil("the second second closed", () -> MemoryStreams.get(name + "-out").size(0) == 2);
+      Await.until(DEADLINE, "the second second closed",
+          () -> MemoryStreams.get(name + "-out").size(0) == 2);
       assertThat(job.metrics().counter("task-0", "per-second-late-records").count())
           .as("a record for the second emitted before the restart is late").isEqualTo(1);
     }
@@ -352,7 +345,7 @@ class DslJobsEndToEndTest {
     views.append(1, "u", "1000,home");
     views.append(1, "u", "200000,home"); // minute 3: minute 0 closed, past its grace
     try (RunningJob job = Millrace.start(config)) {
-      awaitUntil("minute 0 of task 1 emitted", () -> "1".equals(
+      Await.until(DEADLINE, "minute 0 of task 1 emitted", () -> "1".equals(
           lastValues(MemoryStreams.get(name + "-counts")).get("u@0")));
       assertThat(job.failure()).isEmpty();
     }
