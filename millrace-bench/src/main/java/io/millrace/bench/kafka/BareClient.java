@@ -8,7 +8,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -88,15 +91,7 @@ final class BareClient {
         if (first == 0 && !batch.isEmpty()) {
           first = System.nanoTime();
         }
-        for (TopicPartition partition : batch.partitions()) {
-          List<ConsumerRecord<byte[], byte[]>> some = batch.records(partition);
-          for (ConsumerRecord<byte[], byte[]> r : some) {
-            producer.send(new ProducerRecord<>(out, r.key(), r.value()));
-          }
-          count += some.size();
-          offsets.put(partition,
-              new OffsetAndMetadata(some.get(some.size() - 1).offset() + 1));
-        }
+        count += sendAll(batch, producer, out, offsets);
         if (System.nanoTime() >= nextCommit) {
           commit(consumer, producer, offsets, exactlyOnce, true);
           nextCommit = System.nanoTime() + commitNanos;
@@ -114,15 +109,14 @@ final class BareClient {
       long records) throws Exception {
     long cpu0 = cpuNanos();
     long start = System.nanoTime();
-    java.util.concurrent.BlockingQueue<ConsumerRecords<byte[], byte[]>> handoff =
-        new java.util.concurrent.ArrayBlockingQueue<>(4);
+    BlockingQueue<ConsumerRecords<byte[], byte[]>> handoff = new ArrayBlockingQueue<>(4);
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProperties(
             bootstrap, run, false), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProperties(
             bootstrap, run, false), new ByteArraySerializer(), new ByteArraySerializer())) {
       assignFromTheStart(consumer, bootstrap, topic, out);
-      Map<TopicPartition, OffsetAndMetadata> offsets = new java.util.concurrent.ConcurrentHashMap<>();
-      java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+      Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(); // this thread's only
+      AtomicBoolean done = new AtomicBoolean();
       Thread fetch = new Thread(() -> {
         try {
           while (!done.get()) {
@@ -143,15 +137,7 @@ final class BareClient {
         if (first == 0) {
           first = System.nanoTime();
         }
-        for (TopicPartition partition : batch.partitions()) {
-          List<ConsumerRecord<byte[], byte[]>> some = batch.records(partition);
-          for (ConsumerRecord<byte[], byte[]> r : some) {
-            producer.send(new ProducerRecord<>(out, r.key(), r.value()));
-          }
-          count += some.size();
-          offsets.put(partition,
-              new OffsetAndMetadata(some.get(some.size() - 1).offset() + 1));
-        }
+        count += sendAll(batch, producer, out, offsets);
       }
       long last = System.nanoTime();
       done.set(true);
@@ -163,6 +149,23 @@ final class BareClient {
       return new double[] {records / ((last - first) / 1e9), records / ((end - start) / 1e9),
           (cpuNanos() - cpu0) / 1e3 / records};
     }
+  }
+
+  /**
+   * Sends every record of {@code batch} to {@code out}, key and value as read, and notes each
+   * partition's next offset in {@code offsets}; returns how many it sent.
+   */
+  private static int sendAll(ConsumerRecords<byte[], byte[]> batch,
+      KafkaProducer<byte[], byte[]> producer, String out,
+      Map<TopicPartition, OffsetAndMetadata> offsets) {
+    for (TopicPartition partition : batch.partitions()) {
+      List<ConsumerRecord<byte[], byte[]>> some = batch.records(partition);
+      for (ConsumerRecord<byte[], byte[]> r : some) {
+        producer.send(new ProducerRecord<>(out, r.key(), r.value()));
+      }
+      offsets.put(partition, new OffsetAndMetadata(some.get(some.size() - 1).offset() + 1));
+    }
+    return batch.count();
   }
 
   /** Assigns every partition of {@code topic} from its start; makes {@code out} as wide. */
