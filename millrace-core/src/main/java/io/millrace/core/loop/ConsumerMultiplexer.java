@@ -19,8 +19,11 @@ import java.util.Map;
  * may block briefly. Polls hand over up to {@code maxMessages} per partition, in one batch.
  *
  * <p>Bounded memory: a batch that takes a partition's buffer past the byte cap pauses the consumer
- * for that partition until the buffer is empty again. The cap is the container's budget divided
- * by its partitions, so it changes when they do.
+ * for that partition until the task has taken half of what the buffer held then. Resuming at half,
+ * not at empty, keeps a fetch in flight while the task works through the rest: resumed at empty,
+ * a busy task waited a fetch's round trip after every buffer-full (issue 35). The buffer still
+ * never holds more than the cap plus one batch. The cap is the container's budget divided by its
+ * partitions, so it changes when they do.
  *
  * <p>Partitions are {@link #add added} and {@link #remove removed} as the container's tasks
  * change; the poll groups are rebuilt then, never on the per-message path.
@@ -172,9 +175,10 @@ public final class ConsumerMultiplexer implements BatchSink {
     for (int i = from; i < from + count; i++) {
       bytes += messages[i].sizeInBytes();
     }
-    p.bytesSinceEmpty += bytes;
-    if (!p.paused && p.bytesSinceEmpty > maxBytes) {
+    p.bufferedBytes += bytes;
+    if (!p.paused && p.bufferedBytes > maxBytes) {
       p.paused = true;
+      p.sizeAtPause = buffer.size();
       p.consumer.pause(index);
     }
   }
@@ -208,9 +212,23 @@ public final class ConsumerMultiplexer implements BatchSink {
     }
   }
 
+  /**
+   * Called after delivering from a partition whose buffer is not empty: a paused partition whose
+   * task has taken half of what it held at the pause is fetched again.
+   */
+  void delivered(PartitionState p) {
+    int left = p.buffer.size();
+    if (p.paused && left * 2 <= p.sizeAtPause) {
+      // What is left, estimated from the count (the messages of one partition are much alike).
+      p.bufferedBytes = p.bufferedBytes * left / Math.max(1, p.sizeAtPause);
+      p.paused = false;
+      p.consumer.resume(p.index);
+    }
+  }
+
   /** Called after delivering from a partition whose buffer is now empty. */
   void drained(PartitionState p) {
-    p.bytesSinceEmpty = 0;
+    p.bufferedBytes = 0;
     chooser.unavailable(p.index);
     emptyCount++;
     // Due on its own interval, which may come before what the last refill computed from the

@@ -165,6 +165,8 @@ final class Delivery implements ConsumerMultiplexer.Listener {
     }
     if (buffer.isEmpty()) {
       mux.drained(p);
+    } else {
+      mux.delivered(p);
     }
     if (chooser.isBootstrapPending(p.index)) {
       checkBootstrap(p, last);
@@ -181,6 +183,8 @@ final class Delivery implements ConsumerMultiplexer.Listener {
     int n = async.deliver(p, max, cycleNanos);
     if (p.buffer.isEmpty()) {
       mux.drained(p);
+    } else {
+      mux.delivered(p);
     }
     if (t.coordinator.any) {
       onRequests(t);

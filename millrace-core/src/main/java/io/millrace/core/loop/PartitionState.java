@@ -55,8 +55,14 @@ public final class PartitionState implements CheckpointedInput {
   long head = -1;
   /** The consumer's position: every message before it was handed over; -1 if unknown. */
   long position = -1;
-  /** Bytes handed over since the buffer was last empty; compared with the byte cap. */
-  long bytesSinceEmpty;
+  /**
+   * Bytes in the buffer, compared with the byte cap: exact while filling, estimated from the
+   * message count after an early resume (summing sizes as messages leave would cost the delivery
+   * path a load per message).
+   */
+  long bufferedBytes;
+  /** Messages in the buffer when it was paused: fetching resumes at half of them. */
+  int sizeAtPause;
 
   // Asynchronous delivery (AsyncDispatcher), when the task is dispatched.
   /** Messages handed out and not yet below the watermark, in offset order; null if inline. */

@@ -343,6 +343,83 @@ class ConsumerMultiplexerTest {
   }
 
   @Test
+  void aPausedPartitionResumesOnceItsTaskHasTakenHalfOfWhatItHeld() throws Exception {
+    FakeConsumer consumer = new FakeConsumer(1, 40);
+    ConsumerMultiplexer mux = mux(consumer, intervals(1, 0), 100, 100);
+    mux.accept(0, batch(consumer, 0, 4), 0, 4); // 160 bytes > 100
+
+    assertThat(isPaused(0)).isTrue();
+    take(mux, 0);
+    assertThat(isPaused(0)).isTrue(); // 3 of 4 left
+    take(mux, 0);
+    // 2 of 4 left: fetching resumes now, so the next batch comes before the buffer runs dry.
+    assertThat(isPaused(0)).isFalse();
+    assertThat(consumer.resumedCalls).containsExactly(0);
+
+    // The estimate of what is left (80 bytes) counts: one more message pauses it again.
+    mux.accept(0, batch(consumer, 0, 1), 0, 1);
+    assertThat(isPaused(0)).isTrue();
+    assertThat(consumer.pausedCalls).containsExactly(0, 0);
+  }
+
+  @Test
+  void aConsumerThatFillsBuffersAheadStaysWithinTheCapPlusOneBatch() throws Exception {
+    // Like Kafka's fetch thread: batches arrive for any partition that is not paused, empty or
+    // not, while the task takes a few messages a cycle.
+    int messageBytes = 40;
+    long maxBytes = 1_000;
+    int batch = 7;
+    FakeConsumer consumer = new FakeConsumer(2, messageBytes);
+    ConsumerMultiplexer mux = mux(consumer, intervals(2, 0), 64, maxBytes);
+    java.util.Random random = new java.util.Random(35);
+    long[] expected = new long[2];
+    int resumesBeforeEmpty = 0;
+    for (int cycle = 0; cycle < 20_000; cycle++) {
+      for (int p = 0; p < 2; p++) {
+        if (!isPaused(p) && random.nextInt(3) == 0) {
+          mux.accept(p, batch(consumer, p, batch), 0, batch);
+        }
+        assertThat((long) buffered(p) * messageBytes).isLessThanOrEqualTo(
+            maxBytes + (long) batch * messageBytes);
+      }
+      int p = random.nextInt(2);
+      for (int i = random.nextInt(4); i > 0 && buffered(p) > 0; i--) {
+        boolean wasPaused = isPaused(p);
+        assertThat(table.get(p).buffer.poll().offset()).isEqualTo(expected[p]++);
+        if (table.get(p).buffer.isEmpty()) {
+          mux.drained(table.get(p));
+        } else {
+          mux.delivered(table.get(p));
+          if (wasPaused && !isPaused(p)) {
+            resumesBeforeEmpty++;
+          }
+        }
+      }
+    }
+    assertThat(resumesBeforeEmpty).isPositive();
+    assertThat(consumer.resumedCalls.size()).isBetween(consumer.pausedCalls.size() - 2,
+        consumer.pausedCalls.size());
+  }
+
+  private static Envelope[] batch(FakeConsumer consumer, int partition, int count) {
+    Envelope[] batch = new Envelope[count];
+    for (int i = 0; i < count; i++) {
+      batch[i] = consumer.message(partition);
+    }
+    return batch;
+  }
+
+  /** Delivers one buffered message of a partition, as the loop would. */
+  private void take(ConsumerMultiplexer mux, int p) {
+    table.get(p).buffer.poll();
+    if (table.get(p).buffer.isEmpty()) {
+      mux.drained(table.get(p));
+    } else {
+      mux.delivered(table.get(p));
+    }
+  }
+
+  @Test
   void boundedBuffersUnderASlowTask() throws Exception {
     // A consumer that always has more than the task can take, and a task that takes one message
     // per loop cycle: the buffer never holds more than one poll's worth.

@@ -122,6 +122,11 @@ final class FetchThread implements Runnable {
   void pause(Partition p, boolean paused) {
     p.pauseWanted = paused;
     pauseChanged = true;
+    if (!paused) {
+      // A poll with every partition paused sleeps out its whole timeout (100 ms) while the loop
+      // runs dry: a resume wakes it. A pause need not: it waits for the next turn.
+      wakeUp();
+    }
   }
 
   private void wakeUp() {

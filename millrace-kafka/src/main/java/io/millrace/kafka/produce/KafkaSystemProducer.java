@@ -75,6 +75,13 @@ public final class KafkaSystemProducer implements SystemProducer {
    */
   private AtomicLongArray[] acked =
       new AtomicLongArray[0];
+  /**
+   * Each output's partition count, for the check on every send: a plain array the network thread
+   * never writes. Reading {@code acked[index].length()} there instead cost a cache miss a send,
+   * the array's header sharing its cache line with offsets the network thread writes on every
+   * acknowledgement (22% of the loop's samples in a pass-through profile, issue 35).
+   */
+  private int[] partitionCounts = new int[0];
 
   /** A producer for one container. */
   public KafkaSystemProducer(SystemContext context, KafkaSettings settings) {
@@ -102,7 +109,9 @@ public final class KafkaSystemProducer implements SystemProducer {
       valueSerdes = Arrays.copyOf(valueSerdes, index + 1);
       callbacks = Arrays.copyOf(callbacks, index + 1);
       acked = Arrays.copyOf(acked, index + 1);
+      partitionCounts = Arrays.copyOf(partitionCounts, index + 1);
     }
+    partitionCounts[index] = partitionCount;
     callbacks[index] = (metadata, error) -> onAcknowledged(index, metadata, error);
     acked[index] = new AtomicLongArray(partitionCount);
     for (int p = 0; p < partitionCount; p++) {
@@ -184,11 +193,11 @@ public final class KafkaSystemProducer implements SystemProducer {
   private ProducerRecord<byte[], byte[]> record(int index, int partition, Object key,
       Object value, long timestamp) {
     throwIfFailed();
-    if (partition >= acked[index].length()) {
+    if (partition >= partitionCounts[index]) {
       // Kafka's producer would wait max.block.ms for the partition to appear, then fail the
       // record as if the broker had: the loop stalled, and the failure charged to a later message.
       throw new IllegalArgumentException("output topic " + topics[index] + " has "
-          + acked[index].length() + " partitions: there is no partition " + partition);
+          + partitionCounts[index] + " partitions: there is no partition " + partition);
     }
     byte[] k = key == null ? null : keySerdes[index].toBytes(key);
     byte[] v = value == null ? null : valueSerdes[index].toBytes(value);
