@@ -22,7 +22,7 @@ public final class BenchMain {
   static final String USAGE = String.join("\n",
       "usage: millrace bench <name> [options]",
       "  container  [--mode preloaded|live] [--messages 10000000] [--partitions 8] [--runs 5]",
-      "             [--batch-size 1]     whole container, counting task (end-to-end)",
+      "             [--batch-size auto]  whole container, counting task (end-to-end)",
       "  remote-io  [--concurrency 1,3,10,100,1000] [--ordering partition|key|none] [--keys 10000]",
       "             [--seconds 10] [--runs 3]   async task, 10 partitions, timer-completed 1-200 ms calls",
       "  sync-pool  [--messages 2000000] [--spin-ns 1000] [--pool-size 2] [--runs 5]",

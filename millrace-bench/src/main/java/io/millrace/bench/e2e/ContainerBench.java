@@ -34,7 +34,7 @@ public final class ContainerBench {
     long messages = args.getLong("messages", 10_000_000);
     int partitions = (int) args.getLong("partitions", 8);
     int runs = (int) args.getLong("runs", 5);
-    int batch = (int) args.getLong("batch-size", 1);
+    String batch = args.get("batch-size", "auto"); // task.consumer.batch.size
     int payload = (int) args.getLong("payload", 100);
     // metrics.http.port on, /metrics and /status scraped this often while the job runs; 0: the
     // server off (every run is timed from the containers' start).
@@ -48,12 +48,12 @@ public final class ContainerBench {
     }
     System.out.printf(Locale.ROOT,
         "RESULT container mode=%s msgs_per_sec=%.0f min=%.0f max=%.0f runs=%d messages=%d "
-            + "partitions=%d batch_size=%d http_scrape_ms=%d%n",
+            + "partitions=%d batch_size=%s http_scrape_ms=%d%n",
         mode, Stats.median(rates), Stats.min(rates), Stats.max(rates), runs, messages, partitions,
         batch, scrapeMs);
   }
 
-  static double runOnce(String mode, long messages, int partitions, int batch, int payload,
+  static double runOnce(String mode, long messages, int partitions, String batch, int payload,
       long scrapeMs, int httpPort) throws Throwable {
     Path state = Files.createTempDirectory("millrace-bench");
     try {
@@ -61,7 +61,7 @@ public final class ContainerBench {
       config.put("job.name", "bench-container");
       config.put("task.class", CountingTask.class.getName());
       config.put("task.inputs", "events");
-      config.put("task.consumer.batch.size", Integer.toString(batch));
+      config.put("task.consumer.batch.size", batch);
       config.put("job.state.dir", state.toString());
       config.put("systems.mem.factory", "memory");
       config.put("streams.events.system", "mem");

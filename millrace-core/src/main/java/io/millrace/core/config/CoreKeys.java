@@ -78,7 +78,7 @@ public final class CoreKeys {
       new ConfigKey(COMMIT_BACKGROUND, "true", "A periodic commit waits for the stores' flushes, the outputs' acknowledgements and the engines' syncs on a thread of its own while the tasks go on; the loop stops only to hand the stores' changes over and to write the checkpoint. Under exactly-once only where the checkpoint commits the transaction that holds every send. Where a producer cannot flush beside sends (memory, file), the whole commit runs on the loop. false: always on the loop."),
       new ConfigKey(WINDOW_MS, "-1", "Call WindowableTask.window this often, in ms; -1 disables it."),
       new ConfigKey(POLL_INTERVAL_MS, "50", "While other partitions still have data, poll an empty partition at most this often, in ms."),
-      new ConfigKey(BATCH_SIZE, "1", "Messages a partition gets per turn of the chooser (1 = strict round-robin)."),
+      new ConfigKey(BATCH_SIZE, "auto", "Messages a partition gets per turn of the chooser (1 = strict round-robin; auto: 1 up to 64 partitions, then one more per 64, up to 32)."),
       new ConfigKey(BUFFER_MAX_MESSAGES, "4096", "The most messages handed over per poll of a partition, and its buffer's cap."),
       new ConfigKey(BUFFER_MAX_BYTES, "1048576", "A partition's buffer cap in bytes: a fuller buffer pauses fetching for it."),
       new ConfigKey(BUFFER_MAX_TOTAL_BYTES, Long.toString(DEFAULT_BUFFER_MAX_TOTAL_BYTES), "A container's buffers together: each partition's cap is at most this divided by its partition count."),

@@ -219,7 +219,7 @@ public final class JobPlanner {
             "an integer, in milliseconds (0 or less: commit only when asked and at stop)")),
         TimeUnit.MILLISECONDS.toNanos(AnyInteger.of(config, WINDOW_MS, -1,
             "an integer, in milliseconds (-1: no window calls)")),
-        config.getInt(BATCH_SIZE, 1, 1),
+        turnSize(config),
         config.getInt(BUFFER_MAX_MESSAGES, 4096, 1),
         config.getLong(BUFFER_MAX_BYTES, 1 << 20, 1),
         config.getLong(BUFFER_MAX_TOTAL_BYTES, DEFAULT_BUFFER_MAX_TOTAL_BYTES, 1),
@@ -266,6 +266,24 @@ public final class JobPlanner {
     }
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
         deadLetter, stores, coordinator);
+  }
+
+  /** {@code task.consumer.batch.size}: {@code auto} (0 here: by the partition count) or >= 1. */
+  private static int turnSize(JobConfig config) {
+    String value = config.get(BATCH_SIZE, "auto").trim();
+    if (value.equals("auto")) {
+      return 0;
+    }
+    try {
+      int messages = Integer.parseInt(value);
+      if (messages >= 1) {
+        return messages;
+      }
+    } catch (NumberFormatException notANumber) {
+      // refused below, with what is expected
+    }
+    throw config.bad(BATCH_SIZE, value, "auto, or an integer of at least 1 (messages a partition "
+        + "gets per turn of the chooser)");
   }
 
   /** {@code task.checkpoint.system}: file, or a system of the job whose factory keeps checkpoints. */

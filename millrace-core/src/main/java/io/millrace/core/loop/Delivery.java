@@ -64,6 +64,8 @@ final class Delivery implements ConsumerMultiplexer.Listener {
   /** The partitions by index, published for progress and metrics threads (a new array each time). */
   private volatile PartitionState[] published = new PartitionState[0];
   private int stoppedTasks;
+  /** Messages a partition gets per turn of the chooser, for the partitions there are now. */
+  private int turnSize = 1;
   /** A task asked the container to stop (or every task stopped): the loop ends its cycle. */
   boolean stopAfterCycle;
   /** A task asked for a commit: the loop runs one after the cycle. */
@@ -115,8 +117,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
         break;
       }
       PartitionState p = partitions.get(index);
-      delivered += async != null ? deliverDispatched(p, settings.batchSize())
-          : deliver(p, settings.batchSize());
+      delivered += async != null ? deliverDispatched(p, turnSize) : deliver(p, turnSize);
       if (stopAfterCycle || commitAfterCycle) {
         break;
       }
@@ -458,6 +459,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
   /** The table changed: byte caps, the checkpoint layout and what other threads see follow. */
   private void relayout() {
     mux.setMaxBytes(settings.partitionBytes(partitions.count()));
+    turnSize = settings.turnSize(partitions.count());
     PartitionState[] now = partitions.snapshot();
     layoutChanged.accept(now);
     published = now;

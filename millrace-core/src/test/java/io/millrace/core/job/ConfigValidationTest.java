@@ -48,6 +48,22 @@ class ConfigValidationTest {
   }
 
   @Test
+  void consumerBatchSizeTakesAutoOrAPositiveIntegerAndNamesWhatItTakes() throws Exception {
+    Map<String, String> config = good();
+    for (String fine : List.of("auto", " auto ", "1", "16")) {
+      config.put("task.consumer.batch.size", fine);
+      assertThatCode(() -> check(config)).doesNotThrowAnyException();
+    }
+    for (String wrong : List.of("0", "-3", "many", "1.5")) {
+      config.put("task.consumer.batch.size", wrong);
+      checkFails(config)
+          .hasMessageContaining("task.consumer.batch.size")
+          .hasMessageContaining(wrong)
+          .hasMessageContaining("auto, or an integer of at least 1");
+    }
+  }
+
+  @Test
   void standbyReplicasUnderTheLocalCoordinatorAreRefusedSayingWhy() throws Exception {
     Map<String, String> config = good();
     config.put("job.standby.replicas", "1");

@@ -8,8 +8,29 @@ import org.junit.jupiter.api.Test;
 
 class LoopSettingsTest {
   private static LoopSettings settings(long perPartition, long total) {
-    return new LoopSettings(0, 0, 1, 4096, perPartition, total, 10,
+    return withTurn(1, perPartition, total);
+  }
+
+  private static LoopSettings withTurn(int batchSize, long perPartition, long total) {
+    return new LoopSettings(0, 0, batchSize, 4096, perPartition, total, 10,
         new AsyncSettings(1, Ordering.PARTITION, 1, 0, false));
+  }
+
+  @Test
+  void autoTurnsAreStrictRoundRobinUpToSixtyFourPartitionsThenGrowToThirtyTwo() {
+    LoopSettings auto = withTurn(0, 1 << 20, 32L << 20);
+    assertThat(auto.turnSize(0)).isEqualTo(1);
+    assertThat(auto.turnSize(8)).isEqualTo(1);
+    assertThat(auto.turnSize(127)).isEqualTo(1);
+    assertThat(auto.turnSize(128)).isEqualTo(2);
+    assertThat(auto.turnSize(1000)).isEqualTo(15);
+    assertThat(auto.turnSize(100_000)).isEqualTo(32);
+  }
+
+  @Test
+  void aStatedTurnSizeHoldsWhateverThePartitionCount() {
+    assertThat(withTurn(4, 1 << 20, 32L << 20).turnSize(1)).isEqualTo(4);
+    assertThat(withTurn(4, 1 << 20, 32L << 20).turnSize(1000)).isEqualTo(4);
   }
 
   @Test
