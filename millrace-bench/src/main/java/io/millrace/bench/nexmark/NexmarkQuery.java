@@ -1,0 +1,71 @@
+package io.millrace.bench.nexmark;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The Nexmark queries this benchmark runs, as Flink's nexmark suite defines them (see
+ * docs/benchmarks.md, "Nexmark", for each one's definition and where it departs from Beam's).
+ * Each query's output is a stream of text lines ({@link Lines}); an {@link Output#APPEND} query's
+ * result is the multiset of its lines, a {@link Output#TABLE} query's the last line per key (its
+ * record key), as Flink's updating results are read.
+ */
+public enum NexmarkQuery {
+  Q0("bid", Output.APPEND),
+  Q1("bid", Output.APPEND),
+  Q2("bid", Output.APPEND),
+  Q3("person,auction", Output.APPEND),
+  Q4("auction,bid", Output.TABLE),
+  Q5("bid", Output.APPEND),
+  Q7("bid", Output.APPEND),
+  Q8("person,auction", Output.APPEND),
+  Q11("bid", Output.APPEND);
+
+  /** How a query's output records make its result. */
+  public enum Output {
+    /** Every record is a result line. */
+    APPEND,
+    /** Each record updates its key's line; the result is the last line per key. */
+    TABLE
+  }
+
+  private final List<String> inputs;
+  private final Output output;
+
+  NexmarkQuery(String inputs, Output output) {
+    this.inputs = List.of(inputs.split(","));
+    this.output = output;
+  }
+
+  /** The events it reads: some of {@code person}, {@code auction}, {@code bid}. */
+  public List<String> inputs() {
+    return inputs;
+  }
+
+  /** How its output makes its result. */
+  public Output output() {
+    return output;
+  }
+
+  /** Its name on the command line and in RESULT lines: {@code q0}, {@code q11}. */
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The query named {@code name} ({@code q5}, case ignored).
+   *
+   * @throws IllegalArgumentException naming the unknown query and the known ones
+   */
+  public static NexmarkQuery named(String name) {
+    for (NexmarkQuery q : values()) {
+      if (q.label().equalsIgnoreCase(name.trim())) {
+        return q;
+      }
+    }
+    throw new IllegalArgumentException("unknown Nexmark query '" + name + "'; known: "
+        + Arrays.stream(values()).map(NexmarkQuery::label).collect(Collectors.joining(",")));
+  }
+}
