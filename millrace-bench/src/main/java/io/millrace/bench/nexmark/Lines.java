@@ -76,6 +76,15 @@ public final class Lines {
     return bidder + "," + count + "," + start + "," + end;
   }
 
+  /** q7: the lines of window {@code start}'s highest bids, newline-separated. */
+  public static String q7(long windowStart, java.util.List<Bid> highest) {
+    StringBuilder s = new StringBuilder();
+    for (Bid b : highest) {
+      s.append(s.length() > 0 ? "\n" : "").append(q7(windowStart, b));
+    }
+    return s.toString();
+  }
+
   /** The start of the 10 s tumbling window holding {@code time}. */
   public static long tumble(long time) {
     return Math.floorDiv(time, WINDOW_MS) * WINDOW_MS;

@@ -2,6 +2,7 @@ package io.millrace.bench.nexmark.generator;
 
 import io.millrace.bench.nexmark.events.Auction;
 import io.millrace.bench.nexmark.events.Bid;
+import io.millrace.bench.nexmark.events.EndOfInput;
 import io.millrace.bench.nexmark.events.EventCodec;
 import io.millrace.bench.nexmark.events.Person;
 import java.nio.ByteBuffer;
@@ -24,20 +25,24 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Writes a run's events to its three topics once: each record keyed by its id (a bid by its
  * auction's) as 8 big-endian bytes, its value {@link EventCodec}'s bytes, its Kafka timestamp the
  * event time, so a system reading the topic's timestamps sees the same event time as one reading
- * the field. Topics that already hold exactly the run's events are reused.
+ * the field. Each partition ends with an {@link EndOfInput} marker. Topics that already hold exactly
+ * the run's events are reused.
  */
 public final class NexmarkLoader {
   private NexmarkLoader() {}
 
   /**
-   * Makes sure the run's topics exist and hold its events; returns the events per topic
-   * (person, auction, bid).
+   * Makes sure the run's topics exist and hold its events; returns the records per topic
+   * (person, auction, bid), its events and one end marker per partition.
    *
    * @throws IllegalStateException if a topic exists with other contents (name another run)
    */
   public static long[] ensure(String bootstrap, GeneratorConfig config, NexmarkTopics topics)
       throws Exception {
     long[] expected = count(config);
+    for (int i = 0; i < expected.length; i++) {
+      expected[i] += topics.partitions();
+    }
     List<String> names = List.of(topics.person(), topics.auction(), topics.bid());
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
@@ -104,6 +109,14 @@ public final class NexmarkLoader {
         new ByteArraySerializer())) {
       while (generator.hasNext()) {
         producer.send(record(topics, generator.next()));
+      }
+      long end = config.timestampOf(config.events()) + EndOfInput.AFTER_LAST_EVENT_MS;
+      for (int partition = 0; partition < topics.partitions(); partition++) {
+        for (Object marker : new Object[] {EndOfInput.person(end), EndOfInput.auction(end),
+            EndOfInput.bid(end)}) {
+          ProducerRecord<byte[], byte[]> r = record(topics, marker);
+          producer.send(new ProducerRecord<>(r.topic(), partition, r.timestamp(), r.key(), r.value()));
+        }
       }
       producer.flush();
     }
