@@ -85,6 +85,7 @@ public final class NexmarkBench {
           config.events(), config.eventsPerSecond(), config.seed(),
           config.outOfOrderGroupSize(), partitions);
       if (check) {
+        runner.check = true;
         check(runner, config, queries, systems);
       } else {
         throughput(runner, queries, systems, runs);
@@ -231,6 +232,8 @@ public final class NexmarkBench {
     final String guarantee;
     private final long quietMs;
 
+    boolean check;
+
     Runner(String bootstrap, NexmarkTopics topics, long[] held, Classpaths classpaths,
         List<String> jvm, String guarantee, long quietMs) {
       this.bootstrap = bootstrap;
@@ -265,7 +268,8 @@ public final class NexmarkBench {
           default -> "io.millrace.bench.peers.nexmark.FlinkNexmark";
         });
         command.addAll(List.of("--query", query.label(), "--bootstrap", bootstrap, "--out", out,
-            "--guarantee", guarantee, "--quiet-ms", Long.toString(quietMs)));
+            "--guarantee", guarantee, "--quiet-ms", Long.toString(quietMs),
+            "--check", Boolean.toString(check)));
         for (String input : query.inputs()) {
           int i = List.of("person", "auction", "bid").indexOf(input);
           records += held[i];

@@ -15,8 +15,9 @@ import org.apache.kafka.common.TopicPartition;
  * Times one query on one system in this JVM, the same way for all three: from the first input
  * record the query counted ({@link InputCounter}) to the last ({@code eps}), and from the
  * system's start to a clean stop ({@code whole_eps}); then, once every input record is in, waits
- * until the output topic has not grown for {@code quietMs} (windows closed by the end markers
- * flushed, repartitions drained), stops the system and prints
+ * until neither the output topic nor any topic of the run (its repartitions and changelogs, named
+ * after {@code run}) has grown for {@code quietMs} (windows closed by the end markers flushed,
+ * repartitions drained), stops the system and prints
  * {@code RESULT nexmark-run system=... query=... records=... eps=... whole_eps=... cpu_us_per_record=...}.
  */
 public final class QueryRun {
@@ -35,7 +36,7 @@ public final class QueryRun {
    * @param failure the system's failure, or null while it is well
    */
   public static void measure(String system, NexmarkQuery query, long records, String bootstrap,
-      String outTopic, long quietMs, long startNanos, long cpuAtStart,
+      String outTopic, String run, long quietMs, long startNanos, long cpuAtStart,
       Supplier<Throwable> failure, Stop stop) throws Exception {
     long first = 0;
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
@@ -58,6 +59,11 @@ public final class QueryRun {
       long grewAt = System.nanoTime();
       while (System.nanoTime() - grewAt < TimeUnit.MILLISECONDS.toNanos(quietMs)) {
         long now = outputSize(admin, outTopic);
+        for (String topic : admin.listTopics().names().get(30, TimeUnit.SECONDS)) {
+          if (topic.contains(run)) {
+            now += outputSize(admin, topic);
+          }
+        }
         if (now != size) {
           size = now;
           grewAt = System.nanoTime();

@@ -8,8 +8,11 @@ package io.millrace.bench.nexmark.events;
  * query lets it through to its windows and keeps it out of its results.
  */
 public final class EndOfInput {
-  /** How far past the last event the marker's time is: beyond any window, session or grace. */
-  public static final long AFTER_LAST_EVENT_MS = 60_000;
+  /**
+   * How far past the last event the marker's time is: beyond any window, session or grace
+   * (Kafka Streams' joins and sessions after a re-key wait 5 minutes for late records).
+   */
+  public static final long AFTER_LAST_EVENT_MS = 600_000;
 
   private EndOfInput() {}
 

@@ -39,7 +39,7 @@ public final class MillraceNexmark {
   /** Runs it; see the class comment. */
   public static void main(String[] argv) throws Throwable {
     Args args = new Args(argv, 0).only("query", "bootstrap", "person", "auction", "bid", "out",
-        "records", "quiet-ms", "guarantee", "containers");
+        "records", "quiet-ms", "guarantee", "containers", "check");
     NexmarkQuery query = NexmarkQuery.named(args.get("query", "q0"));
     Class<?> app = application(query);
     if (app == null) {
@@ -73,7 +73,7 @@ public final class MillraceNexmark {
       long start = System.nanoTime();
       runner.start();
       QueryRun.measure("millrace", query, args.getLong("records", 0), bootstrap,
-          args.get("out", null), args.getLong("quiet-ms", 3000), start, cpu0, runner::failure,
+          args.get("out", null), run, args.getLong("quiet-ms", 3000), start, cpu0, runner::failure,
           () -> {
             runner.requestStop();
             if (!runner.await(120, TimeUnit.SECONDS)) {
