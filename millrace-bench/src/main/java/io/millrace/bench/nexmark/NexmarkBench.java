@@ -62,8 +62,8 @@ public final class NexmarkBench {
     Classpaths classpaths = Classpaths.find();
     if (classpaths.peers() == null && (systems.contains("kafka_streams")
         || systems.contains("flink"))) {
-      System.out.println("no peers-lib: Kafka Streams and Flink left out (build them with "
-          + "mvn -B -q -Ppeers -pl millrace-bench -am package -DskipTests)");
+      System.out.println("the peers are not built: Kafka Streams and Flink left out (build them "
+          + "with mvn -B -q -Ppeers -pl millrace-bench -am package -DskipTests)");
     }
 
     DevBroker broker = null;
@@ -197,16 +197,28 @@ public final class NexmarkBench {
           .collect(Collectors.joining(File.pathSeparator));
       Path peers = Path.of(System.getProperty("millrace.peers.lib",
           "millrace-bench/target/peers-lib"));
-      return new Classpaths(millrace, Files.isDirectory(peers) ? peers : null);
+      return new Classpaths(millrace, Files.isDirectory(peers) && peersBuilt() ? peers : null);
+    }
+
+    /** Whether this build has the peers' queries (a build without -Ppeers leaves them out). */
+    private static boolean peersBuilt() {
+      try {
+        Class.forName("io.millrace.bench.peers.nexmark.StreamsNexmark", false,
+            NexmarkBench.class.getClassLoader());
+        return true;
+      } catch (ClassNotFoundException e) {
+        return false;
+      }
     }
 
     /**
      * Millrace's classpath plus the peers' jars, without those of the other peer: Flink's
-     * RocksDB (frocksdbjni) and the project's rocksdbjni hold the same classes.
+     * RocksDB (frocksdbjni) and the project's rocksdbjni hold the same classes. Flink's also
+     * takes its Kafka connector's kafka-clients (4.2) from {@code flink-lib} beside peers-lib.
      */
     String peer(String system) {
       List<String> drop = system.equals("flink")
-          ? List.of("rocksdbjni-", "kafka-streams-", "samza")
+          ? List.of("rocksdbjni-", "kafka-streams-", "samza", "kafka-clients-")
           : List.of("frocksdbjni", "flink-");
       Stream<String> own = Arrays.stream(millrace.split(File.pathSeparator))
           .filter(e -> drop.stream().noneMatch(d -> new File(e).getName().startsWith(d)));
@@ -217,7 +229,17 @@ public final class NexmarkBench {
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
-      return Stream.concat(own, peerJars).collect(Collectors.joining(File.pathSeparator));
+      Stream<String> flinkJars = Stream.empty();
+      Path flinkLib = peers.resolveSibling("flink-lib");
+      if (system.equals("flink") && Files.isDirectory(flinkLib)) {
+        try (Stream<Path> files = Files.list(flinkLib)) {
+          flinkJars = files.map(Path::toString).toList().stream();
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+      return Stream.concat(Stream.concat(own, peerJars), flinkJars)
+          .collect(Collectors.joining(File.pathSeparator));
     }
   }
 

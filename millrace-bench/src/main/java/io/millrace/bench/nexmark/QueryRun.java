@@ -27,6 +27,9 @@ public final class QueryRun {
     void stop() throws Exception;
   }
 
+  /** No input for this long (after start-up) is a stalled run. */
+  private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(60);
+
   private QueryRun() {}
 
   /**
@@ -40,6 +43,8 @@ public final class QueryRun {
       Supplier<Throwable> failure, Stop stop) throws Exception {
     long first = 0;
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
+    long seen = -1;
+    long movedAt = System.nanoTime();
     while (true) {
       long c = InputCounter.get();
       long now = System.nanoTime();
@@ -49,8 +54,14 @@ public final class QueryRun {
       if (c >= records) {
         break;
       }
-      check(failure, now > deadline, system + " took in " + c + " of " + records
-          + " input records in 20 minutes");
+      if (c != seen) {
+        seen = c;
+        movedAt = now;
+      }
+      // A system that stops taking input fails the run in a minute, not at the deadline.
+      check(failure, now > deadline || now - movedAt > STALL_NANOS, system + " took in " + c
+          + " of " + records + " input records and "
+          + (now > deadline ? "ran out of its 20 minutes" : "has taken none for 60 s"));
       TimeUnit.MILLISECONDS.sleep(1);
     }
     long last = System.nanoTime();

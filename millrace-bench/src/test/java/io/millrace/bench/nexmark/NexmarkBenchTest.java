@@ -33,7 +33,10 @@ class NexmarkBenchTest {
   }
 
   @Test
-  void eachPeerRunsWithItsOwnRocksDbJarOnly(@TempDir Path peers) throws Exception {
+  void eachPeerRunsWithItsOwnRocksDbAndKafkaClientsJars(@TempDir Path dir) throws Exception {
+    Path peers = Files.createDirectory(dir.resolve("peers-lib"));
+    Files.createFile(Files.createDirectory(dir.resolve("flink-lib"))
+        .resolve("kafka-clients-4.2.0.jar"));
     for (String jar : List.of("frocksdbjni-8.10.0.jar", "flink-core-2.2.1.jar",
         "kafka-streams-4.3.1.jar", "kafka-clients-4.3.1.jar")) {
       Files.createFile(peers.resolve(jar));
@@ -43,11 +46,14 @@ class NexmarkBenchTest {
         peers);
     List<String> flink = names(classpaths.peer("flink"));
     assertThat(flink).contains("frocksdbjni-8.10.0.jar", "flink-core-2.2.1.jar",
-        "kafka-clients-4.3.1.jar", "millrace-core.jar")
-        .doesNotContain("rocksdbjni-8.11.4.jar", "kafka-streams-4.3.1.jar");
+        "kafka-clients-4.2.0.jar", "millrace-core.jar")
+        .doesNotContain("rocksdbjni-8.11.4.jar", "kafka-streams-4.3.1.jar",
+            "kafka-clients-4.3.1.jar");
     List<String> streams = names(classpaths.peer("kafka_streams"));
-    assertThat(streams).contains("rocksdbjni-8.11.4.jar", "kafka-streams-4.3.1.jar")
-        .doesNotContain("frocksdbjni-8.10.0.jar", "flink-core-2.2.1.jar");
+    assertThat(streams).contains("rocksdbjni-8.11.4.jar", "kafka-streams-4.3.1.jar",
+        "kafka-clients-4.3.1.jar")
+        .doesNotContain("frocksdbjni-8.10.0.jar", "flink-core-2.2.1.jar",
+            "kafka-clients-4.2.0.jar");
   }
 
   private static List<String> names(String classpath) {
