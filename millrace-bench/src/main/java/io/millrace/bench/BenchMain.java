@@ -39,6 +39,11 @@ public final class BenchMain {
       "  kafka-eos-recovery [--runs 3] [--state-mb 1024] [--eos-run-ms 15000] [--partitions 24]",
       "             one process holding the state under exactly-once, kill -9 and restart: time to",
       "             ready stores vs Kafka Streams exactly_once_v2 (with the peers profile)",
+      "  nexmark    [--check] [--queries q0,q1,q2,q3,q4,q5,q7,q8,q11] [--events N] [--runs 3]",
+      "             [--guarantee at-least-once|exactly-once] [--rate 10000] [--partitions 4]",
+      "             [--systems millrace,kafka_streams,flink] [--out-of-order 1] [--bootstrap h:p]",
+      "             Nexmark on Millrace's DSL, Kafka Streams and Flink (peers profile), same topics;",
+      "             --check: a small run compared with the model, one line per query",
       "  kafka-memory [--partitions 1000] [--records-per-partition 2000] [--seconds 20]",
       "             heap after GC of a job with 1,000 partitions behind a slow task",
       "  scale-out  [--runs 3] [--scenarios failover,join,leave,cost] [--session-ms 10000] [--standbys 0]",
@@ -89,6 +94,7 @@ public final class BenchMain {
           concat(rest, "--scenarios", "eos-recovery")); // the last --scenarios wins
       case "kafka-run" -> KafkaRun.main(rest);
       case "kafka-memory" -> KafkaMemoryBench.main(rest);
+      case "nexmark" -> io.millrace.bench.nexmark.NexmarkBench.main(rest);
       case "scale-out" -> io.millrace.bench.scaleout.ScaleOutBench.main(rest);
       case "store-count" -> StoreCountBench.main(rest);
       case "store-restore" -> RestoreBench.main(rest);
