@@ -33,7 +33,8 @@ import java.util.Set;
 final class PipelineRuntime {
   private final Emitter emitter = new Emitter();
   private final Map<String, SourceEntry> sources = new HashMap<>();
-  private final List<WindowAggregateProcessor> windowed = new ArrayList<>();
+  private final List<WatermarkListener> windowed = new ArrayList<>();
+  private final Map<Node, Object> joins = new IdentityHashMap<>();
   private final Map<Node, Processor> built = new IdentityHashMap<>();
   private final TaskContext context;
   private final WatermarkTracker watermark;
@@ -123,8 +124,18 @@ final class PipelineRuntime {
 
   private void closeWindows() {
     long wm = watermark.watermark();
-    for (WindowAggregateProcessor w : windowed) {
-      w.advanceTo(wm);
+    RuntimeException failure = null;
+    for (WatermarkListener w : windowed) {
+      try {
+        w.advanceTo(wm);
+      } catch (RuntimeException e) { // the others still close theirs: nothing is emitted twice
+        if (failure == null) {
+          failure = e;
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 
@@ -143,18 +154,28 @@ final class PipelineRuntime {
     if (done != null) {
       return done;
     }
+    if (node.op() instanceof Op.JoinSide side) {
+      Processor entry = joinSide(node.children().get(0), side.left());
+      built.put(node, entry);
+      return entry;
+    }
     Processor[] children = children(node);
     Processor processor = StatelessProcessors.of(node, children, emitter, this::output);
     if (processor == null && node.op() instanceof Op.Aggregate a) {
       processor = new AggregateProcessor(node, a.aggregation(),
           context.<Object, Object>store(a.store().name()), children);
+    } else if (processor == null && node.op() instanceof Op.Table t) {
+      processor = new TableProcessor(node, context.<Object, Object>store(t.store().name()),
+          children);
+    } else if (processor == null && node.op() instanceof Op.StreamTableJoin j) {
+      processor = new StreamTableJoinProcessor(node, j.joinKind(), j.joiner(),
+          context.<Object, Object>store(j.tableStore()), children);
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
       WindowAggregateProcessor window = new WindowAggregateProcessor(node, w.windows(),
           w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
           (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
           watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
-          context.metrics().counter("task-" + context.partitionNumber(),
-              w.store().name() + "-late-records"));
+          lateCounter(w.store().name()));
       windowed.add(window);
       processor = window;
     }
@@ -163,6 +184,39 @@ final class PipelineRuntime {
     }
     built.put(node, processor);
     return processor;
+  }
+
+  /** Where one side of a join of two inputs comes in; the join is made once, for both. */
+  @SuppressWarnings("unchecked")
+  private Processor joinSide(Node join, boolean left) {
+    Object made = joins.get(join);
+    if (made == null) {
+      Processor[] children = children(join);
+      if (join.op() instanceof Op.TableTableJoin j) {
+        made = new TableTableJoinProcessor(join, j.joinKind(), j.joiner(),
+            context.<Object, Object>store(j.leftStore()),
+            context.<Object, Object>store(j.rightStore()),
+            context.<Object, Object>store(j.store().name()), children);
+      } else if (join.op() instanceof Op.StreamStreamJoin j) {
+        StreamStreamJoinProcessor stream = new StreamStreamJoinProcessor(join, j.joinKind(),
+            j.joiner(), j.windows(), new JoinBuffer(context.<byte[], byte[]>store(
+                j.left().name())), new JoinBuffer(context.<byte[], byte[]>store(
+                j.right().name())), (Serde<Object>) j.left().keySerde(),
+            (Serde<Object>) j.left().valueSerde(), (Serde<Object>) j.right().valueSerde(),
+            watermark, children, lateCounter(j.name()));
+        windowed.add(stream);
+        made = stream;
+      } else {
+        throw new IllegalStateException("no join at " + join.describe());
+      }
+      joins.put(join, made);
+    }
+    return made instanceof TableTableJoinProcessor t ? t.side(left)
+        : ((StreamStreamJoinProcessor) made).side(left);
+  }
+
+  private io.millrace.api.metrics.Counter lateCounter(String name) {
+    return context.metrics().counter("task-" + context.partitionNumber(), name + "-late-records");
   }
 
   private Output output(String streamId) {

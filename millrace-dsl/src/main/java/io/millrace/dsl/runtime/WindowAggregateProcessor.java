@@ -37,7 +37,7 @@ import java.util.Map;
  * a window may close ({@link #minPane} keeps the earliest pane in the store, when known, so a
  * watermark that moves inside an open window costs nothing).
  */
-final class WindowAggregateProcessor implements Processor {
+final class WindowAggregateProcessor implements Processor, WatermarkListener {
   private static final long UNKNOWN = Long.MIN_VALUE;
   private static final long EMPTY = Long.MAX_VALUE;
 
@@ -131,7 +131,8 @@ final class WindowAggregateProcessor implements Processor {
    * without a record are passed over for good (a record for them now is late), so a window's
    * result never changes after its close.
    */
-  void advanceTo(long wm) {
+  @Override
+  public void advanceTo(long wm) {
     while (true) {
       if (nextStart != UNKNOWN && !closesBy(nextStart, wm)) {
         return; // no window can close yet: the store is not looked at

@@ -97,21 +97,27 @@ public final class DslJobTranslator implements JobTranslator {
       Op.Sink sink = (Op.Sink) node.op();
       serdes(out, config, node, sink.streamId(), sink.keySerde(), sink.valueSerde());
     }
-    for (Map.Entry<String, Node> entry : plan.stores().entrySet()) {
-      store(out, config, entry.getValue(), job, settings, notes);
+    for (Map.Entry<String, StoreDef> entry : plan.storeDefs().entrySet()) {
+      store(out, config, plan.stores().get(entry.getKey()), entry.getValue(), job, settings,
+          notes);
+    }
+    for (Map.Entry<String, Set<String>> group : plan.copartitionGroups().entrySet()) {
+      String key = "task.copartition." + group.getKey();
+      own(out, config, plan.stores().getOrDefault(group.getKey(), null), key,
+          String.join(",", group.getValue()));
+      notes.add(group.getKey() + " reads " + String.join(" and ", group.getValue())
+          + " by key: they must be co-partitioned (" + key + ")");
     }
     return new Translation(out, notes);
   }
 
-  private static void store(Map<String, String> out, JobConfig config, Node node, String job,
-      DslSettings settings, List<String> notes) {
-    boolean windowed = node.op() instanceof Op.WindowAggregate;
-    StoreDef store = windowed ? ((Op.WindowAggregate) node.op()).store()
-        : ((Op.Aggregate) node.op()).store();
+  private static void store(Map<String, String> out, JobConfig config, Node node,
+      StoreDef store, String job, DslSettings settings, List<String> notes) {
+    // A window store's keys are panes and a join buffer's values lists of records, both made by
+    // the operator with the pipeline's serdes.
+    boolean windowed = store.raw() || node.op() instanceof Op.WindowAggregate;
     String p = "stores." + store.name() + ".";
     out.putIfAbsent(p + "factory", settings.storeFactory());
-    // A window store's keys are panes and its values the aggregates' bytes, both made by the
-    // operator with the pipeline's serdes.
     own(out, config, node, p + "key.serde",
         windowed ? "bytes" : serdeClass(node, store.keySerde(), "key"));
     own(out, config, node, p + "value.serde",
@@ -142,7 +148,8 @@ public final class DslJobTranslator implements JobTranslator {
     String set = config.get(key);
     if (set != null && !set.equals(value)) {
       throw new ConfigException(key + "=" + set + " in " + config.source() + ", but "
-          + node.describe() + " states " + value + ": remove the key, or change the pipeline");
+          + (node == null ? "the pipeline" : node.describe()) + " states " + value
+          + ": remove the key, or change the pipeline");
     }
     out.put(key, value);
   }
