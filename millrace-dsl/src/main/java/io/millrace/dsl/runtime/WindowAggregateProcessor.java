@@ -130,12 +130,18 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
    * Emits every window the watermark {@code wm} has closed, earliest first. Windows it closed
    * without a record are passed over for good (a record for them now is late), so a window's
    * result never changes after its close.
+   *
+   * <p>A window's progress is stored before its results are passed on, and a result that fails
+   * on its way (a later operator throws) does not stop the others: the first failure is thrown
+   * once every closed window is out, so the task's error policy applies and no key of a window
+   * comes out twice.
    */
   @Override
   public void advanceTo(long wm) {
+    RuntimeException failure = null;
     while (true) {
       if (nextStart != UNKNOWN && !closesBy(nextStart, wm)) {
-        return; // no window can close yet: the store is not looked at
+        break; // no window can close yet: the store is not looked at
       }
       if (minPane == UNKNOWN) {
         minPane = firstPane();
@@ -152,14 +158,31 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
           store.delete(PaneKeys.PROGRESS);
           nextStart = UNKNOWN;
         }
-        return;
+        break;
       }
-      emit(start);
+      List<Object[]> results = new ArrayList<>();
+      RuntimeException failed = results(start, results);
+      failure = failure == null ? failed : failure;
       nextStart = start + windows.advanceMs();
       deletePanesBefore(nextStart);
-      store.put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(nextStart).array());
+      saveProgress();
       minPane = UNKNOWN;
+      long end = start + windows.sizeMs();
+      for (Object[] result : results) {
+        try {
+          Forward.to(children, new Windowed<>(result[0], start, end), result[1], end - 1);
+        } catch (RuntimeException e) {
+          failure = failure == null ? e : failure;
+        }
+      }
     }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private void saveProgress() {
+    store.put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(nextStart).array());
   }
 
   /** Moves past the windows {@code wm} closed that hold no record. */
@@ -171,6 +194,7 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
         windows.advanceMs()) * windows.advanceMs() + windows.advanceMs();
     if (nextStart == UNKNOWN || firstOpen > nextStart) {
       nextStart = firstOpen;
+      saveProgress(); // a restarted task must not take records for them either
     }
   }
 
@@ -181,27 +205,50 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
     }
   }
 
-  private void emit(long start) {
+  /**
+   * The results of the window starting at {@code start}, per key ({@code [key, aggregate]}),
+   * into {@code results}; a key whose panes cannot be read or merged is left out, and the first
+   * such failure returned.
+   */
+  private RuntimeException results(long start, List<Object[]> results) {
     long end = start + windows.sizeMs();
     Map<ByteBuffer, Object[]> byKey = new LinkedHashMap<>(); // the one window on the heap
+    RuntimeException failure = null;
     try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(start),
         PaneKeys.start(end))) {
       while (it.hasNext()) {
         KeyValue<byte[], byte[]> entry = it.next();
         byte[] recordKey = PaneKeys.recordKey(entry.key());
-        Object aggregate = valueSerde.fromBytes(entry.value());
         Object[] slot = byKey.get(ByteBuffer.wrap(recordKey));
-        if (slot == null) {
-          byKey.put(ByteBuffer.wrap(recordKey), new Object[] {recordKey, aggregate});
-        } else {
-          slot[1] = aggregation.merger().apply(slot[1], aggregate);
+        if (slot != null && slot[1] == null) {
+          continue; // failed already
+        }
+        try {
+          Object aggregate = valueSerde.fromBytes(entry.value());
+          if (slot == null) {
+            byKey.put(ByteBuffer.wrap(recordKey), new Object[] {recordKey, aggregate});
+          } else {
+            slot[1] = aggregation.merger().apply(slot[1], aggregate);
+          }
+        } catch (RuntimeException e) {
+          byKey.put(ByteBuffer.wrap(recordKey), new Object[] {recordKey, null});
+          failure = failure == null ? new OperatorException(node, "failed on the window ["
+              + start + ", " + end + ") of a key", e) : failure;
         }
       }
     }
     for (Object[] slot : byKey.values()) {
-      Object key = keySerde.fromBytes((byte[]) slot[0]);
-      Forward.to(children, new Windowed<>(key, start, end), slot[1], end - 1);
+      if (slot[1] == null) {
+        continue;
+      }
+      try {
+        results.add(new Object[] {keySerde.fromBytes((byte[]) slot[0]), slot[1]});
+      } catch (RuntimeException e) {
+        failure = failure == null ? new OperatorException(node, "failed on the window ["
+            + start + ", " + end + ") of a key", e) : failure;
+      }
     }
+    return failure;
   }
 
   private void deletePanesBefore(long paneStart) {
