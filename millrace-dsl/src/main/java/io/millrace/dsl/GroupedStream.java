@@ -69,7 +69,7 @@ public final class GroupedStream<K, V> {
           + "(Duration.ZERO for none): it is how long a window waits for late records before its "
           + "final result is emitted");
     }
-    return new WindowedStream<>(this, windows, null);
+    return new WindowedStream<>(this, windows, null, null, null);
   }
 
   StreamGraph graph() {

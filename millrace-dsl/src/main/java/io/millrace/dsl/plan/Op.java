@@ -147,9 +147,16 @@ public sealed interface Op {
    * when it closes.
    *
    * @param lateStream where records later than the grace go, or null (they are counted only)
+   * @param lateKeySerde the key serde of the late stream's records: the one the user gave, or
+   *     the store's (every key the operator takes is written with it)
+   * @param lateValueSerde their value serde: the one the user gave, or the one the records
+   *     came with where the pipeline knows it (a source's, a repartition's), or null
+   * @param lateSerdesStated whether the user gave the late stream's serdes (then the job may not
+   *     contradict them; found ones only fill in what the job leaves out)
    */
   record WindowAggregate(StoreDef store, Windows windows, Aggregation aggregation,
-      String lateStream) implements Op {
+      String lateStream, Serde<?> lateKeySerde, Serde<?> lateValueSerde,
+      boolean lateSerdesStated) implements Op {
     @Override
     public String kind() {
       return "windowed " + aggregation.kind().word();

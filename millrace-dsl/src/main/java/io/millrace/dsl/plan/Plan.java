@@ -1,5 +1,6 @@
 package io.millrace.dsl.plan;
 
+import io.millrace.api.Serde;
 import io.millrace.api.config.ConfigException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -106,6 +107,32 @@ public final class Plan {
     node.addRead(read);
   }
 
+  /**
+   * The serde of the values that come out of {@code node}, where the pipeline knows it: a
+   * source's or repartition's stated value serde, through operators that keep the value
+   * ({@code filter}, {@code peek}, {@code selectKey}, a split's branch, a merge of streams that
+   * agree); null otherwise.
+   */
+  public static Serde<?> valueSerdeAt(Node node) {
+    Op op = node.op();
+    if (op instanceof Op.Source s) {
+      return s.valueSerde();
+    }
+    if (!(op instanceof Op.Filter || op instanceof Op.Peek || op instanceof Op.SelectKey
+        || op instanceof Op.Split || op instanceof Op.Pass) || node.parents().isEmpty()) {
+      return null;
+    }
+    Serde<?> found = null;
+    for (Node parent : node.parents()) {
+      Serde<?> serde = valueSerdeAt(parent);
+      if (serde == null || found != null && found.getClass() != serde.getClass()) {
+        return null;
+      }
+      found = serde;
+    }
+    return found;
+  }
+
   /** The sources by stream id, in the order they were added. */
   public Map<String, Node> sources() {
     return Collections.unmodifiableMap(sources);
@@ -201,7 +228,8 @@ public final class Plan {
     } else if (op instanceof Op.WindowAggregate w) {
       text.append(" store ").append(w.store().name())
           .append(serdes(w.store().keySerde(), w.store().valueSerde())).append(' ')
-          .append(w.windows()).append(" late ").append(w.lateStream());
+          .append(w.windows()).append(" late ").append(w.lateStream())
+          .append(serdes(w.lateKeySerde(), w.lateValueSerde()));
     } else if (op instanceof Op.StreamTableJoin j) {
       text.append(' ').append(j.name()).append(" table ").append(j.tableStore());
     } else if (op instanceof Op.TableTableJoin j) {

@@ -97,6 +97,21 @@ public final class DslJobTranslator implements JobTranslator {
       Op.Sink sink = (Op.Sink) node.op();
       serdes(out, config, node, sink.streamId(), sink.keySerde(), sink.valueSerde());
     }
+    for (Node node : plan.stores().values()) {
+      if (node.op() instanceof Op.WindowAggregate w && w.lateStream() != null) {
+        if (w.lateSerdesStated()) {
+          serdes(out, config, node, w.lateStream(), w.lateKeySerde(), w.lateValueSerde());
+        } else { // found, not stated: the job's own keys win
+          String p = "streams." + w.lateStream() + ".";
+          if (w.lateKeySerde() != null) {
+            out.putIfAbsent(p + "key.serde", serdeClass(node, w.lateKeySerde(), "key"));
+          }
+          if (w.lateValueSerde() != null) {
+            out.putIfAbsent(p + "value.serde", serdeClass(node, w.lateValueSerde(), "value"));
+          }
+        }
+      }
+    }
     for (Map.Entry<String, StoreDef> entry : plan.storeDefs().entrySet()) {
       store(out, config, plan.stores().get(entry.getKey()), entry.getValue(), job, settings,
           notes);
