@@ -166,6 +166,13 @@ public final class Plan {
     return result;
   }
 
+  /** The streams whose records reach {@code node}, repartitions included (not what lies before them). */
+  public static Set<String> sourcesOf(Node node) {
+    Set<String> streams = new LinkedHashSet<>();
+    sourcesOf(node, streams, Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    return streams;
+  }
+
   private static void sourcesOf(Node node, Set<String> streams, Set<Node> seen) {
     if (!seen.add(node)) {
       return;

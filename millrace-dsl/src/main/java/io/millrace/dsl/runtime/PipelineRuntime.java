@@ -2,6 +2,7 @@ package io.millrace.dsl.runtime;
 
 import io.millrace.api.Collector;
 import io.millrace.api.Envelope;
+import io.millrace.api.Headers;
 import io.millrace.api.Output;
 import io.millrace.api.Serde;
 import io.millrace.api.TaskContext;
@@ -36,10 +37,50 @@ final class PipelineRuntime {
   private final List<WatermarkListener> windowed = new ArrayList<>();
   private final Map<Node, Object> joins = new IdentityHashMap<>();
   private final Map<Node, Processor> built = new IdentityHashMap<>();
+  /** A repartition's records and markers: the sending task ({@code partitionNumber}). */
+  static final String FROM = "millrace.dsl.wm.from";
+  /** ... and its watermark over what feeds the repartition when it sent them. */
+  static final String WATERMARK = "millrace.dsl.wm";
+  /** A record that is only a watermark: not passed to the pipeline. */
+  static final String MARKER = "millrace.dsl.wm.marker";
+
   private final TaskContext context;
   private final WatermarkTracker watermark;
+  private final int taskCount;
+  private final Map<String, RepartitionIn> repartitionIns = new HashMap<>();
+  private final List<RepartitionOut> repartitionOuts = new ArrayList<>();
+  private final Map<String, Integer> slotOf = new HashMap<>();
   private final long tickMs;
   private long now;
+
+  /**
+   * A repartition this task reads: its records come from every task of the job, so its
+   * watermark is the lowest of theirs, as each sends it along (none while one has sent none).
+   */
+  private record RepartitionIn(int slot, Map<Integer, Long> senders) {
+    long watermark(int taskCount) {
+      if (senders.size() < taskCount) {
+        return WatermarkTracker.NONE;
+      }
+      long min = Long.MAX_VALUE;
+      for (long w : senders.values()) {
+        min = Math.min(min, w);
+      }
+      return min;
+    }
+  }
+
+  /** A repartition this task writes, the slots of the partitions that feed it, what it last sent. */
+  private static final class RepartitionOut {
+    final Output output;
+    final int[] slots;
+    long sent = WatermarkTracker.NONE;
+
+    RepartitionOut(Output output, int[] slots) {
+      this.output = output;
+      this.slots = slots;
+    }
+  }
 
   private record SourceEntry(Node node, int partition, TimestampExtractor<Object, Object> extractor,
       Processor[] children) {}
@@ -47,6 +88,7 @@ final class PipelineRuntime {
   PipelineRuntime(Plan plan, TaskContext context, DslSettings settings) {
     this.context = context;
     this.tickMs = settings.tickMs();
+    this.taskCount = context.taskCount();
     // One watermark slot per source the task reads: a stream with fewer partitions than the
     // job has tasks gives some tasks none of it, and a slot that never fills would hold their
     // windows open forever.
@@ -57,6 +99,11 @@ final class PipelineRuntime {
     for (Node source : plan.sources().values()) {
       Op.Source op = (Op.Source) source.op();
       if (read.isEmpty() || read.contains(op.streamId())) {
+        slotOf.put(op.streamId(), outOfOrder.size());
+        if (op.intermediate() && taskCount > 0) {
+          repartitionIns.put(op.streamId(), new RepartitionIn(outOfOrder.size(),
+              new HashMap<>()));
+        }
         slots.put(source, outOfOrder.size());
         outOfOrder.add(op.maxOutOfOrderMs());
       }
@@ -89,6 +136,20 @@ final class PipelineRuntime {
       throw new IllegalStateException("no source in the pipeline reads stream "
           + envelope.stream() + " (it reads " + sources.keySet() + ")");
     }
+    RepartitionIn in = repartitionIns.get(envelope.stream());
+    String from = in == null ? null : envelope.headers().lastString(FROM);
+    if (from != null) {
+      if (envelope.headers().lastValue(MARKER) == null) {
+        Forward.to(source.children, envelope.key(), envelope.value(), envelope.timestamp());
+      }
+      in.senders.merge(Integer.parseInt(from),
+          Long.parseLong(envelope.headers().lastString(WATERMARK)), Math::max);
+      long before = watermark.watermark();
+      if (watermark.observeWatermark(in.slot, in.watermark(taskCount), now) != before) {
+        closeWindows();
+      }
+      return;
+    }
     long timestamp = envelope.timestamp();
     if (source.extractor != null) {
       try {
@@ -113,13 +174,39 @@ final class PipelineRuntime {
     if (watermark.advance(now) != before) {
       closeWindows();
     }
+    sendMarkers(false);
+  }
+
+  /**
+   * Tells every partition of each repartition this task writes how far it has gone (its
+   * watermark over what feeds the repartition; every input ended: the end), so a partition it
+   * sends no record to is not held back by it, nor run ahead of it.
+   */
+  private void sendMarkers(boolean ended) {
+    for (RepartitionOut out : repartitionOuts) {
+      long wm = ended ? Long.MAX_VALUE : sent(out);
+      Headers headers = Headers.of(FROM, Integer.toString(context.partitionNumber()))
+          .with(WATERMARK, Long.toString(wm)).with(MARKER, "1");
+      for (int p = 0; p < out.output.partitionCount(); p++) {
+        emitter.send(out.output, p, null, null, -1, headers);
+      }
+    }
+  }
+
+  private long sent(RepartitionOut out) {
+    out.sent = Math.max(out.sent, watermark.watermarkOf(out.slots, now));
+    return out.sent;
   }
 
   /** Every input ended: every window closes. */
   void end(Collector collector) {
     emitter.use(collector);
     watermark.end();
-    closeWindows();
+    try {
+      closeWindows();
+    } finally {
+      sendMarkers(true);
+    }
   }
 
   private void closeWindows() {
@@ -160,7 +247,8 @@ final class PipelineRuntime {
       return entry;
     }
     Processor[] children = children(node);
-    Processor processor = StatelessProcessors.of(node, children, emitter, this::output);
+    Processor processor = node.op() instanceof Op.Sink s && s.intermediate() && taskCount > 0
+        ? repartitionSink(node, s) : StatelessProcessors.of(node, children, emitter, this::output);
     if (processor == null && node.op() instanceof Op.Aggregate a) {
       processor = new AggregateProcessor(node, a.aggregation(),
           context.<Object, Object>store(a.store().name()), children);
@@ -184,6 +272,32 @@ final class PipelineRuntime {
     }
     built.put(node, processor);
     return processor;
+  }
+
+  /**
+   * A repartition's sink: each record goes with this task's number and its watermark over the
+   * partitions that feed the repartition (what it sends after is not behind it, or is late).
+   */
+  private Processor repartitionSink(Node node, Op.Sink sink) {
+    List<Integer> feeding = new ArrayList<>();
+    for (String stream : Plan.sourcesOf(node)) {
+      Integer slot = slotOf.get(stream);
+      if (slot != null) {
+        feeding.add(slot);
+      }
+    }
+    RepartitionOut out = new RepartitionOut(output(sink.streamId()),
+        feeding.stream().mapToInt(Integer::intValue).toArray());
+    repartitionOuts.add(out);
+    String from = Integer.toString(context.partitionNumber());
+    return (key, value, timestamp) -> {
+      try {
+        emitter.send(out.output, -1, key, value, timestamp,
+            Headers.of(FROM, from).with(WATERMARK, Long.toString(sent(out))));
+      } catch (RuntimeException e) {
+        throw OperatorException.on(node, key, value, e);
+      }
+    };
   }
 
   /** Where one side of a join of two inputs comes in; the join is made once, for both. */

@@ -79,6 +79,32 @@ public final class WatermarkTracker {
     return recompute(now);
   }
 
+  /**
+   * A partition whose watermark is given rather than made from its records' timestamps: a
+   * repartition's, the lowest of the watermarks its upstream tasks send along ({@code NONE}
+   * while one of them has sent none). Its out-of-orderness is not applied again.
+   *
+   * @return the watermark after it
+   */
+  public long observeWatermark(int partition, long partitionWatermark, long now) {
+    outOfOrder[partition] = 0;
+    if (partitionWatermark > maxTimestamp[partition]) {
+      maxTimestamp[partition] = partitionWatermark;
+    }
+    untimed[partition] = false;
+    lastRecordAt[partition] = now;
+    return recompute(now);
+  }
+
+  /**
+   * The watermark over some partitions only, as the task's is made over all of them (without
+   * its never-going-back): what a repartition's records are behind, over the partitions that
+   * feed it. {@link Long#MAX_VALUE} for none.
+   */
+  public long watermarkOf(int[] partitions, long now) {
+    return partitions.length == 0 ? Long.MAX_VALUE : compute(partitions, now);
+  }
+
   /** The watermark at {@code now}, as the clock alone moves it (idleness, wall-clock advance). */
   public long advance(long now) {
     return recompute(now);
@@ -96,11 +122,22 @@ public final class WatermarkTracker {
   }
 
   private long recompute(long now) {
+    long candidate = compute(null, now);
+    if (candidate > watermark) {
+      watermark = candidate;
+    }
+    return watermark;
+  }
+
+  /** The watermark of {@code partitions} (null: all) at {@code now}. */
+  private long compute(int[] partitions, long now) {
     long activeMin = Long.MAX_VALUE;
     boolean anyActive = false;
     long highest = NONE;
     long lastRecord = Long.MIN_VALUE;
-    for (int p = 0; p < maxTimestamp.length; p++) {
+    int count = partitions == null ? maxTimestamp.length : partitions.length;
+    for (int i = 0; i < count; i++) {
+      int p = partitions == null ? i : partitions[i];
       if (untimed[p]) {
         continue;
       }
@@ -120,10 +157,7 @@ public final class WatermarkTracker {
     } else {
       candidate = highest;
     }
-    if (candidate > watermark) {
-      watermark = candidate;
-    }
-    return watermark;
+    return candidate;
   }
 
   private static long saturatedAdd(long a, long b) {
