@@ -392,6 +392,27 @@ class JoinsTest {
   }
 
   @Test
+  void aRestartedJoinFindsItsBufferedRecordsInItsStoresAndTakesNoRecordThatWasLate() {
+    Path state = tmp.resolve("state");
+    Map<String, String> job = DslDrivers.job("restarted", ViewsAndClicks.class, "views",
+        "clicks", "inner-out", "left-out", "outer-out");
+    try (TaskTestDriver driver = DslDrivers.driver(job, state)) {
+      driver.pipe("views", "k", "vk", 100_000); // waits for a click, in left-left
+      watermarkTo(driver, 105_000);
+      assertThat(of(driver, "inner-out", "k")).isEmpty();
+    }
+    try (TaskTestDriver driver = DslDrivers.driver(job, state)) {
+      driver.pipe("clicks", "k", "late-ck", 102_000); // more than the grace behind 105000
+      driver.pipe("clicks", "k", "ck", 104_000);
+      assertThat(of(driver, "inner-out", "k")).as("the view waited in its store")
+          .containsExactly("k=vk+ck@104000");
+      driver.endOfStream("views");
+      driver.endOfStream("clicks");
+      assertThat(of(driver, "outer-out", "k")).containsExactly("k=vk+ck@104000");
+    }
+  }
+
+  @Test
   void joinsWithoutANameAreRefusedNamingTheOperator() {
     assertThatThrownBy(() -> DslDrivers.driver(DslDrivers.job("unnamed1",
         UnnamedStreamTable.class, "users", "clicks", "inner-out"), tmp))

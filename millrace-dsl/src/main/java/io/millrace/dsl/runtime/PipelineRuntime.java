@@ -183,6 +183,9 @@ final class PipelineRuntime {
    * sends no record to is not held back by it, nor run ahead of it.
    */
   private void sendMarkers(boolean ended) {
+    if (windowed.isEmpty()) {
+      return; // no operator of the pipeline waits for a watermark
+    }
     for (RepartitionOut out : repartitionOuts) {
       long wm = ended ? Long.MAX_VALUE : sent(out);
       Headers headers = Headers.of(FROM, Integer.toString(context.partitionNumber()))
@@ -292,8 +295,8 @@ final class PipelineRuntime {
     String from = Integer.toString(context.partitionNumber());
     return (key, value, timestamp) -> {
       try {
-        emitter.send(out.output, -1, key, value, timestamp,
-            Headers.of(FROM, from).with(WATERMARK, Long.toString(sent(out))));
+        emitter.send(out.output, -1, key, value, timestamp, windowed.isEmpty() ? Headers.EMPTY
+            : Headers.of(FROM, from).with(WATERMARK, Long.toString(sent(out))));
       } catch (RuntimeException e) {
         throw OperatorException.on(node, key, value, e);
       }
