@@ -16,6 +16,19 @@ class WatermarkTrackerTest {
   }
 
   @Test
+  void aGivenWatermarkIsTakenAsItIsAndASubsetsWatermarkIsItsOwn() {
+    WatermarkTracker t = new WatermarkTracker(new long[] {1_000, 5_000}, 0, false, 0);
+    t.observe(0, 10_000, 0);
+    assertThat(t.observeWatermark(1, 4_000, 0)).as("no out-of-orderness taken off again")
+        .isEqualTo(4_000);
+    assertThat(t.observeWatermark(1, 3_000, 0)).as("never back").isEqualTo(4_000);
+    assertThat(t.watermarkOf(new int[] {0}, 0)).isEqualTo(9_000);
+    assertThat(t.watermarkOf(new int[] {}, 0)).as("fed by nothing: holds nothing back")
+        .isEqualTo(Long.MAX_VALUE);
+    assertThat(t.observeWatermark(1, Long.MAX_VALUE, 0)).isEqualTo(9_000);
+  }
+
+  @Test
   void theTasksWatermarkIsTheMinimumOverItsPartitions() {
     WatermarkTracker t = new WatermarkTracker(new long[] {0, 0}, 0, false, 0);
     assertThat(t.observe(0, 5_000, 0)).as("partition 1 has nothing yet: it holds everything")
