@@ -20,21 +20,25 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * One task's pipeline at work: a processor per node of the plan, the sources by stream id, the
  * task's watermark and the windowed operators it closes windows of. The loop thread only.
  *
- * <p>A record goes through the pipeline with the watermark as it was before it (so lateness is
- * judged against what came before), then moves its partition's watermark; windows the new
- * watermark closes are emitted at once. The task's clock, for idleness and the wall-clock
+ * <p>A record goes through the pipeline with the watermarks as they were before it (so lateness
+ * is judged against what came before), then moves its partition's watermark; each windowed
+ * operator's watermark is that of the partitions that feed it (less what operators before it
+ * hold back: {@link WatermarkHolds}), and windows it closes are emitted at once. The task's clock, for idleness and the wall-clock
  * advance, moves with its ticks ({@link #tick}), scheduled on the container's clock: a test
  * driver's clock drives it as the loop's does.
  */
 final class PipelineRuntime {
   private final Emitter emitter = new Emitter();
   private final Map<String, SourceEntry> sources = new HashMap<>();
-  private final List<WatermarkListener> windowed = new ArrayList<>();
+  /** Operators that act when their watermark moves, built children first. */
+  private final List<Listening> windowed = new ArrayList<>();
+  private final WatermarkHolds holds = new WatermarkHolds();
   private final Map<Node, Object> joins = new IdentityHashMap<>();
   private final Map<Node, Processor> built = new IdentityHashMap<>();
   /** A repartition's records and markers: the sending task ({@code partitionNumber}). */
@@ -43,6 +47,8 @@ final class PipelineRuntime {
   static final String WATERMARK = "millrace.dsl.wm";
   /** A record that is only a watermark: not passed to the pipeline. */
   static final String MARKER = "millrace.dsl.wm.marker";
+  /** ... and the sender has nothing to send (its inputs idle): leave it out until it has. */
+  static final String IDLE = "millrace.dsl.wm.idle";
 
   private final TaskContext context;
   private final WatermarkTracker watermark;
@@ -52,33 +58,75 @@ final class PipelineRuntime {
   private final Map<String, Integer> slotOf = new HashMap<>();
   private final long tickMs;
   private long now;
+  private boolean ended;
+
+  /**
+   * An operator that acts when its watermark moves: the slots that feed it, how far behind
+   * them its input is ({@link WatermarkHolds}), the watermark it was last moved to (what its
+   * lateness is judged by, also while operators before it emit on their way).
+   */
+  private static final class Listening implements LongSupplier {
+    final int[] slots;
+    final long hold;
+    WatermarkListener listener;
+    long current = WatermarkTracker.NONE;
+
+    Listening(int[] slots, long hold) {
+      this.slots = slots;
+      this.hold = hold;
+    }
+
+    @Override
+    public long getAsLong() {
+      return current;
+    }
+  }
 
   /**
    * A repartition this task reads: its records come from every task of the job, so its
-   * watermark is the lowest of theirs, as each sends it along (none while one has sent none).
+   * watermark is the lowest of theirs, as each sends it along (none while one has sent none),
+   * leaving out those that say they are idle (all idle: the highest of theirs, and idle).
    */
-  private record RepartitionIn(int slot, Map<Integer, Long> senders) {
+  private record RepartitionIn(int slot, Map<Integer, Long> senders, Set<Integer> idle) {
     long watermark(int taskCount) {
       if (senders.size() < taskCount) {
         return WatermarkTracker.NONE;
       }
       long min = Long.MAX_VALUE;
-      for (long w : senders.values()) {
-        min = Math.min(min, w);
+      long max = WatermarkTracker.NONE;
+      for (Map.Entry<Integer, Long> sender : senders.entrySet()) {
+        max = Math.max(max, sender.getValue());
+        if (!idle.contains(sender.getKey())) {
+          min = Math.min(min, sender.getValue());
+        }
       }
-      return min;
+      return idle(taskCount) ? max : min;
+    }
+
+    boolean idle(int taskCount) {
+      return senders.size() >= taskCount && idle.size() == senders.size();
     }
   }
 
-  /** A repartition this task writes, the slots of the partitions that feed it, what it last sent. */
+  /**
+   * A repartition this task writes: the slots of the partitions that feed it, how far behind
+   * the task's watermark its records may be ({@link WatermarkHolds}), what its records say now
+   * and what its markers said last.
+   */
   private static final class RepartitionOut {
     final Output output;
     final int[] slots;
+    final long hold;
     long sent = WatermarkTracker.NONE;
+    boolean idle;
+    long marked = WatermarkTracker.NONE;
+    boolean markedIdle;
+    boolean markedOnce;
 
-    RepartitionOut(Output output, int[] slots) {
+    RepartitionOut(Output output, int[] slots, long hold) {
       this.output = output;
       this.slots = slots;
+      this.hold = hold;
     }
   }
 
@@ -102,7 +150,7 @@ final class PipelineRuntime {
         slotOf.put(op.streamId(), outOfOrder.size());
         if (op.intermediate() && taskCount > 0) {
           repartitionIns.put(op.streamId(), new RepartitionIn(outOfOrder.size(),
-              new HashMap<>()));
+              new HashMap<>(), new HashSet<>()));
         }
         slots.put(source, outOfOrder.size());
         outOfOrder.add(op.maxOutOfOrderMs());
@@ -142,12 +190,17 @@ final class PipelineRuntime {
       if (envelope.headers().lastValue(MARKER) == null) {
         Forward.to(source.children, envelope.key(), envelope.value(), envelope.timestamp());
       }
-      in.senders.merge(Integer.parseInt(from),
-          Long.parseLong(envelope.headers().lastString(WATERMARK)), Math::max);
-      long before = watermark.watermark();
-      if (watermark.observeWatermark(in.slot, in.watermark(taskCount), now) != before) {
-        closeWindows();
+      int sender = Integer.parseInt(from);
+      in.senders.merge(sender, Long.parseLong(envelope.headers().lastString(WATERMARK)),
+          Math::max);
+      if (envelope.headers().lastValue(IDLE) != null) {
+        in.idle.add(sender);
+      } else {
+        in.idle.remove(sender);
       }
+      watermark.observeWatermark(in.slot, in.watermark(taskCount), in.idle(taskCount), now);
+      closeWindows();
+      publish();
       return;
     }
     long timestamp = envelope.timestamp();
@@ -160,9 +213,10 @@ final class PipelineRuntime {
       }
     }
     Forward.to(source.children, envelope.key(), envelope.value(), timestamp);
-    long before = watermark.watermark();
-    if (source.partition >= 0 && watermark.observe(source.partition, timestamp, now) != before) {
+    if (source.partition >= 0) {
+      watermark.observe(source.partition, timestamp, now);
       closeWindows();
+      publish();
     }
   }
 
@@ -170,41 +224,65 @@ final class PipelineRuntime {
   void tick(Collector collector) {
     emitter.use(collector);
     now += tickMs;
-    long before = watermark.watermark();
-    if (watermark.advance(now) != before) {
-      closeWindows();
-    }
+    watermark.advance(now);
+    closeWindows();
+    publish();
     sendMarkers(false);
   }
 
   /**
-   * Tells every partition of each repartition this task writes how far it has gone (its
-   * watermark over what feeds the repartition; every input ended: the end), so a partition it
-   * sends no record to is not held back by it, nor run ahead of it.
+   * Tells every partition of each repartition this task writes how far it has gone, when that
+   * changed since it last told them (every input ended: the end), so a partition it sends no
+   * record to is not held back by it, nor run ahead of it.
    */
   private void sendMarkers(boolean ended) {
     if (windowed.isEmpty()) {
       return; // no operator of the pipeline waits for a watermark
     }
     for (RepartitionOut out : repartitionOuts) {
-      long wm = ended ? Long.MAX_VALUE : sent(out);
-      Headers headers = Headers.of(FROM, Integer.toString(context.partitionNumber()))
-          .with(WATERMARK, Long.toString(wm)).with(MARKER, "1");
+      long wm = ended ? Long.MAX_VALUE : out.sent;
+      boolean idle = !ended && out.idle;
+      if (out.markedOnce && wm == out.marked && idle == out.markedIdle) {
+        continue;
+      }
+      Headers headers = headers(wm, idle).with(MARKER, "1");
       for (int p = 0; p < out.output.partitionCount(); p++) {
         emitter.send(out.output, p, null, null, -1, headers);
       }
+      out.marked = wm;
+      out.markedIdle = idle;
+      out.markedOnce = true;
     }
   }
 
-  private long sent(RepartitionOut out) {
-    out.sent = Math.max(out.sent, watermark.watermarkOf(out.slots, now));
-    return out.sent;
+  private Headers headers(long wm, boolean idle) {
+    Headers headers = Headers.of(FROM, Integer.toString(context.partitionNumber()))
+        .with(WATERMARK, Long.toString(wm));
+    return idle ? headers.with(IDLE, "1") : headers;
+  }
+
+  /**
+   * After a step (a record, a tick): what each repartition's records and markers say from now
+   * on, its watermark over what feeds it less what the operators before it hold back, and
+   * whether all that feeds it is idle. Not during a step: a result a window emits is behind the
+   * watermark that closed its window, and the receiver takes each record before its watermark.
+   */
+  private void publish() {
+    if (windowed.isEmpty()) {
+      return; // no watermark is sent
+    }
+    for (RepartitionOut out : repartitionOuts) {
+      out.sent = Math.max(out.sent,
+          WatermarkHolds.shift(watermark.watermarkOf(out.slots, now), out.hold));
+      out.idle = watermark.idleOf(out.slots, now);
+    }
   }
 
   /** Every input ended: every window closes. */
   void end(Collector collector) {
     emitter.use(collector);
     watermark.end();
+    ended = true;
     try {
       closeWindows();
     } finally {
@@ -212,12 +290,24 @@ final class PipelineRuntime {
     }
   }
 
+  /**
+   * Moves each operator's watermark, over the slots that feed it, less what the operators
+   * before it hold back; windows and join windows it closes are emitted.
+   */
   private void closeWindows() {
-    long wm = watermark.watermark();
     RuntimeException failure = null;
-    for (WatermarkListener w : windowed) {
+    // Upstream operators first (built last): what they emit on the way comes to the ones after
+    // them before those move on, so it is not late there.
+    for (int i = windowed.size() - 1; i >= 0; i--) {
+      Listening w = windowed.get(i);
+      long wm = ended ? Long.MAX_VALUE
+          : WatermarkHolds.shift(watermark.watermarkOf(w.slots, now), w.hold);
+      if (wm <= w.current) {
+        continue; // it never goes back
+      }
+      w.current = wm;
       try {
-        w.advanceTo(wm);
+        w.listener.advanceTo(wm);
       } catch (RuntimeException e) { // the others still close theirs: nothing is emitted twice
         if (failure == null) {
           failure = e;
@@ -262,12 +352,14 @@ final class PipelineRuntime {
       processor = new StreamTableJoinProcessor(node, j.joinKind(), j.joiner(),
           context.<Object, Object>store(j.tableStore()), children);
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
+      Listening listening = listening(node);
       WindowAggregateProcessor window = new WindowAggregateProcessor(node, w.windows(),
           w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
           (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
-          watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
-          lateCounter(w.store().name()));
-      windowed.add(window);
+          listening, children, emitter,
+          w.lateStream() == null ? null : output(w.lateStream()), lateCounter(w.store().name()));
+      listening.listener = window;
+      windowed.add(listening);
       processor = window;
     }
     if (processor == null) {
@@ -282,21 +374,13 @@ final class PipelineRuntime {
    * partitions that feed the repartition (what it sends after is not behind it, or is late).
    */
   private Processor repartitionSink(Node node, Op.Sink sink) {
-    List<Integer> feeding = new ArrayList<>();
-    for (String stream : Plan.sourcesOf(node)) {
-      Integer slot = slotOf.get(stream);
-      if (slot != null) {
-        feeding.add(slot);
-      }
-    }
-    RepartitionOut out = new RepartitionOut(output(sink.streamId()),
-        feeding.stream().mapToInt(Integer::intValue).toArray());
+    RepartitionOut out = new RepartitionOut(output(sink.streamId()), slotsFeeding(node),
+        holds.behind(node));
     repartitionOuts.add(out);
-    String from = Integer.toString(context.partitionNumber());
     return (key, value, timestamp) -> {
       try {
         emitter.send(out.output, -1, key, value, timestamp, windowed.isEmpty() ? Headers.EMPTY
-            : Headers.of(FROM, from).with(WATERMARK, Long.toString(sent(out))));
+            : headers(out.sent, out.idle));
       } catch (RuntimeException e) {
         throw OperatorException.on(node, key, value, e);
       }
@@ -315,13 +399,15 @@ final class PipelineRuntime {
             context.<Object, Object>store(j.rightStore()),
             context.<Object, Object>store(j.store().name()), children);
       } else if (join.op() instanceof Op.StreamStreamJoin j) {
+        Listening listening = listening(join);
         StreamStreamJoinProcessor stream = new StreamStreamJoinProcessor(join, j.joinKind(),
             j.joiner(), j.windows(), new JoinBuffer(context.<byte[], byte[]>store(
                 j.left().name())), new JoinBuffer(context.<byte[], byte[]>store(
                 j.right().name())), (Serde<Object>) j.left().keySerde(),
             (Serde<Object>) j.left().valueSerde(), (Serde<Object>) j.right().valueSerde(),
-            watermark, children, lateCounter(j.name()));
-        windowed.add(stream);
+            listening, children, lateCounter(j.name()));
+        listening.listener = stream;
+        windowed.add(listening);
         made = stream;
       } else {
         throw new IllegalStateException("no join at " + join.describe());
@@ -330,6 +416,22 @@ final class PipelineRuntime {
     }
     return made instanceof TableTableJoinProcessor t ? t.side(left)
         : ((StreamStreamJoinProcessor) made).side(left);
+  }
+
+  private Listening listening(Node node) {
+    return new Listening(slotsFeeding(node), holds.behind(node));
+  }
+
+  /** The slots of the partitions this task reads whose records reach {@code node}. */
+  private int[] slotsFeeding(Node node) {
+    List<Integer> feeding = new ArrayList<>();
+    for (String stream : Plan.sourcesOf(node)) {
+      Integer slot = slotOf.get(stream);
+      if (slot != null) {
+        feeding.add(slot);
+      }
+    }
+    return feeding.stream().mapToInt(Integer::intValue).toArray();
   }
 
   private io.millrace.api.metrics.Counter lateCounter(String name) {

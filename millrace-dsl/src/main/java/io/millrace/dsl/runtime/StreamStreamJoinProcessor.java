@@ -10,6 +10,7 @@ import io.millrace.dsl.window.JoinWindows;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * Two streams joined by key within a join window, each side's records waiting in its own store
@@ -41,7 +42,8 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
   private final Serde<Object> keySerde;
   private final Serde<Object> leftSerde;
   private final Serde<Object> rightSerde;
-  private final WatermarkTracker watermark;
+  /** The watermark it was last moved to: its partitions', less what is held before it. */
+  private final LongSupplier watermark;
   private final Processor[] children;
   private final Counter late;
   /** The watermark the stores were last expired at, or NONE. */
@@ -49,7 +51,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
 
   StreamStreamJoinProcessor(Node node, JoinKind kind, ValueJoiner<Object, Object, Object> joiner,
       JoinWindows windows, JoinBuffer left, JoinBuffer right, Serde<Object> keySerde,
-      Serde<Object> leftSerde, Serde<Object> rightSerde, WatermarkTracker watermark,
+      Serde<Object> leftSerde, Serde<Object> rightSerde, LongSupplier watermark,
       Processor[] children, Counter late) {
     this.node = node;
     this.kind = kind;
@@ -86,7 +88,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
       if (key == null) {
         throw new NullPointerException("a record to join needs a key");
       }
-      long wm = Math.max(watermark.watermark(), progress);
+      long wm = Math.max(watermark.getAsLong(), progress);
       if (wm != WatermarkTracker.NONE && add(timestamp, graceMs) < wm) {
         late.inc();
         return;

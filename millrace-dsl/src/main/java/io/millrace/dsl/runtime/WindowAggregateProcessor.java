@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * An aggregate per key and window, kept as panes in the operator's store and emitted once per
@@ -47,7 +48,8 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
   private final KeyValueStore<byte[], byte[]> store;
   private final Serde<Object> keySerde;
   private final Serde<Object> valueSerde;
-  private final WatermarkTracker watermark;
+  /** The watermark it was last moved to: its partitions', less what is held before it. */
+  private final LongSupplier watermark;
   private final Processor[] children;
   private final Emitter emitter;
   private final Output lateOutput;
@@ -59,7 +61,7 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
 
   WindowAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
-      WatermarkTracker watermark, Processor[] children, Emitter emitter, Output lateOutput,
+      LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
       Counter late) {
     this.node = node;
     this.windows = windows;
@@ -117,7 +119,7 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
     if (nextStart != UNKNOWN && lastStart < nextStart) {
       return true;
     }
-    long wm = watermark.watermark();
+    long wm = watermark.getAsLong();
     return wm != WatermarkTracker.NONE && closesBy(lastStart, wm);
   }
 

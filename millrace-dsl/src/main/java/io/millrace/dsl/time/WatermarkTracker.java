@@ -37,6 +37,12 @@ public final class WatermarkTracker {
    * so it holds no window back (a stream feeding only a stateless branch, say).
    */
   private final boolean[] untimed;
+  /**
+   * Whether a partition's watermark is given (a repartition's, from its senders), and whether
+   * they said it is idle: such a partition is active as they say, not by a timeout of its own.
+   */
+  private final boolean[] given;
+  private final boolean[] givenIdle;
   private final long idleTimeoutMs;
   private final boolean wallClockAdvance;
   private long watermark = NONE;
@@ -57,6 +63,8 @@ public final class WatermarkTracker {
     this.maxTimestamp = new long[outOfOrderMs.length];
     this.lastRecordAt = new long[outOfOrderMs.length];
     this.untimed = new boolean[outOfOrderMs.length];
+    this.given = new boolean[outOfOrderMs.length];
+    this.givenIdle = new boolean[outOfOrderMs.length];
     Arrays.fill(maxTimestamp, NONE);
     Arrays.fill(lastRecordAt, now);
     this.idleTimeoutMs = idleTimeoutMs;
@@ -82,18 +90,42 @@ public final class WatermarkTracker {
   /**
    * A partition whose watermark is given rather than made from its records' timestamps: a
    * repartition's, the lowest of the watermarks its upstream tasks send along ({@code NONE}
-   * while one of them has sent none). Its out-of-orderness is not applied again.
+   * while one of them has sent none). Its out-of-orderness is not applied again. Its senders
+   * say whether it is idle ({@code idle}: every one of them is), not the idle timeout: their
+   * markers keep coming whether they have records or not.
    *
    * @return the watermark after it
    */
-  public long observeWatermark(int partition, long partitionWatermark, long now) {
+  public long observeWatermark(int partition, long partitionWatermark, boolean idle, long now) {
     outOfOrder[partition] = 0;
     if (partitionWatermark > maxTimestamp[partition]) {
       maxTimestamp[partition] = partitionWatermark;
     }
     untimed[partition] = false;
+    given[partition] = true;
+    givenIdle[partition] = idle;
     lastRecordAt[partition] = now;
     return recompute(now);
+  }
+
+  /**
+   * Whether none of {@code partitions} is active at {@code now}: each is idle (one that never
+   * had a record, after the idle timeout), or has had records but none with a timestamp. A repartition's sender says so, so that its receivers leave it out.
+   */
+  public boolean idleOf(int[] partitions, long now) {
+    for (int p : partitions) {
+      if (!untimed[p] && active(p, now)) {
+        return false; // has records, or is still waited for (it may yet have some)
+      }
+    }
+    return partitions.length > 0;
+  }
+
+  private boolean active(int p, long now) {
+    if (given[p]) {
+      return !givenIdle[p];
+    }
+    return idleTimeoutMs <= 0 || now - lastRecordAt[p] < idleTimeoutMs;
   }
 
   /**
@@ -144,7 +176,7 @@ public final class WatermarkTracker {
       long own = maxTimestamp[p] == NONE ? NONE : maxTimestamp[p] - outOfOrder[p];
       highest = Math.max(highest, own);
       lastRecord = Math.max(lastRecord, lastRecordAt[p]);
-      if (idleTimeoutMs <= 0 || now - lastRecordAt[p] < idleTimeoutMs) {
+      if (active(p, now)) {
         anyActive = true;
         activeMin = Math.min(activeMin, own);
       }
