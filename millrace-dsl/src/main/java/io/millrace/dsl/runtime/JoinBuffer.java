@@ -80,24 +80,39 @@ final class JoinBuffer {
     }
   }
 
-  /** Removes and returns every record before {@code time} (all for {@link Long#MAX_VALUE}). */
-  List<Entry> expireBefore(long time) {
-    List<Entry> gone = new ArrayList<>();
+  /**
+   * Every record from {@code from} to before {@code time} (all from {@code from} for
+   * {@link Long#MAX_VALUE}), left in the store ({@link #removeBefore} takes them out).
+   */
+  List<Entry> between(long from, long time) {
+    List<Entry> found = new ArrayList<>();
+    try (KeyValueIterator<byte[], byte[]> it = time == Long.MAX_VALUE ? store.all()
+        : store.range(PaneKeys.start(from), PaneKeys.start(time))) {
+      while (it.hasNext()) {
+        KeyValue<byte[], byte[]> e = it.next();
+        if (PaneKeys.isPane(e.key()) && PaneKeys.paneStart(e.key()) >= from) {
+          decode(e.key(), e.value(), found);
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Removes every record before {@code time} (all for {@link Long#MAX_VALUE}). */
+  void removeBefore(long time) {
     List<byte[]> keys = new ArrayList<>();
     try (KeyValueIterator<byte[], byte[]> it = time == Long.MAX_VALUE ? store.all()
         : store.range(PaneKeys.start(Long.MIN_VALUE), PaneKeys.start(time))) {
       while (it.hasNext()) {
-        KeyValue<byte[], byte[]> e = it.next();
-        if (PaneKeys.isPane(e.key())) {
-          keys.add(e.key());
-          decode(e.key(), e.value(), gone);
+        byte[] key = it.next().key();
+        if (PaneKeys.isPane(key)) {
+          keys.add(key);
         }
       }
     }
     for (byte[] key : keys) {
       store.delete(key);
     }
-    return gone;
   }
 
   private static void write(ByteArrayOutputStream out, boolean matched, byte[] value) {

@@ -48,6 +48,11 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
   private final Counter late;
   /** The watermark the stores were last expired at, or NONE. */
   private long progress;
+  /**
+   * Records before this time were passed on, but are still in the stores after a failure in
+   * doing so (see {@link #advanceTo}); none: NONE.
+   */
+  private long passedBefore = WatermarkTracker.NONE;
 
   StreamStreamJoinProcessor(Node node, JoinKind kind, ValueJoiner<Object, Object, Object> joiner,
       JoinWindows windows, JoinBuffer left, JoinBuffer right, Serde<Object> keySerde,
@@ -119,7 +124,11 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
    * Takes out every record whose window {@code wm} has closed, and passes on, in time order, a
    * left or outer join's records among them that matched nothing. A failure on one of them (the
    * joiner's, a later operator's) does not stop the others: the first is thrown after them, so
-   * the task's error policy applies once and no record is passed on twice.
+   * the task's error policy applies once and no record is passed on twice by this task. The
+   * records leave the stores, and the progress is stored, only once they are all out: after a
+   * failure, under {@code task.error.policy=fail}, the task stops with them still in its stores
+   * and a restarted task passes them on again (at least once); under {@code skip} the next
+   * watermark takes them out.
    */
   @Override
   public void advanceTo(long wm) {
@@ -128,17 +137,8 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     }
     long before = wm == Long.MAX_VALUE ? Long.MAX_VALUE
         : add(wm, -add(differenceMs, graceMs)); // closed: t + d + grace < wm
-    List<JoinBuffer.Entry> lefts = left.expireBefore(before);
-    List<JoinBuffer.Entry> rights = right.expireBefore(before);
-    if (wm == Long.MAX_VALUE) {
-      // Every input ended and every record is out: a job that reads its inputs again from the
-      // start (offset.reset) joins them afresh.
-      left.store().delete(PaneKeys.PROGRESS);
-      progress = WatermarkTracker.NONE;
-    } else {
-      left.store().put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(wm).array());
-      progress = wm;
-    }
+    List<JoinBuffer.Entry> lefts = left.between(passedBefore, before);
+    List<JoinBuffer.Entry> rights = right.between(passedBefore, before);
     RuntimeException failure = null;
     int l = 0;
     int r = 0;
@@ -158,7 +158,21 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
       }
     }
     if (failure != null) {
+      progress = wm; // this task takes no record for them, nor passes them on again
+      passedBefore = Math.max(passedBefore, before);
       throw failure;
+    }
+    left.removeBefore(before);
+    right.removeBefore(before);
+    passedBefore = WatermarkTracker.NONE;
+    if (wm == Long.MAX_VALUE) {
+      // Every input ended and every record is out: a job that reads its inputs again from the
+      // start (offset.reset) joins them afresh.
+      left.store().delete(PaneKeys.PROGRESS);
+      progress = WatermarkTracker.NONE;
+    } else {
+      left.store().put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(wm).array());
+      progress = wm;
     }
   }
 

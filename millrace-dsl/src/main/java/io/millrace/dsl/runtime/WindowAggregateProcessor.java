@@ -133,10 +133,13 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
    * without a record are passed over for good (a record for them now is late), so a window's
    * result never changes after its close.
    *
-   * <p>A window's progress is stored before its results are passed on, and a result that fails
-   * on its way (a later operator throws) does not stop the others: the first failure is thrown
-   * once every closed window is out, so the task's error policy applies and no key of a window
-   * comes out twice.
+   * <p>A result that fails on its way (a later operator throws) does not stop the others: the
+   * first failure is thrown once every closed window is out, so the task's error policy applies
+   * and no key of a window comes out twice from this task. A window's panes are deleted and its
+   * progress stored only once its results are out, and not at all after a failure in the same
+   * call: under {@code task.error.policy=fail} the task stops with the failed window still in
+   * its store, and a restarted task emits it again (at least once); under {@code skip} the next
+   * window closed clears it.
    */
   @Override
   public void advanceTo(long wm) {
@@ -153,10 +156,14 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
         start = Math.max(start, nextStart);
       }
       if (minPane == EMPTY || !closesBy(start, wm)) {
-        passOverClosed(wm);
-        if (minPane == EMPTY && wm == Long.MAX_VALUE && nextStart != UNKNOWN) {
+        if (failure == null) {
+          passOverClosed(wm);
+        }
+        if (failure == null && minPane == EMPTY && wm == Long.MAX_VALUE
+            && nextStart != UNKNOWN) {
           // Every input ended and every window was emitted: nothing is left to guard, and a job
           // that reads its inputs again from the start (offset.reset) counts them afresh.
+          deletePanesBefore(Long.MAX_VALUE); // any kept after a failure the task went on from
           store.delete(PaneKeys.PROGRESS);
           nextStart = UNKNOWN;
         }
@@ -166,8 +173,6 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
       RuntimeException failed = results(start, results);
       failure = failure == null ? failed : failure;
       nextStart = start + windows.advanceMs();
-      deletePanesBefore(nextStart);
-      saveProgress();
       minPane = UNKNOWN;
       long end = start + windows.sizeMs();
       for (Object[] result : results) {
@@ -176,6 +181,10 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
         } catch (RuntimeException e) {
           failure = failure == null ? e : failure;
         }
+      }
+      if (failure == null) {
+        deletePanesBefore(nextStart);
+        saveProgress();
       }
     }
     if (failure != null) {
@@ -200,8 +209,10 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
     }
   }
 
+  /** The earliest pane a window not emitted yet holds (one kept after a failure is not). */
   private long firstPane() {
-    try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(Long.MIN_VALUE),
+    long from = nextStart == UNKNOWN ? Long.MIN_VALUE : nextStart;
+    try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(from),
         PaneKeys.start(Long.MAX_VALUE))) {
       return it.hasNext() ? PaneKeys.paneStart(it.next().key()) : EMPTY;
     }
