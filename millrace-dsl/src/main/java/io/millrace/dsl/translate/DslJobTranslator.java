@@ -13,6 +13,7 @@ import io.millrace.dsl.runtime.DslTask;
 import io.millrace.spi.job.JobTranslator;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -85,7 +86,9 @@ public final class DslJobTranslator implements JobTranslator {
         out.putIfAbsent(p + "system", settings.repartitionSystem());
         out.putIfAbsent(p + "physical.name", job + "-" + source.streamId());
         out.put(p + "intermediate", "true");
-        if (settings.repartitionPartitions() > 0) {
+        // One before a join is made with the other side's partitions (the planner's), or the
+        // join would be refused as not co-partitioned.
+        if (settings.repartitionPartitions() > 0 && !joinsAnInput(plan, source.streamId())) {
           out.putIfAbsent(p + "partitions", Integer.toString(settings.repartitionPartitions()));
         }
         notes.add("repartition " + source.streamId() + " on " + out.get(p + "system") + " as "
@@ -124,6 +127,23 @@ public final class DslJobTranslator implements JobTranslator {
           + " by key: they must be co-partitioned (" + key + ")");
     }
     return new Translation(out, notes);
+  }
+
+  /** Whether the repartition {@code streamId} is co-partitioned with a stream the job reads. */
+  private static boolean joinsAnInput(Plan plan, String streamId) {
+    Set<String> inputs = new HashSet<>();
+    for (Node node : plan.sources().values()) {
+      Op.Source source = (Op.Source) node.op();
+      if (!source.intermediate()) {
+        inputs.add(source.streamId());
+      }
+    }
+    for (Set<String> group : plan.copartitionGroups().values()) {
+      if (group.contains(streamId) && group.stream().anyMatch(inputs::contains)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void store(Map<String, String> out, JobConfig config, Node node,

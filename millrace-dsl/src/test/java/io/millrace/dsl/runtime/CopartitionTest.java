@@ -110,4 +110,16 @@ class CopartitionTest {
       plan.close();
     }
   }
+
+  @Test
+  void aRepartitionBeforeAJoinKeepsTheTablesPartitionsWhateverTheDefaultForRepartitions() {
+    Map<String, String> config = job(RekeyedEnrich.class, 2, 5);
+    config.put("dsl.repartition.partitions", "4"); // for the repartitions that join nothing
+    JobPlan plan = JobPlanner.plan(JobConfig.of(config));
+    try {
+      assertThat(plan.partitionCounts()).containsEntry("enrich-repartition", 2);
+    } finally {
+      plan.close();
+    }
+  }
 }
