@@ -152,7 +152,8 @@ class RepartitionWatermarkTest {
   void anUpstreamTaskGoneQuietIsLeftOutOfTheRepartitionsWatermark() throws Exception {
     String name = "quiet-upstream-" + UNIQUE.incrementAndGet();
     Map<String, String> config = job(name, AllViews.class);
-    config.put("dsl.watermark.idle.ms", "300");
+    // Long enough for task 1 to read its records before it is idle on a loaded machine.
+    config.put("dsl.watermark.idle.ms", "3000");
     MemoryStream views = MemoryStreams.create(name + "-views", 2);
     Map<String, Long> model = new TreeMap<>();
     for (int i = 0; i < 100; i++) { // partition 1 stops at 20 s, partition 0 goes on to 99 s
