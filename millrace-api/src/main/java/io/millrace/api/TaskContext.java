@@ -12,6 +12,14 @@ public interface TaskContext {
   /** The partition number this task serves in every input stream. */
   int partitionNumber();
 
+  /**
+   * How many tasks the job has (in every process of it), or -1 where that is not known: task
+   * {@code k} of {@code taskCount()} serves partition {@code k}.
+   */
+  default int taskCount() {
+    return -1;
+  }
+
   /** The input partitions this task reads. */
   List<StreamPartition> inputs();
 

@@ -69,7 +69,7 @@ public final class GroupedStream<K, V> {
           + "(Duration.ZERO for none): it is how long a window waits for late records before its "
           + "final result is emitted");
     }
-    return new WindowedStream<>(this, windows, null);
+    return new WindowedStream<>(this, windows, null, null, null);
   }
 
   StreamGraph graph() {
@@ -87,7 +87,17 @@ public final class GroupedStream<K, V> {
 
   /** The store of an operator, checked: its name is required, and what it stores must be known. */
   StoreDef store(String operator, Stored<?, ?> stored, Serde<?> defaultValueSerde) {
-    String where = operator + " after " + node.path();
+    return storeOf(operator + " after " + node.path(), operator, stored, null, defaultValueSerde);
+  }
+
+  /**
+   * A store the user named, checked.
+   *
+   * @param where the operator in a message, e.g. {@code count after views/map}
+   * @param defaultKeySerde the key serde if {@code stored} states none, or null for strings
+   */
+  static StoreDef storeOf(String where, String operator, Stored<?, ?> stored,
+      Serde<?> defaultKeySerde, Serde<?> defaultValueSerde) {
     if (stored == null) {
       throw new ConfigException(where + " needs a store name: " + operator
           + "(Stored.as(\"<name>\"), ...)");
@@ -98,7 +108,8 @@ public final class GroupedStream<K, V> {
       throw new ConfigException(where + " (store " + stored.name + ") needs the serde of what it "
           + "stores: Stored.as(\"" + stored.name + "\").withValueSerde(...)");
     }
-    Serde<?> keySerde = stored.keySerde != null ? stored.keySerde : new StringSerde();
+    Serde<?> keySerde = stored.keySerde != null ? stored.keySerde
+        : defaultKeySerde != null ? defaultKeySerde : new StringSerde();
     return new StoreDef(stored.name, keySerde, valueSerde);
   }
 
@@ -111,11 +122,28 @@ public final class GroupedStream<K, V> {
     if (!repartition) {
       return node;
     }
-    String streamId = store.name() + "-repartition";
     Serde<?> keySerde = grouped.keySerde != null ? grouped.keySerde : store.keySerde();
-    graph.plan().add(new Op.Sink(streamId, keySerde, grouped.valueSerde, true),
+    return repartition(graph, node, store.name() + "-repartition", keySerde, grouped.valueSerde);
+  }
+
+  /** A table of this stream's records in a store the user names (a null value deletes). */
+  <T> Table<K, T> table(Stored<K, T> stored) {
+    StoreDef store = store("toTable", stored, grouped.valueSerde);
+    Node upstream = upstream(store);
+    Node table = graph.plan().add(new Op.Table(store),
+        upstream.path() + "/table:" + store.name(), false, upstream);
+    return new Table<>(graph, table, store);
+  }
+
+  /**
+   * Records through the intermediate stream {@code streamId}, written keyed by their key and read
+   * back by the same job, so that each key's records are in the partition its key chooses.
+   */
+  static Node repartition(StreamGraph graph, Node node, String streamId, Serde<?> keySerde,
+      Serde<?> valueSerde) {
+    graph.plan().add(new Op.Sink(streamId, keySerde, valueSerde, true),
         node.path() + "/repartition:" + streamId, true, node);
-    return graph.plan().source(new Op.Source(streamId, keySerde, grouped.valueSerde, null,
+    return graph.plan().source(new Op.Source(streamId, keySerde, valueSerde, null,
         graph.maxOutOfOrderMs(), true));
   }
 }

@@ -1,10 +1,15 @@
 package io.millrace.dsl;
 
 import io.millrace.api.Serde;
+import io.millrace.api.config.ConfigException;
 import io.millrace.api.store.KeyValue;
+import io.millrace.dsl.function.ValueJoiner;
+import io.millrace.dsl.plan.JoinKind;
 import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.plan.Op;
 import io.millrace.dsl.plan.Plan;
+import io.millrace.dsl.plan.StoreDef;
+import io.millrace.dsl.window.JoinWindows;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -142,6 +147,156 @@ public final class MessageStream<K, V> {
       Grouped<K2, V> grouped) {
     MessageStream<K2, V> rekeyed = selectKey(selector);
     return new GroupedStream<>(graph, rekeyed.node, true, grouped);
+  }
+
+  /**
+   * The table this stream's records make, in a store you name: each key's latest value (a null
+   * value deletes the key), each change passed on. If a key was changed on the way here, the
+   * records repartition first through {@code <store>-repartition}.
+   */
+  public Table<K, V> toTable(Stored<K, V> stored) {
+    return new GroupedStream<K, V>(graph, node, node.keyChanged(), Grouped.none()).table(stored);
+  }
+
+  /**
+   * The table an aggregate keeps, straight after {@code count}, {@code reduce} or
+   * {@code aggregate}: its store is the table's, and this stream its changes.
+   *
+   * @throws ConfigException after any other operator: a table is state, and its store needs a
+   *     name ({@link #toTable(Stored)})
+   */
+  public Table<K, V> toTable() {
+    if (node.op() instanceof Op.Aggregate a) {
+      return new Table<>(graph, node, a.store());
+    }
+    throw new ConfigException("toTable() after " + node.path() + ": the store name of the table "
+        + "is missing (only an aggregate's stream is a table already, in its store): name the "
+        + "store, toTable(Stored.as(\"<name>\"))");
+  }
+
+  /**
+   * Each record joined with its key's current value in {@code table}, as the table stands when
+   * the record is processed; a record whose key the table does not hold is dropped. If this
+   * stream's key was changed, its records repartition first through {@code <name>-repartition}.
+   * The stream and the table must be co-partitioned (checked when the job is planned).
+   */
+  public <VT, R> MessageStream<K, R> join(Table<K, VT> table,
+      ValueJoiner<? super V, ? super VT, ? extends R> joiner, Joined<K, V> joined) {
+    return join(JoinKind.INNER, table, joiner, joined);
+  }
+
+  /**
+   * As {@link #join(Table, ValueJoiner, Joined)}, a record whose key the table does not hold
+   * joined with null.
+   */
+  public <VT, R> MessageStream<K, R> leftJoin(Table<K, VT> table,
+      ValueJoiner<? super V, ? super VT, ? extends R> joiner, Joined<K, V> joined) {
+    return join(JoinKind.LEFT, table, joiner, joined);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <VT, R> MessageStream<K, R> join(JoinKind kind, Table<K, VT> table,
+      ValueJoiner<? super V, ? super VT, ? extends R> joiner, Joined<K, V> joined) {
+    String where = "stream-table " + kind.word() + " after " + node.path();
+    if (joined == null) {
+      throw new ConfigException(where + " needs a name: " + kind.word()
+          + "(table, joiner, Joined.as(\"<name>\"))");
+    }
+    Plan.checkName(joined.name, "the name of " + where);
+    if (table == null || table.graph != graph) {
+      throw new ConfigException(where + ": the table is "
+          + (table == null ? "missing" : "of another pipeline"));
+    }
+    if (joiner == null) {
+      throw new ConfigException(where + " needs a joiner");
+    }
+    Node upstream = node;
+    if (node.keyChanged()) {
+      upstream = GroupedStream.repartition(graph, node, joined.name + "-repartition",
+          joined.keySerde != null ? joined.keySerde : table.store.keySerde(), joined.valueSerde);
+    }
+    Node join = plan().add(new Op.StreamTableJoin(joined.name, table.store.name(), kind,
+        (l, r) -> joiner.apply((V) l, (VT) r)), upstream.path() + "/" + kind.word() + ":"
+        + joined.name, false, upstream);
+    plan().addRead(join, table.node);
+    return new MessageStream<>(graph, join);
+  }
+
+  /**
+   * Each record joined with the records of {@code other} with the same key at most the window's
+   * time difference apart in event time (each match once, at the later of the two times). Both
+   * sides wait in stores named from the join's name until their windows close.
+   */
+  public <VO, R> MessageStream<K, R> join(MessageStream<K, VO> other,
+      ValueJoiner<? super V, ? super VO, ? extends R> joiner, JoinWindows windows,
+      StreamJoined<K, V, VO> joined) {
+    return join(JoinKind.INNER, other, joiner, windows, joined);
+  }
+
+  /**
+   * As {@link #join(MessageStream, ValueJoiner, JoinWindows, StreamJoined)}; a record of this
+   * stream that matched nothing comes out joined with null once its window has closed, never
+   * before (at its own time).
+   */
+  public <VO, R> MessageStream<K, R> leftJoin(MessageStream<K, VO> other,
+      ValueJoiner<? super V, ? super VO, ? extends R> joiner, JoinWindows windows,
+      StreamJoined<K, V, VO> joined) {
+    return join(JoinKind.LEFT, other, joiner, windows, joined);
+  }
+
+  /**
+   * As {@link #leftJoin(MessageStream, ValueJoiner, JoinWindows, StreamJoined)}, for the records
+   * of both streams (a record of {@code other} without a match: the left value null).
+   */
+  public <VO, R> MessageStream<K, R> outerJoin(MessageStream<K, VO> other,
+      ValueJoiner<? super V, ? super VO, ? extends R> joiner, JoinWindows windows,
+      StreamJoined<K, V, VO> joined) {
+    return join(JoinKind.OUTER, other, joiner, windows, joined);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <VO, R> MessageStream<K, R> join(JoinKind kind, MessageStream<K, VO> other,
+      ValueJoiner<? super V, ? super VO, ? extends R> joiner, JoinWindows windows,
+      StreamJoined<K, V, VO> joined) {
+    String where = "windowed " + kind.word() + " after " + node.path();
+    if (joined == null) {
+      throw new ConfigException(where + " needs a name: " + kind.word()
+          + "(other, joiner, windows, StreamJoined.as(\"<name>\").withValueSerdes(...))");
+    }
+    Plan.checkName(joined.name, "the name of " + where);
+    if (other == null || other.graph != graph) {
+      throw new ConfigException(where + ": the other stream is "
+          + (other == null ? "missing" : "of another pipeline"));
+    }
+    if (joiner == null) {
+      throw new ConfigException(where + " needs a joiner");
+    }
+    if (windows == null || windows.graceMs() < 0) {
+      throw new ConfigException(where + " (" + joined.name + "): state the join window's grace, "
+          + "e.g. JoinWindows.of(Duration.ofMinutes(5)).grace(Duration.ofSeconds(10)) "
+          + "(Duration.ZERO for none): it is how long records wait for late matches before a "
+          + "record without one is emitted");
+    }
+    if (joined.leftSerde == null || joined.rightSerde == null) {
+      throw new ConfigException(where + " (" + joined.name + ") needs the serdes of both sides' "
+          + "values, for the stores they wait in: StreamJoined.as(\"" + joined.name
+          + "\").withValueSerdes(...)");
+    }
+    Serde<?> keySerde = joined.keySerde != null ? joined.keySerde
+        : new io.millrace.dsl.serde.StringSerde();
+    StoreDef left = new StoreDef(joined.name + "-left", keySerde, joined.leftSerde, true);
+    StoreDef right = new StoreDef(joined.name + "-right", keySerde, joined.rightSerde, true);
+    Node leftInput = node.keyChanged() ? GroupedStream.repartition(graph, node,
+        joined.name + "-left-repartition", keySerde, joined.leftSerde) : node;
+    Node rightInput = other.node.keyChanged() ? GroupedStream.repartition(graph, other.node,
+        joined.name + "-right-repartition", keySerde, joined.rightSerde) : other.node;
+    String path = kind.word() + "(" + leftInput.path() + "," + rightInput.path() + "):"
+        + joined.name;
+    Node leftSide = plan().add(new Op.JoinSide(true), path + "/left", false, leftInput);
+    Node rightSide = plan().add(new Op.JoinSide(false), path + "/right", false, rightInput);
+    Node join = plan().add(new Op.StreamStreamJoin(joined.name, left, right, windows, kind,
+        (l, r) -> joiner.apply((V) l, (VO) r)), path, false, leftSide, rightSide);
+    return new MessageStream<>(graph, join);
   }
 
   private <K2, V2> MessageStream<K2, V2> next(Op op, boolean keyChanged) {

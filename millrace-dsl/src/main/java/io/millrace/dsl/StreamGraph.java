@@ -3,6 +3,7 @@ package io.millrace.dsl;
 import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.plan.Op;
 import io.millrace.dsl.plan.Plan;
+import io.millrace.dsl.plan.StoreDef;
 import io.millrace.dsl.time.TimestampExtractor;
 
 /**
@@ -31,6 +32,26 @@ public final class StreamGraph {
         extractor, source.maxOutOfOrderMs, false));
     maxOutOfOrderMs = Math.max(maxOutOfOrderMs, source.maxOutOfOrderMs);
     return new MessageStream<>(this, node);
+  }
+
+  /**
+   * A table of an input stream (a compacted topic, say) in a store you name: each key's latest
+   * value, a record with a null value deleting its key. The store's serdes are the source's
+   * unless {@code stored} gives them.
+   */
+  public <K, V> Table<K, V> table(String streamId, Stored<K, V> stored) {
+    return table(Source.of(streamId), stored);
+  }
+
+  /** As {@link #table(String, Stored)}, the stream read as {@code source} says. */
+  public <K, V> Table<K, V> table(Source<K, V> source, Stored<K, V> stored) {
+    MessageStream<K, V> stream = stream(source);
+    String where = "table of " + source.streamId;
+    StoreDef store = GroupedStream.storeOf(where, "table", stored, source.keySerde,
+        source.valueSerde);
+    Node table = plan.add(new Op.Table(store), stream.node.path() + "/table:" + store.name(),
+        false, stream.node);
+    return new Table<>(this, table, store);
   }
 
   /** The pipeline described so far, as data: for the translator and the runtime. */

@@ -29,17 +29,37 @@ public final class WindowedStream<K, V> {
   private final GroupedStream<K, V> grouped;
   private final Windows windows;
   private final String lateStream;
+  private final Serde<K> lateKeySerde;
+  private final Serde<V> lateValueSerde;
 
-  WindowedStream(GroupedStream<K, V> grouped, Windows windows, String lateStream) {
+  WindowedStream(GroupedStream<K, V> grouped, Windows windows, String lateStream,
+      Serde<K> lateKeySerde, Serde<V> lateValueSerde) {
     this.grouped = grouped;
     this.windows = windows;
     this.lateStream = lateStream;
+    this.lateKeySerde = lateKeySerde;
+    this.lateValueSerde = lateValueSerde;
   }
 
-  /** Late records also go to this output stream of the job, as they came. */
+  /**
+   * Late records also go to this output stream of the job, as they came: keys written with the
+   * store's key serde, values with the serde they came with where the pipeline knows it (a
+   * source's or a repartition's stated serde, through operators that keep the value), unless
+   * the job sets the stream's serdes itself.
+   */
   public WindowedStream<K, V> lateRecordsTo(String streamId) {
     Plan.checkName(streamId, "the stream of late records");
-    return new WindowedStream<>(grouped, windows, streamId);
+    return new WindowedStream<>(grouped, windows, streamId, null, null);
+  }
+
+  /** Late records also go to this output stream of the job, with these serdes. */
+  public WindowedStream<K, V> lateRecordsTo(String streamId, Serde<K> keySerde,
+      Serde<V> valueSerde) {
+    Plan.checkName(streamId, "the stream of late records");
+    if (keySerde == null || valueSerde == null) {
+      throw new IllegalArgumentException("lateRecordsTo(" + streamId + ", ...) needs both serdes");
+    }
+    return new WindowedStream<>(grouped, windows, streamId, keySerde, valueSerde);
   }
 
   /** The number of records per key and window. */
@@ -85,8 +105,12 @@ public final class WindowedStream<K, V> {
           + " panes, each record stored once, and their aggregates are merged when it closes");
     }
     Node upstream = grouped.upstream(store);
+    boolean stated = lateKeySerde != null;
+    Serde<?> lateKeys = stated ? lateKeySerde : store.keySerde();
+    Serde<?> lateValues = stated ? lateValueSerde : Plan.valueSerdeAt(upstream);
     Node node = grouped.graph().plan().add(
-        new Op.WindowAggregate(store, windows, aggregation, lateStream),
+        new Op.WindowAggregate(store, windows, aggregation, lateStream,
+            lateStream == null ? null : lateKeys, lateStream == null ? null : lateValues, stated),
         upstream.path() + "/windowed-" + operator + ":" + store.name(), true, upstream);
     return new MessageStream<>(grouped.graph(), node);
   }

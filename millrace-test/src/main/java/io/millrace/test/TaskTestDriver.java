@@ -134,7 +134,8 @@ public final class TaskTestDriver implements AutoCloseable {
       partitions.add(new StreamPartition(config.get("streams." + input + ".system", "test"),
           input, partition));
     }
-    this.context = new TaskContextImpl(name, partition, List.copyOf(partitions), config.asMap(),
+    // One task: what it sends to a stream it reads comes back to it alone.
+    this.context = new TaskContextImpl(name, partition, 1, List.copyOf(partitions), config.asMap(),
         new DefaultMetricsRegistry(false), outputs.taskCollector(), idleActions, stores.all(),
         scheduler);
   }

@@ -15,6 +15,8 @@ public final class CoreKeys {
   public static final String MAX_WARMUP_REPLICAS = "job.max.warmup.replicas";
   public static final String TASK_CLASS = "task.class";
   public static final String TASK_INPUTS = "task.inputs";
+  /** {@code task.copartition.<group>}: input streams that must have as many partitions. */
+  public static final String COPARTITION_PREFIX = "task.copartition.";
   public static final String TASK_OUTPUTS = "task.outputs";
   public static final String COMMIT_MS = "task.commit.ms";
   public static final String COMMIT_BACKGROUND = "task.commit.background";
@@ -73,6 +75,7 @@ public final class CoreKeys {
       new ConfigKey(MAX_WARMUP_REPLICAS, "2", "The most warm-up copies a job's group has at once; 0: tasks move at once and restore where they land."),
       new ConfigKey(TASK_CLASS, null, "The task's class (required): a StreamTask with a public no-argument constructor."),
       new ConfigKey(TASK_INPUTS, null, "Comma-separated input stream ids (required)."),
+      new ConfigKey("task.copartition.<group>", null, "Comma-separated input stream ids read together by key (a join, an aggregate of merged streams): the job stops at start unless they have as many partitions. An intermediate one without its own partitions is created with theirs. The DSL writes these."),
       new ConfigKey(TASK_OUTPUTS, "", "Comma-separated output stream ids the task may send to."),
       new ConfigKey(COMMIT_MS, "60000 (job.coordinator=kafka: 5000; exactly-once: 100)", "Commit (flush outputs, write the checkpoint) this often, in ms; 0 or less: only on request and at stop."),
       new ConfigKey(COMMIT_BACKGROUND, "true", "A periodic commit waits for the stores' flushes, the outputs' acknowledgements and the engines' syncs on a thread of its own while the tasks go on; the loop stops only to hand the stores' changes over and to write the checkpoint. Under exactly-once only where the checkpoint commits the transaction that holds every send. Where a producer cannot flush beside sends (memory, file), the whole commit runs on the loop. false: always on the loop."),

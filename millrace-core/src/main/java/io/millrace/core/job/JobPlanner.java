@@ -84,6 +84,7 @@ public final class JobPlanner {
     v.factories.forEach((name, factory) -> admins.put(name,
         factory.admin(new DefaultSystemContext(name, jobName, -1, config, metrics))));
     Map<String, Integer> counts = new LinkedHashMap<>();
+    Map<String, List<String>> groups = copartitionGroups(config, v.inputs);
     int taskCount = 0;
     for (String input : v.inputs) {
       StreamInfo info = v.streams.get(input);
@@ -98,7 +99,8 @@ public final class JobPlanner {
     for (String input : v.inputs) {
       StreamInfo info = v.streams.get(input);
       if (info.intermediate()) {
-        int wanted = info.outputPartitions() > 0 ? info.outputPartitions() : Math.max(1, taskCount);
+        int wanted = info.outputPartitions() > 0 ? info.outputPartitions()
+            : Math.max(1, copartitioned(input, groups, counts, taskCount));
         SystemAdmin admin = admins.get(info.system());
         admin.ensureOutput(info.spec(), wanted);
         int count = admin.partitionCount(info.spec());
@@ -106,6 +108,7 @@ public final class JobPlanner {
         taskCount = Math.max(taskCount, count);
       }
     }
+    checkCopartitioned(config, groups, counts);
     for (String output : v.outputs) {
       StreamInfo info = v.streams.get(output);
       int wanted = info.outputPartitions() > 0 ? info.outputPartitions() : taskCount;
@@ -136,6 +139,67 @@ public final class JobPlanner {
       throw e;
     }
     return plan;
+  }
+
+  /**
+   * {@code task.copartition.<group>}: input streams read together by key (a join's two sides, an
+   * aggregate of merged streams), by group.
+   */
+  private static Map<String, List<String>> copartitionGroups(JobConfig config,
+      List<String> inputs) {
+    Map<String, List<String>> groups = new LinkedHashMap<>();
+    for (String key : new TreeSet<>(config.asMap().keySet())) {
+      if (!key.startsWith(COPARTITION_PREFIX)) {
+        continue;
+      }
+      List<String> streams = config.getList(key);
+      for (String stream : streams) {
+        if (!inputs.contains(stream)) {
+          throw config.bad(key, config.get(key), "input stream ids of the job (" + TASK_INPUTS
+              + ": " + String.join(",", inputs) + "); " + stream + " is not one");
+        }
+      }
+      groups.put(key.substring(COPARTITION_PREFIX.length()), streams);
+    }
+    return groups;
+  }
+
+  /**
+   * The partitions an intermediate input is created with by default: those of the streams it is
+   * co-partitioned with that exist already, else one per task.
+   */
+  private static int copartitioned(String input, Map<String, List<String>> groups,
+      Map<String, Integer> counts, int taskCount) {
+    for (List<String> group : groups.values()) {
+      if (group.contains(input)) {
+        for (String other : group) {
+          if (counts.containsKey(other)) {
+            return counts.get(other);
+          }
+        }
+      }
+    }
+    return taskCount;
+  }
+
+  /** Each co-partition group's streams have as many partitions, or the job stops here. */
+  private static void checkCopartitioned(JobConfig config, Map<String, List<String>> groups,
+      Map<String, Integer> counts) {
+    for (Map.Entry<String, List<String>> group : groups.entrySet()) {
+      String first = group.getValue().get(0);
+      for (String other : group.getValue()) {
+        if (!counts.get(other).equals(counts.get(first))) {
+          throw new ConfigException("streams " + first + " (" + counts.get(first)
+              + " partitions) and " + other + " (" + counts.get(other) + " partitions) are read "
+              + "together by key by " + group.getKey() + " (" + COPARTITION_PREFIX
+              + group.getKey() + "=" + String.join(",", group.getValue()) + " in "
+              + config.source() + "), so they must be co-partitioned: task k reads partition k "
+              + "of each, and a key's records and state meet in one task only if both have as "
+              + "many partitions and put a key in the same one. Give them the same partition "
+              + "count, or change the key of one side so that it is repartitioned");
+        }
+      }
+    }
   }
 
   private static CheckpointStore checkpointStore(
@@ -421,6 +485,9 @@ public final class JobPlanner {
         if (key.startsWith(prefix)) {
           continue keys; // the translator checked them
         }
+      }
+      if (key.startsWith(COPARTITION_PREFIX) && key.length() > COPARTITION_PREFIX.length()) {
+        continue; // checked against the inputs when the job is planned
       }
       if (key.isBlank()) {
         throw new ConfigException("a key in " + config.source() + " is empty (its value is '"

@@ -276,7 +276,8 @@ final class TaskBuilder implements TaskSource {
     TaskCollector collector = new TaskCollector(routes, name);
     List<Runnable> idleActions = new ArrayList<>();
     TaskScheduler scheduler = new TaskScheduler();
-    TaskContextImpl context = new TaskContextImpl(name, number, List.copyOf(mine),
+    TaskContextImpl context = new TaskContextImpl(name, number, plan.taskCount(),
+        List.copyOf(mine),
         plan.config().asMap(), plan.metrics(), collector, idleActions, taskStores, scheduler);
     TaskInstance task = new TaskInstance(name, number, user, collector, context,
         mine.size(), idleActions, scheduler);

@@ -14,10 +14,10 @@ import java.util.List;
 import java.util.Map;
 
 /** A task's view of itself (the test driver's tasks get one too). */
-public record TaskContextImpl(String taskName, int partitionNumber, List<StreamPartition> inputs,
-    Map<String, String> config, MetricsRegistry metrics, TaskCollector collector,
-    List<Runnable> idleActions, Map<String, KeyValueStore<?, ?>> stores, TaskScheduler scheduler)
-    implements TaskContext {
+public record TaskContextImpl(String taskName, int partitionNumber, int taskCount,
+    List<StreamPartition> inputs, Map<String, String> config, MetricsRegistry metrics,
+    TaskCollector collector, List<Runnable> idleActions, Map<String, KeyValueStore<?, ?>> stores,
+    TaskScheduler scheduler) implements TaskContext {
   @Override
   public Cancellable schedule(Duration delay, ScheduledCallback callback) {
     return scheduler.schedule(delay, callback);

@@ -15,6 +15,8 @@ public final class Node {
   private final String path;
   private final boolean keyChanged;
   private final List<Node> children = new ArrayList<>();
+  private final List<Node> parents = new ArrayList<>();
+  private final List<Node> reads = new ArrayList<>();
 
   Node(Op op, String path, boolean keyChanged) {
     this.op = op;
@@ -50,7 +52,25 @@ public final class Node {
     return op.kind() + " at " + path;
   }
 
+  /** The nodes whose records come here. */
+  public List<Node> parents() {
+    return Collections.unmodifiableList(parents);
+  }
+
+  /**
+   * The nodes whose state this one reads without taking their records (a stream-table join reads
+   * the table's store): their inputs must be co-partitioned with its own.
+   */
+  public List<Node> reads() {
+    return Collections.unmodifiableList(reads);
+  }
+
   void addChild(Node child) {
     children.add(child);
+    child.parents.add(this);
+  }
+
+  void addRead(Node read) {
+    reads.add(read);
   }
 }

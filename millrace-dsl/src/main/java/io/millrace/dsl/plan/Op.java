@@ -2,7 +2,9 @@ package io.millrace.dsl.plan;
 
 import io.millrace.api.Serde;
 import io.millrace.api.store.KeyValue;
+import io.millrace.dsl.function.ValueJoiner;
 import io.millrace.dsl.time.TimestampExtractor;
+import io.millrace.dsl.window.JoinWindows;
 import io.millrace.dsl.window.Windows;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -17,6 +19,19 @@ import java.util.function.BiPredicate;
 public sealed interface Op {
   /** A short word for the operator, used in its path and in messages: {@code map}, ... */
   String kind();
+
+  /** The stores the operator keeps its state in (none for a stateless one). */
+  default List<StoreDef> stores() {
+    return List.of();
+  }
+
+  /**
+   * The user's name of a stateful operator (its store's, its join's), or null: the streams it
+   * reads by key must be co-partitioned, a group the job checks under this name.
+   */
+  default String group() {
+    return null;
+  }
 
   /**
    * Records of an input stream of the job.
@@ -115,6 +130,16 @@ public sealed interface Op {
     public String kind() {
       return aggregation.kind().word();
     }
+
+    @Override
+    public List<StoreDef> stores() {
+      return List.of(store);
+    }
+
+    @Override
+    public String group() {
+      return store.name();
+    }
   }
 
   /**
@@ -122,12 +147,121 @@ public sealed interface Op {
    * when it closes.
    *
    * @param lateStream where records later than the grace go, or null (they are counted only)
+   * @param lateKeySerde the key serde of the late stream's records: the one the user gave, or
+   *     the store's (every key the operator takes is written with it)
+   * @param lateValueSerde their value serde: the one the user gave, or the one the records
+   *     came with where the pipeline knows it (a source's, a repartition's), or null
+   * @param lateSerdesStated whether the user gave the late stream's serdes (then the job may not
+   *     contradict them; found ones only fill in what the job leaves out)
    */
   record WindowAggregate(StoreDef store, Windows windows, Aggregation aggregation,
-      String lateStream) implements Op {
+      String lateStream, Serde<?> lateKeySerde, Serde<?> lateValueSerde,
+      boolean lateSerdesStated) implements Op {
     @Override
     public String kind() {
       return "windowed " + aggregation.kind().word();
+    }
+
+    @Override
+    public List<StoreDef> stores() {
+      return List.of(store);
+    }
+
+    @Override
+    public String group() {
+      return store.name();
+    }
+  }
+
+  /**
+   * A table: each record's value becomes its key's in the store (a null value deletes the key),
+   * and each change is passed on.
+   */
+  record Table(StoreDef store) implements Op {
+    @Override
+    public String kind() {
+      return "table";
+    }
+
+    @Override
+    public List<StoreDef> stores() {
+      return List.of(store);
+    }
+
+    @Override
+    public String group() {
+      return store.name();
+    }
+  }
+
+  /**
+   * Each record of a stream joined with its key's current value in a table's store.
+   *
+   * @param tableStore the table's store, read, never written
+   */
+  record StreamTableJoin(String name, String tableStore, JoinKind joinKind,
+      ValueJoiner<Object, Object, Object> joiner) implements Op {
+    @Override
+    public String kind() {
+      return "stream-table " + joinKind.word();
+    }
+
+    @Override
+    public String group() {
+      return name;
+    }
+  }
+
+  /**
+   * Two tables joined by key into a third, in {@code store}: a change of either side changes the
+   * result's key (a null result deletes it), and each change of the result is passed on.
+   */
+  record TableTableJoin(StoreDef store, String leftStore, String rightStore, JoinKind joinKind,
+      ValueJoiner<Object, Object, Object> joiner) implements Op {
+    @Override
+    public String kind() {
+      return "table-table " + joinKind.word();
+    }
+
+    @Override
+    public List<StoreDef> stores() {
+      return List.of(store);
+    }
+
+    @Override
+    public String group() {
+      return store.name();
+    }
+  }
+
+  /**
+   * Two streams joined by key within a join window, each side's records buffered in its own store
+   * until their windows close.
+   *
+   */
+  record StreamStreamJoin(String name, StoreDef left, StoreDef right, JoinWindows windows,
+      JoinKind joinKind, ValueJoiner<Object, Object, Object> joiner) implements Op {
+    @Override
+    public String kind() {
+      return "windowed " + joinKind.word();
+    }
+
+    @Override
+    public List<StoreDef> stores() {
+      return List.of(left, right);
+    }
+
+    @Override
+    public String group() {
+      return name;
+    }
+  }
+
+  /** Where one side's records enter a join of two inputs (its only child is the join). */
+  record JoinSide(boolean left) implements Op {
+    @Override
+    public String kind() {
+      return left ? "left side" : "right side";
     }
   }
 }

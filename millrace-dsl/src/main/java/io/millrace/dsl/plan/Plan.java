@@ -1,5 +1,6 @@
 package io.millrace.dsl.plan;
 
+import io.millrace.api.Serde;
 import io.millrace.api.config.ConfigException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,6 +23,9 @@ public final class Plan {
 
   private final Map<String, Node> sources = new LinkedHashMap<>();
   private final Map<String, Node> stores = new LinkedHashMap<>();
+  private final Map<String, StoreDef> storeDefs = new LinkedHashMap<>();
+  private final Map<String, Node> groups = new LinkedHashMap<>();
+  private final Map<String, Node> named = new LinkedHashMap<>();
   private final Set<String> outputs = new LinkedHashSet<>();
   private final List<Node> sinks = new ArrayList<>();
 
@@ -54,15 +58,27 @@ public final class Plan {
     if (op instanceof Op.WindowAggregate w && w.lateStream() != null) {
       outputs.add(w.lateStream());
     }
-    StoreDef store = op instanceof Op.Aggregate a ? a.store()
-        : op instanceof Op.WindowAggregate w ? w.store() : null;
-    if (store != null) {
-      Node other = stores.get(store.name());
+    Set<String> names = new LinkedHashSet<>();
+    op.stores().forEach(store -> names.add(store.name()));
+    if (op.group() != null) {
+      names.add(op.group());
+    }
+    for (String name : names) {
+      Node other = named.get(name);
       if (other != null) {
-        throw new ConfigException("store " + store.name() + " is named by two operators, "
-            + other.describe() + " and " + node.describe() + ": give each its own name");
+        throw new ConfigException((op.stores().stream().anyMatch(d -> d.name().equals(name))
+ ? "store " + name + " is named by" : "the name " + name + " is given to")
+            + " two operators, " + other.describe() + " and " + node.describe()
+            + ": give each its own name");
       }
+      named.put(name, node);
+    }
+    for (StoreDef store : op.stores()) {
       stores.put(store.name(), node);
+      storeDefs.put(store.name(), store);
+    }
+    if (op.group() != null) {
+      groups.put(op.group(), node);
     }
     return node;
   }
@@ -83,6 +99,40 @@ public final class Plan {
     }
   }
 
+  /**
+   * Notes that {@code node} reads the state {@code read} keeps (a stream-table join, its table):
+   * their inputs must be co-partitioned.
+   */
+  public void addRead(Node node, Node read) {
+    node.addRead(read);
+  }
+
+  /**
+   * The serde of the values that come out of {@code node}, where the pipeline knows it: a
+   * source's or repartition's stated value serde, through operators that keep the value
+   * ({@code filter}, {@code peek}, {@code selectKey}, a split's branch, a merge of streams that
+   * agree); null otherwise.
+   */
+  public static Serde<?> valueSerdeAt(Node node) {
+    Op op = node.op();
+    if (op instanceof Op.Source s) {
+      return s.valueSerde();
+    }
+    if (!(op instanceof Op.Filter || op instanceof Op.Peek || op instanceof Op.SelectKey
+        || op instanceof Op.Split || op instanceof Op.Pass) || node.parents().isEmpty()) {
+      return null;
+    }
+    Serde<?> found = null;
+    for (Node parent : node.parents()) {
+      Serde<?> serde = valueSerdeAt(parent);
+      if (serde == null || found != null && found.getClass() != serde.getClass()) {
+        return null;
+      }
+      found = serde;
+    }
+    return found;
+  }
+
   /** The sources by stream id, in the order they were added. */
   public Map<String, Node> sources() {
     return Collections.unmodifiableMap(sources);
@@ -91,6 +141,51 @@ public final class Plan {
   /** The stateful nodes by store name. */
   public Map<String, Node> stores() {
     return Collections.unmodifiableMap(stores);
+  }
+
+  /** Every store of the pipeline by name, with what it holds. */
+  public Map<String, StoreDef> storeDefs() {
+    return Collections.unmodifiableMap(storeDefs);
+  }
+
+  /**
+   * The streams each stateful operator reads by key, by the operator's name (its store's or
+   * join's), where there are two or more: the inputs that reach it without a repartition (merged
+   * streams, the two sides of a join, a table it reads). A key's records and state meet in one
+   * task only if those streams are co-partitioned: as many partitions, a key in the same one.
+   */
+  public Map<String, Set<String>> copartitionGroups() {
+    Map<String, Set<String>> result = new LinkedHashMap<>();
+    for (Map.Entry<String, Node> e : groups.entrySet()) {
+      Set<String> streams = new LinkedHashSet<>();
+      sourcesOf(e.getValue(), streams, Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+      if (streams.size() > 1) {
+        result.put(e.getKey(), streams);
+      }
+    }
+    return result;
+  }
+
+  /** The streams whose records reach {@code node}, repartitions included (not what lies before them). */
+  public static Set<String> sourcesOf(Node node) {
+    Set<String> streams = new LinkedHashSet<>();
+    sourcesOf(node, streams, Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    return streams;
+  }
+
+  private static void sourcesOf(Node node, Set<String> streams, Set<Node> seen) {
+    if (!seen.add(node)) {
+      return;
+    }
+    if (node.op() instanceof Op.Source s) {
+      streams.add(s.streamId());
+    }
+    for (Node parent : node.parents()) {
+      sourcesOf(parent, streams, seen);
+    }
+    for (Node read : node.reads()) {
+      sourcesOf(read, streams, seen);
+    }
   }
 
   /** The streams the pipeline writes, in the order it names them (repartitions included). */
@@ -137,13 +232,28 @@ public final class Plan {
       text.append(' ').append(s.streamId()).append(serdes(s.keySerde(), s.valueSerde()));
     } else if (op instanceof Op.Sink s) {
       text.append(' ').append(s.streamId()).append(serdes(s.keySerde(), s.valueSerde()));
-    } else if (op instanceof Op.Aggregate a) {
-      text.append(" store ").append(a.store().name())
-          .append(serdes(a.store().keySerde(), a.store().valueSerde()));
     } else if (op instanceof Op.WindowAggregate w) {
       text.append(" store ").append(w.store().name())
           .append(serdes(w.store().keySerde(), w.store().valueSerde())).append(' ')
-          .append(w.windows()).append(" late ").append(w.lateStream());
+          .append(w.windows()).append(" late ").append(w.lateStream())
+          .append(serdes(w.lateKeySerde(), w.lateValueSerde()));
+    } else if (op instanceof Op.StreamTableJoin j) {
+      text.append(' ').append(j.name()).append(" table ").append(j.tableStore());
+    } else if (op instanceof Op.TableTableJoin j) {
+      text.append(" store ").append(j.store().name())
+          .append(serdes(j.store().keySerde(), j.store().valueSerde())).append(' ')
+          .append(j.leftStore()).append(' ').append(j.rightStore());
+    } else if (op instanceof Op.StreamStreamJoin j) {
+      text.append(' ').append(j.name()).append(' ').append(j.windows());
+      for (StoreDef store : j.stores()) {
+        text.append(" store ").append(store.name())
+            .append(serdes(store.keySerde(), store.valueSerde()));
+      }
+    } else {
+      for (StoreDef store : op.stores()) {
+        text.append(" store ").append(store.name())
+            .append(serdes(store.keySerde(), store.valueSerde()));
+      }
     }
     text.append('\n');
     for (Node child : node.children()) {

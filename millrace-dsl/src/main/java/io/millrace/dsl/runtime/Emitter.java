@@ -18,4 +18,9 @@ final class Emitter {
   void send(Output output, Object key, Object value, long timestamp) {
     collector.send(output, -1, key, value, timestamp, Headers.EMPTY);
   }
+
+  void send(Output output, int partition, Object key, Object value, long timestamp,
+      Headers headers) {
+    collector.send(output, partition, key, value, timestamp, headers);
+  }
 }

@@ -2,6 +2,7 @@ package io.millrace.dsl.runtime;
 
 import io.millrace.api.Collector;
 import io.millrace.api.Envelope;
+import io.millrace.api.Headers;
 import io.millrace.api.Output;
 import io.millrace.api.Serde;
 import io.millrace.api.TaskContext;
@@ -19,26 +20,115 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * One task's pipeline at work: a processor per node of the plan, the sources by stream id, the
  * task's watermark and the windowed operators it closes windows of. The loop thread only.
  *
- * <p>A record goes through the pipeline with the watermark as it was before it (so lateness is
- * judged against what came before), then moves its partition's watermark; windows the new
- * watermark closes are emitted at once. The task's clock, for idleness and the wall-clock
+ * <p>A record goes through the pipeline with the watermarks as they were before it (so lateness
+ * is judged against what came before), then moves its partition's watermark; each windowed
+ * operator's watermark is that of the partitions that feed it (less what operators before it
+ * hold back: {@link WatermarkHolds}), and windows it closes are emitted at once. The task's clock, for idleness and the wall-clock
  * advance, moves with its ticks ({@link #tick}), scheduled on the container's clock: a test
  * driver's clock drives it as the loop's does.
  */
 final class PipelineRuntime {
   private final Emitter emitter = new Emitter();
   private final Map<String, SourceEntry> sources = new HashMap<>();
-  private final List<WindowAggregateProcessor> windowed = new ArrayList<>();
+  /** Operators that act when their watermark moves, built children first. */
+  private final List<Listening> windowed = new ArrayList<>();
+  private final WatermarkHolds holds = new WatermarkHolds();
+  private final Map<Node, Object> joins = new IdentityHashMap<>();
   private final Map<Node, Processor> built = new IdentityHashMap<>();
+  /** A repartition's records and markers: the sending task ({@code partitionNumber}). */
+  static final String FROM = "millrace.dsl.wm.from";
+  /** ... and its watermark over what feeds the repartition when it sent them. */
+  static final String WATERMARK = "millrace.dsl.wm";
+  /** A record that is only a watermark: not passed to the pipeline. */
+  static final String MARKER = "millrace.dsl.wm.marker";
+  /** ... and the sender has nothing to send (its inputs idle): leave it out until it has. */
+  static final String IDLE = "millrace.dsl.wm.idle";
+
   private final TaskContext context;
   private final WatermarkTracker watermark;
+  private final int taskCount;
+  private final Map<String, RepartitionIn> repartitionIns = new HashMap<>();
+  private final List<RepartitionOut> repartitionOuts = new ArrayList<>();
+  private final Map<String, Integer> slotOf = new HashMap<>();
   private final long tickMs;
   private long now;
+  private boolean ended;
+
+  /**
+   * An operator that acts when its watermark moves: the slots that feed it, how far behind
+   * them its input is ({@link WatermarkHolds}), the watermark it was last moved to (what its
+   * lateness is judged by, also while operators before it emit on their way).
+   */
+  private static final class Listening implements LongSupplier {
+    final int[] slots;
+    final long hold;
+    WatermarkListener listener;
+    long current = WatermarkTracker.NONE;
+
+    Listening(int[] slots, long hold) {
+      this.slots = slots;
+      this.hold = hold;
+    }
+
+    @Override
+    public long getAsLong() {
+      return current;
+    }
+  }
+
+  /**
+   * A repartition this task reads: its records come from every task of the job, so its
+   * watermark is the lowest of theirs, as each sends it along (none while one has sent none),
+   * leaving out those that say they are idle (all idle: the highest of theirs, and idle).
+   */
+  private record RepartitionIn(int slot, Map<Integer, Long> senders, Set<Integer> idle) {
+    long watermark(int taskCount) {
+      if (senders.size() < taskCount) {
+        return WatermarkTracker.NONE;
+      }
+      long min = Long.MAX_VALUE;
+      long max = WatermarkTracker.NONE;
+      for (Map.Entry<Integer, Long> sender : senders.entrySet()) {
+        max = Math.max(max, sender.getValue());
+        if (!idle.contains(sender.getKey())) {
+          min = Math.min(min, sender.getValue());
+        }
+      }
+      return idle(taskCount) ? max : min;
+    }
+
+    boolean idle(int taskCount) {
+      return senders.size() >= taskCount && idle.size() == senders.size();
+    }
+  }
+
+  /**
+   * A repartition this task writes: the slots of the partitions that feed it, how far behind
+   * the task's watermark its records may be ({@link WatermarkHolds}), what its records say now
+   * and what its markers said last.
+   */
+  private static final class RepartitionOut {
+    final Output output;
+    final int[] slots;
+    final long hold;
+    long sent = WatermarkTracker.NONE;
+    boolean idle;
+    long marked = WatermarkTracker.NONE;
+    boolean markedIdle;
+    boolean markedOnce;
+
+    RepartitionOut(Output output, int[] slots, long hold) {
+      this.output = output;
+      this.slots = slots;
+      this.hold = hold;
+    }
+  }
 
   private record SourceEntry(Node node, int partition, TimestampExtractor<Object, Object> extractor,
       Processor[] children) {}
@@ -46,6 +136,7 @@ final class PipelineRuntime {
   PipelineRuntime(Plan plan, TaskContext context, DslSettings settings) {
     this.context = context;
     this.tickMs = settings.tickMs();
+    this.taskCount = context.taskCount();
     // One watermark slot per source the task reads: a stream with fewer partitions than the
     // job has tasks gives some tasks none of it, and a slot that never fills would hold their
     // windows open forever.
@@ -56,6 +147,11 @@ final class PipelineRuntime {
     for (Node source : plan.sources().values()) {
       Op.Source op = (Op.Source) source.op();
       if (read.isEmpty() || read.contains(op.streamId())) {
+        slotOf.put(op.streamId(), outOfOrder.size());
+        if (op.intermediate() && taskCount > 0) {
+          repartitionIns.put(op.streamId(), new RepartitionIn(outOfOrder.size(),
+              new HashMap<>(), new HashSet<>()));
+        }
         slots.put(source, outOfOrder.size());
         outOfOrder.add(op.maxOutOfOrderMs());
       }
@@ -88,6 +184,25 @@ final class PipelineRuntime {
       throw new IllegalStateException("no source in the pipeline reads stream "
           + envelope.stream() + " (it reads " + sources.keySet() + ")");
     }
+    RepartitionIn in = repartitionIns.get(envelope.stream());
+    String from = in == null ? null : envelope.headers().lastString(FROM);
+    if (from != null) {
+      if (envelope.headers().lastValue(MARKER) == null) {
+        Forward.to(source.children, envelope.key(), envelope.value(), envelope.timestamp());
+      }
+      int sender = Integer.parseInt(from);
+      in.senders.merge(sender, Long.parseLong(envelope.headers().lastString(WATERMARK)),
+          Math::max);
+      if (envelope.headers().lastValue(IDLE) != null) {
+        in.idle.add(sender);
+      } else {
+        in.idle.remove(sender);
+      }
+      watermark.observeWatermark(in.slot, in.watermark(taskCount), in.idle(taskCount), now);
+      closeWindows();
+      publish();
+      return;
+    }
     long timestamp = envelope.timestamp();
     if (source.extractor != null) {
       try {
@@ -98,9 +213,10 @@ final class PipelineRuntime {
       }
     }
     Forward.to(source.children, envelope.key(), envelope.value(), timestamp);
-    long before = watermark.watermark();
-    if (source.partition >= 0 && watermark.observe(source.partition, timestamp, now) != before) {
+    if (source.partition >= 0) {
+      watermark.observe(source.partition, timestamp, now);
       closeWindows();
+      publish();
     }
   }
 
@@ -108,9 +224,57 @@ final class PipelineRuntime {
   void tick(Collector collector) {
     emitter.use(collector);
     now += tickMs;
-    long before = watermark.watermark();
-    if (watermark.advance(now) != before) {
-      closeWindows();
+    watermark.advance(now);
+    closeWindows();
+    publish();
+    sendMarkers(false);
+  }
+
+  /**
+   * Tells every partition of each repartition this task writes how far it has gone, when that
+   * changed since it last told them (every input ended: the end), so a partition it sends no
+   * record to is not held back by it, nor run ahead of it.
+   */
+  private void sendMarkers(boolean ended) {
+    if (windowed.isEmpty()) {
+      return; // no operator of the pipeline waits for a watermark
+    }
+    for (RepartitionOut out : repartitionOuts) {
+      long wm = ended ? Long.MAX_VALUE : out.sent;
+      boolean idle = !ended && out.idle;
+      if (out.markedOnce && wm == out.marked && idle == out.markedIdle) {
+        continue;
+      }
+      Headers headers = headers(wm, idle).with(MARKER, "1");
+      for (int p = 0; p < out.output.partitionCount(); p++) {
+        emitter.send(out.output, p, null, null, -1, headers);
+      }
+      out.marked = wm;
+      out.markedIdle = idle;
+      out.markedOnce = true;
+    }
+  }
+
+  private Headers headers(long wm, boolean idle) {
+    Headers headers = Headers.of(FROM, Integer.toString(context.partitionNumber()))
+        .with(WATERMARK, Long.toString(wm));
+    return idle ? headers.with(IDLE, "1") : headers;
+  }
+
+  /**
+   * After a step (a record, a tick): what each repartition's records and markers say from now
+   * on, its watermark over what feeds it less what the operators before it hold back, and
+   * whether all that feeds it is idle. Not during a step: a result a window emits is behind the
+   * watermark that closed its window, and the receiver takes each record before its watermark.
+   */
+  private void publish() {
+    if (windowed.isEmpty()) {
+      return; // no watermark is sent
+    }
+    for (RepartitionOut out : repartitionOuts) {
+      out.sent = Math.max(out.sent,
+          WatermarkHolds.shift(watermark.watermarkOf(out.slots, now), out.hold));
+      out.idle = watermark.idleOf(out.slots, now);
     }
   }
 
@@ -118,13 +282,40 @@ final class PipelineRuntime {
   void end(Collector collector) {
     emitter.use(collector);
     watermark.end();
-    closeWindows();
+    ended = true;
+    try {
+      closeWindows();
+    } finally {
+      sendMarkers(true);
+    }
   }
 
+  /**
+   * Moves each operator's watermark, over the slots that feed it, less what the operators
+   * before it hold back; windows and join windows it closes are emitted.
+   */
   private void closeWindows() {
-    long wm = watermark.watermark();
-    for (WindowAggregateProcessor w : windowed) {
-      w.advanceTo(wm);
+    RuntimeException failure = null;
+    // Upstream operators first (built last): what they emit on the way comes to the ones after
+    // them before those move on, so it is not late there.
+    for (int i = windowed.size() - 1; i >= 0; i--) {
+      Listening w = windowed.get(i);
+      long wm = ended ? Long.MAX_VALUE
+          : WatermarkHolds.shift(watermark.watermarkOf(w.slots, now), w.hold);
+      if (wm <= w.current) {
+        continue; // it never goes back
+      }
+      w.current = wm;
+      try {
+        w.listener.advanceTo(wm);
+      } catch (RuntimeException e) { // the others still close theirs: nothing is emitted twice
+        if (failure == null) {
+          failure = e;
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 
@@ -143,19 +334,32 @@ final class PipelineRuntime {
     if (done != null) {
       return done;
     }
+    if (node.op() instanceof Op.JoinSide side) {
+      Processor entry = joinSide(node.children().get(0), side.left());
+      built.put(node, entry);
+      return entry;
+    }
     Processor[] children = children(node);
-    Processor processor = StatelessProcessors.of(node, children, emitter, this::output);
+    Processor processor = node.op() instanceof Op.Sink s && s.intermediate() && taskCount > 0
+        ? repartitionSink(node, s) : StatelessProcessors.of(node, children, emitter, this::output);
     if (processor == null && node.op() instanceof Op.Aggregate a) {
       processor = new AggregateProcessor(node, a.aggregation(),
           context.<Object, Object>store(a.store().name()), children);
+    } else if (processor == null && node.op() instanceof Op.Table t) {
+      processor = new TableProcessor(node, context.<Object, Object>store(t.store().name()),
+          children);
+    } else if (processor == null && node.op() instanceof Op.StreamTableJoin j) {
+      processor = new StreamTableJoinProcessor(node, j.joinKind(), j.joiner(),
+          context.<Object, Object>store(j.tableStore()), children);
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
+      Listening listening = listening(node);
       WindowAggregateProcessor window = new WindowAggregateProcessor(node, w.windows(),
           w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
           (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
-          watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
-          context.metrics().counter("task-" + context.partitionNumber(),
-              w.store().name() + "-late-records"));
-      windowed.add(window);
+          listening, children, emitter,
+          w.lateStream() == null ? null : output(w.lateStream()), lateCounter(w.store().name()));
+      listening.listener = window;
+      windowed.add(listening);
       processor = window;
     }
     if (processor == null) {
@@ -163,6 +367,75 @@ final class PipelineRuntime {
     }
     built.put(node, processor);
     return processor;
+  }
+
+  /**
+   * A repartition's sink: each record goes with this task's number and its watermark over the
+   * partitions that feed the repartition (what it sends after is not behind it, or is late).
+   */
+  private Processor repartitionSink(Node node, Op.Sink sink) {
+    RepartitionOut out = new RepartitionOut(output(sink.streamId()), slotsFeeding(node),
+        holds.behind(node));
+    repartitionOuts.add(out);
+    return (key, value, timestamp) -> {
+      try {
+        emitter.send(out.output, -1, key, value, timestamp, windowed.isEmpty() ? Headers.EMPTY
+            : headers(out.sent, out.idle));
+      } catch (RuntimeException e) {
+        throw OperatorException.on(node, key, value, e);
+      }
+    };
+  }
+
+  /** Where one side of a join of two inputs comes in; the join is made once, for both. */
+  @SuppressWarnings("unchecked")
+  private Processor joinSide(Node join, boolean left) {
+    Object made = joins.get(join);
+    if (made == null) {
+      Processor[] children = children(join);
+      if (join.op() instanceof Op.TableTableJoin j) {
+        made = new TableTableJoinProcessor(join, j.joinKind(), j.joiner(),
+            context.<Object, Object>store(j.leftStore()),
+            context.<Object, Object>store(j.rightStore()),
+            context.<Object, Object>store(j.store().name()), children);
+      } else if (join.op() instanceof Op.StreamStreamJoin j) {
+        Listening listening = listening(join);
+        StreamStreamJoinProcessor stream = new StreamStreamJoinProcessor(join, j.joinKind(),
+            j.joiner(), j.windows(), new JoinBuffer(context.<byte[], byte[]>store(
+                j.left().name())), new JoinBuffer(context.<byte[], byte[]>store(
+                j.right().name())), (Serde<Object>) j.left().keySerde(),
+            (Serde<Object>) j.left().valueSerde(), (Serde<Object>) j.right().valueSerde(),
+            listening, children, lateCounter(j.name()));
+        listening.listener = stream;
+        windowed.add(listening);
+        made = stream;
+      } else {
+        throw new IllegalStateException("no join at " + join.describe());
+      }
+      joins.put(join, made);
+    }
+    return made instanceof TableTableJoinProcessor t ? t.side(left)
+        : ((StreamStreamJoinProcessor) made).side(left);
+  }
+
+  private Listening listening(Node node) {
+    return new Listening(slotsFeeding(node), holds.behind(node));
+  }
+
+  /** The slots of the partitions this task reads whose records reach {@code node}. */
+  private int[] slotsFeeding(Node node) {
+    List<Integer> feeding = new ArrayList<>();
+    for (String stream : Plan.sourcesOf(node)) {
+      Integer slot = slotOf.get(stream);
+      if (slot != null) {
+        feeding.add(slot);
+      }
+    }
+    return feeding.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  private io.millrace.api.metrics.Counter lateCounter(String name) {
+    return context.metrics().counter("task-" + context.partitionNumber(), name + "-late-records");
   }
 
   private Output output(String streamId) {

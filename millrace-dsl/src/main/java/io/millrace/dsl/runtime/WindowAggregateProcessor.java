@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * An aggregate per key and window, kept as panes in the operator's store and emitted once per
@@ -37,7 +38,7 @@ import java.util.Map;
  * a window may close ({@link #minPane} keeps the earliest pane in the store, when known, so a
  * watermark that moves inside an open window costs nothing).
  */
-final class WindowAggregateProcessor implements Processor {
+final class WindowAggregateProcessor implements Processor, WatermarkListener {
   private static final long UNKNOWN = Long.MIN_VALUE;
   private static final long EMPTY = Long.MAX_VALUE;
 
@@ -47,7 +48,8 @@ final class WindowAggregateProcessor implements Processor {
   private final KeyValueStore<byte[], byte[]> store;
   private final Serde<Object> keySerde;
   private final Serde<Object> valueSerde;
-  private final WatermarkTracker watermark;
+  /** The watermark it was last moved to: its partitions', less what is held before it. */
+  private final LongSupplier watermark;
   private final Processor[] children;
   private final Emitter emitter;
   private final Output lateOutput;
@@ -59,7 +61,7 @@ final class WindowAggregateProcessor implements Processor {
 
   WindowAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
-      WatermarkTracker watermark, Processor[] children, Emitter emitter, Output lateOutput,
+      LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
       Counter late) {
     this.node = node;
     this.windows = windows;
@@ -117,7 +119,7 @@ final class WindowAggregateProcessor implements Processor {
     if (nextStart != UNKNOWN && lastStart < nextStart) {
       return true;
     }
-    long wm = watermark.watermark();
+    long wm = watermark.getAsLong();
     return wm != WatermarkTracker.NONE && closesBy(lastStart, wm);
   }
 
@@ -130,11 +132,21 @@ final class WindowAggregateProcessor implements Processor {
    * Emits every window the watermark {@code wm} has closed, earliest first. Windows it closed
    * without a record are passed over for good (a record for them now is late), so a window's
    * result never changes after its close.
+   *
+   * <p>A result that fails on its way (a later operator throws) does not stop the others: the
+   * first failure is thrown once every closed window is out, so the task's error policy applies
+   * and no key of a window comes out twice from this task. A window's panes are deleted and its
+   * progress stored only once its results are out, and not at all after a failure in the same
+   * call: under {@code task.error.policy=fail} the task stops with the failed window still in
+   * its store, and a restarted task emits it again (at least once); under {@code skip} the next
+   * window closed clears it.
    */
-  void advanceTo(long wm) {
+  @Override
+  public void advanceTo(long wm) {
+    RuntimeException failure = null;
     while (true) {
       if (nextStart != UNKNOWN && !closesBy(nextStart, wm)) {
-        return; // no window can close yet: the store is not looked at
+        break; // no window can close yet: the store is not looked at
       }
       if (minPane == UNKNOWN) {
         minPane = firstPane();
@@ -144,21 +156,44 @@ final class WindowAggregateProcessor implements Processor {
         start = Math.max(start, nextStart);
       }
       if (minPane == EMPTY || !closesBy(start, wm)) {
-        passOverClosed(wm);
-        if (minPane == EMPTY && wm == Long.MAX_VALUE && nextStart != UNKNOWN) {
+        if (failure == null) {
+          passOverClosed(wm);
+        }
+        if (failure == null && minPane == EMPTY && wm == Long.MAX_VALUE
+            && nextStart != UNKNOWN) {
           // Every input ended and every window was emitted: nothing is left to guard, and a job
           // that reads its inputs again from the start (offset.reset) counts them afresh.
+          deletePanesBefore(Long.MAX_VALUE); // any kept after a failure the task went on from
           store.delete(PaneKeys.PROGRESS);
           nextStart = UNKNOWN;
         }
-        return;
+        break;
       }
-      emit(start);
+      List<Object[]> results = new ArrayList<>();
+      RuntimeException failed = results(start, results);
+      failure = failure == null ? failed : failure;
       nextStart = start + windows.advanceMs();
-      deletePanesBefore(nextStart);
-      store.put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(nextStart).array());
       minPane = UNKNOWN;
+      long end = start + windows.sizeMs();
+      for (Object[] result : results) {
+        try {
+          Forward.to(children, new Windowed<>(result[0], start, end), result[1], end - 1);
+        } catch (RuntimeException e) {
+          failure = failure == null ? e : failure;
+        }
+      }
+      if (failure == null) {
+        deletePanesBefore(nextStart);
+        saveProgress();
+      }
     }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private void saveProgress() {
+    store.put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(nextStart).array());
   }
 
   /** Moves past the windows {@code wm} closed that hold no record. */
@@ -170,37 +205,63 @@ final class WindowAggregateProcessor implements Processor {
         windows.advanceMs()) * windows.advanceMs() + windows.advanceMs();
     if (nextStart == UNKNOWN || firstOpen > nextStart) {
       nextStart = firstOpen;
+      saveProgress(); // a restarted task must not take records for them either
     }
   }
 
+  /** The earliest pane a window not emitted yet holds (one kept after a failure is not). */
   private long firstPane() {
-    try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(Long.MIN_VALUE),
+    long from = nextStart == UNKNOWN ? Long.MIN_VALUE : nextStart;
+    try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(from),
         PaneKeys.start(Long.MAX_VALUE))) {
       return it.hasNext() ? PaneKeys.paneStart(it.next().key()) : EMPTY;
     }
   }
 
-  private void emit(long start) {
+  /**
+   * The results of the window starting at {@code start}, per key ({@code [key, aggregate]}),
+   * into {@code results}; a key whose panes cannot be read or merged is left out, and the first
+   * such failure returned.
+   */
+  private RuntimeException results(long start, List<Object[]> results) {
     long end = start + windows.sizeMs();
     Map<ByteBuffer, Object[]> byKey = new LinkedHashMap<>(); // the one window on the heap
+    RuntimeException failure = null;
     try (KeyValueIterator<byte[], byte[]> it = store.range(PaneKeys.start(start),
         PaneKeys.start(end))) {
       while (it.hasNext()) {
         KeyValue<byte[], byte[]> entry = it.next();
         byte[] recordKey = PaneKeys.recordKey(entry.key());
-        Object aggregate = valueSerde.fromBytes(entry.value());
         Object[] slot = byKey.get(ByteBuffer.wrap(recordKey));
-        if (slot == null) {
-          byKey.put(ByteBuffer.wrap(recordKey), new Object[] {recordKey, aggregate});
-        } else {
-          slot[1] = aggregation.merger().apply(slot[1], aggregate);
+        if (slot != null && slot[1] == null) {
+          continue; // failed already
+        }
+        try {
+          Object aggregate = valueSerde.fromBytes(entry.value());
+          if (slot == null) {
+            byKey.put(ByteBuffer.wrap(recordKey), new Object[] {recordKey, aggregate});
+          } else {
+            slot[1] = aggregation.merger().apply(slot[1], aggregate);
+          }
+        } catch (RuntimeException e) {
+          byKey.put(ByteBuffer.wrap(recordKey), new Object[] {recordKey, null});
+          failure = failure == null ? new OperatorException(node, "failed on the window ["
+              + start + ", " + end + ") of a key", e) : failure;
         }
       }
     }
     for (Object[] slot : byKey.values()) {
-      Object key = keySerde.fromBytes((byte[]) slot[0]);
-      Forward.to(children, new Windowed<>(key, start, end), slot[1], end - 1);
+      if (slot[1] == null) {
+        continue;
+      }
+      try {
+        results.add(new Object[] {keySerde.fromBytes((byte[]) slot[0]), slot[1]});
+      } catch (RuntimeException e) {
+        failure = failure == null ? new OperatorException(node, "failed on the window ["
+            + start + ", " + end + ") of a key", e) : failure;
+      }
     }
+    return failure;
   }
 
   private void deletePanesBefore(long paneStart) {

@@ -37,6 +37,12 @@ public final class WatermarkTracker {
    * so it holds no window back (a stream feeding only a stateless branch, say).
    */
   private final boolean[] untimed;
+  /**
+   * Whether a partition's watermark is given (a repartition's, from its senders), and whether
+   * they said it is idle: such a partition is active as they say, not by a timeout of its own.
+   */
+  private final boolean[] given;
+  private final boolean[] givenIdle;
   private final long idleTimeoutMs;
   private final boolean wallClockAdvance;
   private long watermark = NONE;
@@ -57,6 +63,8 @@ public final class WatermarkTracker {
     this.maxTimestamp = new long[outOfOrderMs.length];
     this.lastRecordAt = new long[outOfOrderMs.length];
     this.untimed = new boolean[outOfOrderMs.length];
+    this.given = new boolean[outOfOrderMs.length];
+    this.givenIdle = new boolean[outOfOrderMs.length];
     Arrays.fill(maxTimestamp, NONE);
     Arrays.fill(lastRecordAt, now);
     this.idleTimeoutMs = idleTimeoutMs;
@@ -79,6 +87,56 @@ public final class WatermarkTracker {
     return recompute(now);
   }
 
+  /**
+   * A partition whose watermark is given rather than made from its records' timestamps: a
+   * repartition's, the lowest of the watermarks its upstream tasks send along ({@code NONE}
+   * while one of them has sent none). Its out-of-orderness is not applied again. Its senders
+   * say whether it is idle ({@code idle}: every one of them is), not the idle timeout: their
+   * markers keep coming whether they have records or not.
+   *
+   * @return the watermark after it
+   */
+  public long observeWatermark(int partition, long partitionWatermark, boolean idle, long now) {
+    outOfOrder[partition] = 0;
+    if (partitionWatermark > maxTimestamp[partition]) {
+      maxTimestamp[partition] = partitionWatermark;
+    }
+    untimed[partition] = false;
+    given[partition] = true;
+    givenIdle[partition] = idle;
+    lastRecordAt[partition] = now;
+    return recompute(now);
+  }
+
+  /**
+   * Whether none of {@code partitions} is active at {@code now}: each is idle (one that never
+   * had a record, after the idle timeout), or has had records but none with a timestamp. A repartition's sender says so, so that its receivers leave it out.
+   */
+  public boolean idleOf(int[] partitions, long now) {
+    for (int p : partitions) {
+      if (!untimed[p] && active(p, now)) {
+        return false; // has records, or is still waited for (it may yet have some)
+      }
+    }
+    return partitions.length > 0;
+  }
+
+  private boolean active(int p, long now) {
+    if (given[p]) {
+      return !givenIdle[p];
+    }
+    return idleTimeoutMs <= 0 || now - lastRecordAt[p] < idleTimeoutMs;
+  }
+
+  /**
+   * The watermark over some partitions only, as the task's is made over all of them (without
+   * its never-going-back): what a repartition's records are behind, over the partitions that
+   * feed it. {@link Long#MAX_VALUE} for none.
+   */
+  public long watermarkOf(int[] partitions, long now) {
+    return partitions.length == 0 ? Long.MAX_VALUE : compute(partitions, now);
+  }
+
   /** The watermark at {@code now}, as the clock alone moves it (idleness, wall-clock advance). */
   public long advance(long now) {
     return recompute(now);
@@ -96,18 +154,29 @@ public final class WatermarkTracker {
   }
 
   private long recompute(long now) {
+    long candidate = compute(null, now);
+    if (candidate > watermark) {
+      watermark = candidate;
+    }
+    return watermark;
+  }
+
+  /** The watermark of {@code partitions} (null: all) at {@code now}. */
+  private long compute(int[] partitions, long now) {
     long activeMin = Long.MAX_VALUE;
     boolean anyActive = false;
     long highest = NONE;
     long lastRecord = Long.MIN_VALUE;
-    for (int p = 0; p < maxTimestamp.length; p++) {
+    int count = partitions == null ? maxTimestamp.length : partitions.length;
+    for (int i = 0; i < count; i++) {
+      int p = partitions == null ? i : partitions[i];
       if (untimed[p]) {
         continue;
       }
       long own = maxTimestamp[p] == NONE ? NONE : maxTimestamp[p] - outOfOrder[p];
       highest = Math.max(highest, own);
       lastRecord = Math.max(lastRecord, lastRecordAt[p]);
-      if (idleTimeoutMs <= 0 || now - lastRecordAt[p] < idleTimeoutMs) {
+      if (active(p, now)) {
         anyActive = true;
         activeMin = Math.min(activeMin, own);
       }
@@ -120,10 +189,7 @@ public final class WatermarkTracker {
     } else {
       candidate = highest;
     }
-    if (candidate > watermark) {
-      watermark = candidate;
-    }
-    return watermark;
+    return candidate;
   }
 
   private static long saturatedAdd(long a, long b) {

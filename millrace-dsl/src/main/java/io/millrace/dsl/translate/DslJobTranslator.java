@@ -13,6 +13,7 @@ import io.millrace.dsl.runtime.DslTask;
 import io.millrace.spi.job.JobTranslator;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -85,7 +86,9 @@ public final class DslJobTranslator implements JobTranslator {
         out.putIfAbsent(p + "system", settings.repartitionSystem());
         out.putIfAbsent(p + "physical.name", job + "-" + source.streamId());
         out.put(p + "intermediate", "true");
-        if (settings.repartitionPartitions() > 0) {
+        // One before a join is made with the other side's partitions (the planner's), or the
+        // join would be refused as not co-partitioned.
+        if (settings.repartitionPartitions() > 0 && !joinsAnInput(plan, source.streamId())) {
           out.putIfAbsent(p + "partitions", Integer.toString(settings.repartitionPartitions()));
         }
         notes.add("repartition " + source.streamId() + " on " + out.get(p + "system") + " as "
@@ -97,21 +100,59 @@ public final class DslJobTranslator implements JobTranslator {
       Op.Sink sink = (Op.Sink) node.op();
       serdes(out, config, node, sink.streamId(), sink.keySerde(), sink.valueSerde());
     }
-    for (Map.Entry<String, Node> entry : plan.stores().entrySet()) {
-      store(out, config, entry.getValue(), job, settings, notes);
+    for (Node node : plan.stores().values()) {
+      if (node.op() instanceof Op.WindowAggregate w && w.lateStream() != null) {
+        if (w.lateSerdesStated()) {
+          serdes(out, config, node, w.lateStream(), w.lateKeySerde(), w.lateValueSerde());
+        } else { // found, not stated: the job's own keys win
+          String p = "streams." + w.lateStream() + ".";
+          if (w.lateKeySerde() != null) {
+            out.putIfAbsent(p + "key.serde", serdeClass(node, w.lateKeySerde(), "key"));
+          }
+          if (w.lateValueSerde() != null) {
+            out.putIfAbsent(p + "value.serde", serdeClass(node, w.lateValueSerde(), "value"));
+          }
+        }
+      }
+    }
+    for (Map.Entry<String, StoreDef> entry : plan.storeDefs().entrySet()) {
+      store(out, config, plan.stores().get(entry.getKey()), entry.getValue(), job, settings,
+          notes);
+    }
+    for (Map.Entry<String, Set<String>> group : plan.copartitionGroups().entrySet()) {
+      String key = "task.copartition." + group.getKey();
+      own(out, config, plan.stores().getOrDefault(group.getKey(), null), key,
+          String.join(",", group.getValue()));
+      notes.add(group.getKey() + " reads " + String.join(" and ", group.getValue())
+          + " by key: they must be co-partitioned (" + key + ")");
     }
     return new Translation(out, notes);
   }
 
-  private static void store(Map<String, String> out, JobConfig config, Node node, String job,
-      DslSettings settings, List<String> notes) {
-    boolean windowed = node.op() instanceof Op.WindowAggregate;
-    StoreDef store = windowed ? ((Op.WindowAggregate) node.op()).store()
-        : ((Op.Aggregate) node.op()).store();
+  /** Whether the repartition {@code streamId} is co-partitioned with a stream the job reads. */
+  private static boolean joinsAnInput(Plan plan, String streamId) {
+    Set<String> inputs = new HashSet<>();
+    for (Node node : plan.sources().values()) {
+      Op.Source source = (Op.Source) node.op();
+      if (!source.intermediate()) {
+        inputs.add(source.streamId());
+      }
+    }
+    for (Set<String> group : plan.copartitionGroups().values()) {
+      if (group.contains(streamId) && group.stream().anyMatch(inputs::contains)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void store(Map<String, String> out, JobConfig config, Node node,
+      StoreDef store, String job, DslSettings settings, List<String> notes) {
+    // A window store's keys are panes and a join buffer's values lists of records, both made by
+    // the operator with the pipeline's serdes.
+    boolean windowed = store.raw() || node.op() instanceof Op.WindowAggregate;
     String p = "stores." + store.name() + ".";
     out.putIfAbsent(p + "factory", settings.storeFactory());
-    // A window store's keys are panes and its values the aggregates' bytes, both made by the
-    // operator with the pipeline's serdes.
     own(out, config, node, p + "key.serde",
         windowed ? "bytes" : serdeClass(node, store.keySerde(), "key"));
     own(out, config, node, p + "value.serde",
@@ -142,7 +183,8 @@ public final class DslJobTranslator implements JobTranslator {
     String set = config.get(key);
     if (set != null && !set.equals(value)) {
       throw new ConfigException(key + "=" + set + " in " + config.source() + ", but "
-          + node.describe() + " states " + value + ": remove the key, or change the pipeline");
+          + (node == null ? "the pipeline" : node.describe()) + " states " + value
+          + ": remove the key, or change the pipeline");
     }
     out.put(key, value);
   }

@@ -350,4 +350,48 @@ class DslJobsEndToEndTest {
       assertThat(job.failure()).isEmpty();
     }
   }
+
+  /** Views of every user re-keyed to one key and counted per 10 s: every task sends to one partition. */
+  public static final class AllInOne implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, String>stream("views").selectKey((user, page) -> "b").groupByKey()
+          .windowedBy(Windows.tumbling(Duration.ofSeconds(10)).grace(Duration.ZERO))
+          .count(Stored.as("all"))
+          .to("out");
+    }
+  }
+
+  @Test
+  void aRepartitionsWatermarkFollowsItsSlowestUpstreamTaskNotItsFastest() throws Exception {
+    String name = "slowest-" + UNIQUE.incrementAndGet();
+    Map<String, String> config = memoryJob(name, AllInOne.class, "views", "out");
+    config.put("streams.out.partitions", "1");
+    MemoryStream views = MemoryStreams.create(name + "-views", 2);
+    views.append(0, "fast", "/", 1_000_000, io.millrace.api.Headers.EMPTY); // task 0, far ahead
+    try (RunningJob job = Millrace.start(config)) {
+      Await.until(DEADLINE, "task 0's record in the repartition", () ->
+          MemoryStreams.get(name + "-all-repartition") != null
+          && MemoryStreams.get(name + "-all-repartition").size(0) >= 1);
+      for (int i = 0; i < 100; i++) { // task 1's, behind: in time for their windows
+        views.append(1, "slow", "/", i * 1_000L, io.millrace.api.Headers.EMPTY);
+      }
+      Await.until(DEADLINE, "task 1's first 90 s counted", () ->
+          MemoryStreams.get(name + "-out") != null
+          && MemoryStreams.get(name + "-out").messages(0).stream()
+              .filter(e -> e.value() != null).count() >= 9);
+      assertThat(job.metrics().counter("task-0", "all-late-records").count())
+          .as("nothing of the slow task is late").isZero();
+      assertThat(job.failure()).isEmpty();
+    }
+    List<String> counted = new ArrayList<>();
+    for (Envelope e : MemoryStreams.get(name + "-out").messages(0)) {
+      counted.add(e.key() + "=" + e.value());
+    }
+    List<String> expected = new ArrayList<>();
+    for (int w = 0; w < 9; w++) {
+      expected.add("b@" + w * 10_000 + "/" + (w + 1) * 10_000 + "=10");
+    }
+    assertThat(counted).startsWith(expected.toArray(new String[0]));
+  }
 }

@@ -16,6 +16,19 @@ class WatermarkTrackerTest {
   }
 
   @Test
+  void aGivenWatermarkIsTakenAsItIsAndASubsetsWatermarkIsItsOwn() {
+    WatermarkTracker t = new WatermarkTracker(new long[] {1_000, 5_000}, 0, false, 0);
+    t.observe(0, 10_000, 0);
+    assertThat(t.observeWatermark(1, 4_000, false, 0)).as("no out-of-orderness taken off again")
+        .isEqualTo(4_000);
+    assertThat(t.observeWatermark(1, 3_000, false, 0)).as("never back").isEqualTo(4_000);
+    assertThat(t.watermarkOf(new int[] {0}, 0)).isEqualTo(9_000);
+    assertThat(t.watermarkOf(new int[] {}, 0)).as("fed by nothing: holds nothing back")
+        .isEqualTo(Long.MAX_VALUE);
+    assertThat(t.observeWatermark(1, Long.MAX_VALUE, false, 0)).isEqualTo(9_000);
+  }
+
+  @Test
   void theTasksWatermarkIsTheMinimumOverItsPartitions() {
     WatermarkTracker t = new WatermarkTracker(new long[] {0, 0}, 0, false, 0);
     assertThat(t.observe(0, 5_000, 0)).as("partition 1 has nothing yet: it holds everything")
@@ -79,5 +92,30 @@ class WatermarkTrackerTest {
     assertThat(t.observe(0, 5_000, 20)).isEqualTo(5_000);
     t.observe(1, 7_000, 30); // a timestamp at last: it counts from now on
     assertThat(t.observe(0, 9_000, 40)).isEqualTo(7_000);
+  }
+
+  @Test
+  void aGivenPartitionIsIdleWhenItsSendersSaySoNotByATimeoutOfItsOwn() {
+    WatermarkTracker t = new WatermarkTracker(new long[] {0, 0}, 1_000, false, 0);
+    t.observe(0, 9_000, 0);
+    t.observeWatermark(1, 2_000, false, 0);
+    assertThat(t.advance(500)).isEqualTo(2_000);
+    assertThat(t.observeWatermark(1, 2_000, false, 5_000)).as("its senders are active")
+        .isEqualTo(2_000);
+    assertThat(t.observeWatermark(1, 2_000, true, 5_000)).as("they are idle: left out")
+        .isEqualTo(9_000);
+  }
+
+  @Test
+  void partitionsAreIdleWhenNoneHasATimestampedRecordOrEachIsIdle() {
+    WatermarkTracker t = new WatermarkTracker(new long[] {0, 0}, 1_000, false, 0);
+    assertThat(t.idleOf(new int[] {0}, 500)).as("waited for at start").isFalse();
+    assertThat(t.idleOf(new int[] {0}, 1_000)).as("never a record: idle after the timeout")
+        .isTrue();
+    t.observe(1, -1, 1_000);
+    assertThat(t.idleOf(new int[] {1}, 1_000)).as("records without timestamps").isTrue();
+    t.observe(0, 5_000, 1_100);
+    assertThat(t.idleOf(new int[] {0, 1}, 1_200)).isFalse();
+    assertThat(t.idleOf(new int[] {0, 1}, 2_100)).isTrue();
   }
 }

@@ -59,6 +59,24 @@ class DslJobTranslatorTest {
     }
   }
 
+  /** Late records of a windowed count over longs, to a stream of their own. */
+  public static final class LateLongs implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.stream(Source.<String, Long>of("views").withSerdes(Serdes.string(), Serdes.longs()))
+          .filter((k, v) -> v > 0)
+          .groupByKey()
+          .windowedBy(Windows.tumbling(Duration.ofMinutes(1)).grace(Duration.ZERO))
+          .lateRecordsTo("late").count(Stored.as("per-minute")).to("minute-counts");
+      graph.stream(Source.<String, Long>of("pages").withSerdes(Serdes.string(), Serdes.longs()))
+          .mapValues(v -> v.toString())
+          .groupByKey()
+          .windowedBy(Windows.tumbling(Duration.ofMinutes(1)).grace(Duration.ZERO))
+          .lateRecordsTo("out", Serdes.string(), Serdes.string())
+          .count(Stored.as("pages-per-minute")).to("page-counts");
+    }
+  }
+
   private JobConfig job(Class<? extends StreamApplication> app, String... more) {
     Map<String, String> config = DslDrivers.job("views-job", app, "views", "pages",
         "page-counts", "minute-counts", "late", "out");
@@ -90,6 +108,22 @@ class DslJobTranslatorTest {
         .containsEntry("stores.per-minute.key.serde", "bytes")
         .doesNotContainKey("stores.by-page.changelog");
     assertThat(translator.translate(config, loader).config()).as("deterministic").isEqualTo(out);
+  }
+
+  @Test
+  void theLateStreamGetsTheSerdesItsRecordsCameWithOrThoseGiven() {
+    Map<String, String> out = translator.translate(job(LateLongs.class), loader).config();
+    assertThat(out)
+        .containsEntry("streams.late.key.serde", "io.millrace.dsl.serde.StringSerde")
+        .containsEntry("streams.late.value.serde", "io.millrace.dsl.serde.LongSerde")
+        .containsEntry("streams.out.key.serde", "io.millrace.dsl.serde.StringSerde")
+        .containsEntry("streams.out.value.serde", "io.millrace.dsl.serde.StringSerde");
+    assertThat(translator.translate(job(LateLongs.class, "streams.late.value.serde", "long"),
+        loader).config()).as("found, not stated: the job's own key wins")
+        .containsEntry("streams.late.value.serde", "long");
+    assertThatThrownBy(() -> translator.translate(job(LateLongs.class,
+        "streams.out.value.serde", "long"), loader)).as("stated: a contradiction is refused")
+        .isInstanceOf(ConfigException.class).hasMessageContaining("streams.out.value.serde=long");
   }
 
   @Test

@@ -1,0 +1,87 @@
+package io.millrace.dsl;
+
+import io.millrace.api.config.ConfigException;
+import io.millrace.dsl.function.ValueJoiner;
+import io.millrace.dsl.plan.JoinKind;
+import io.millrace.dsl.plan.Node;
+import io.millrace.dsl.plan.Op;
+import io.millrace.dsl.plan.StoreDef;
+
+/**
+ * A table: each key's latest value, in a store you named ({@link StreamGraph#table},
+ * {@link MessageStream#toTable}), or an aggregate's store ({@link MessageStream#toTable()} after
+ * {@code count}, {@code reduce} or {@code aggregate}). A record with a null value deletes its
+ * key. Each task holds the keys of its partitions, so what is joined with a table must be
+ * co-partitioned with it (checked when the job is planned).
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public final class Table<K, V> {
+  final StreamGraph graph;
+  final Node node;
+  final StoreDef store;
+
+  Table(StreamGraph graph, Node node, StoreDef store) {
+    this.graph = graph;
+    this.node = node;
+    this.store = store;
+  }
+
+  /** The store the table is kept in. */
+  public String storeName() {
+    return store.name();
+  }
+
+  /**
+   * The table's changes as a stream, as they happen: each key's new value with the event time of
+   * the record that changed it; a deleted key's value is null.
+   */
+  public MessageStream<K, V> toStream() {
+    return new MessageStream<>(graph, graph.plan().add(new Op.Pass("toStream"),
+        node.path() + "/toStream", false, node));
+  }
+
+  /**
+   * This table joined with {@code other} by key into a table in {@code stored}: a key is in it
+   * while it is in both; each change of either side changes the result, passed on as a change
+   * (a key that leaves the result: a null value).
+   */
+  public <VO, R> Table<K, R> join(Table<K, VO> other,
+      ValueJoiner<? super V, ? super VO, ? extends R> joiner, Stored<K, R> stored) {
+    return join(JoinKind.INNER, other, joiner, stored);
+  }
+
+  /** As {@link #join}, a key being in the result while it is in this table ({@code other}'s value null where it has none). */
+  public <VO, R> Table<K, R> leftJoin(Table<K, VO> other,
+      ValueJoiner<? super V, ? super VO, ? extends R> joiner, Stored<K, R> stored) {
+    return join(JoinKind.LEFT, other, joiner, stored);
+  }
+
+  /** As {@link #join}, a key being in the result while it is in either table (the other's value null). */
+  public <VO, R> Table<K, R> outerJoin(Table<K, VO> other,
+      ValueJoiner<? super V, ? super VO, ? extends R> joiner, Stored<K, R> stored) {
+    return join(JoinKind.OUTER, other, joiner, stored);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <VO, R> Table<K, R> join(JoinKind kind, Table<K, VO> other,
+      ValueJoiner<? super V, ? super VO, ? extends R> joiner, Stored<K, R> stored) {
+    String where = "table-table " + kind.word() + " of " + node.path();
+    if (other == null || other.graph != graph) {
+      throw new ConfigException(where + ": the other table is "
+          + (other == null ? "missing" : "of another pipeline"));
+    }
+    if (joiner == null) {
+      throw new ConfigException(where + " needs a joiner");
+    }
+    StoreDef result = GroupedStream.storeOf(where, kind.word(), stored, store.keySerde(), null);
+    String path = kind.word() + "(" + node.path() + "," + other.node.path() + "):"
+        + result.name();
+    Node left = graph.plan().add(new Op.JoinSide(true), path + "/left", false, node);
+    Node right = graph.plan().add(new Op.JoinSide(false), path + "/right", false, other.node);
+    Node join = graph.plan().add(new Op.TableTableJoin(result, store.name(), other.store.name(),
+        kind, (l, r) -> joiner.apply((V) l, (VO) r)), path, false, left, right);
+    return new Table<>(graph, join, result);
+  }
+}
