@@ -94,7 +94,7 @@ public final class BenchMain {
           concat(rest, "--scenarios", "eos-recovery")); // the last --scenarios wins
       case "kafka-run" -> KafkaRun.main(rest);
       case "kafka-memory" -> KafkaMemoryBench.main(rest);
-      case "nexmark" -> io.millrace.bench.nexmark.NexmarkBench.main(rest);
+      case "nexmark" -> io.millrace.bench.nexmark.run.NexmarkBench.main(rest);
       case "scale-out" -> io.millrace.bench.scaleout.ScaleOutBench.main(rest);
       case "store-count" -> StoreCountBench.main(rest);
       case "store-restore" -> RestoreBench.main(rest);

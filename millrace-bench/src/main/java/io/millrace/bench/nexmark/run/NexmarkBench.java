@@ -1,5 +1,7 @@
-package io.millrace.bench.nexmark;
+package io.millrace.bench.nexmark.run;
 
+import io.millrace.bench.nexmark.NexmarkQuery;
+import io.millrace.bench.nexmark.QueryResult;
 import io.millrace.bench.nexmark.generator.Generator;
 import io.millrace.bench.nexmark.generator.GeneratorConfig;
 import io.millrace.bench.nexmark.generator.NexmarkLoader;

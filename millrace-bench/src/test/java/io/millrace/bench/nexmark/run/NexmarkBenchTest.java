@@ -1,4 +1,4 @@
-package io.millrace.bench.nexmark;
+package io.millrace.bench.nexmark.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,5 +1,6 @@
-package io.millrace.bench.nexmark;
+package io.millrace.bench.nexmark.run;
 
+import io.millrace.bench.nexmark.QueryResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.millrace.bench.nexmark;
+package io.millrace.bench.nexmark.run;
 
 import java.io.BufferedReader;
 import java.util.HashMap;
