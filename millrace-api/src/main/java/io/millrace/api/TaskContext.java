@@ -58,7 +58,8 @@ public interface TaskContext {
    * Runs {@code callback} once, {@code delay} from now by the container's clock, on the task's
    * loop thread between messages (Samza's {@code scheduleCallback}). A task that leaves the
    * container (a rebalance) takes its callbacks with it. Call from {@code init}, {@code process},
-   * {@code window} or a callback.
+   * {@code window} or a callback, or from any thread of an async task's (Samza's tasks may): the
+   * container's timers take requests from any thread, and its loop sees them within a cycle.
    *
    * @throws IllegalArgumentException if {@code delay} is negative
    */

@@ -122,4 +122,66 @@ class SamzaAsyncTaskTest {
   void anAsyncStreamTaskFactoryMakesTheTasks() throws Exception {
     assertThat(run(BatchingTaskFactory.class)).containsExactlyInAnyOrderElementsOf(expected());
   }
+
+  /**
+   * Schedules, from its own thread, a callback per message due at once, and completes the
+   * message there; the callback sends what it ran for, and on which thread.
+   */
+  @SuppressWarnings("deprecation") // Samza's ClosableTask, which Samza still calls
+  public static final class SchedulingTask implements AsyncStreamTask, InitableTask,
+      ClosableTask {
+    static volatile String output;
+    private ExecutorService executor;
+    private org.apache.samza.scheduler.CallbackScheduler scheduler;
+
+    @Override
+    public void init(Context context) {
+      executor = Executors.newSingleThreadExecutor();
+      scheduler = context.getTaskContext().getCallbackScheduler();
+    }
+
+    @Override
+    public void processAsync(IncomingMessageEnvelope envelope, MessageCollector collector,
+        TaskCoordinator coordinator, TaskCallback callback) {
+      executor.execute(() -> {
+        scheduler.scheduleCallback(envelope.getMessage(), System.currentTimeMillis(),
+            (key, out, c) -> out.send(new OutgoingMessageEnvelope(new SystemStream("mem", output),
+                "callback " + key + " on " + Thread.currentThread().getName())));
+        callback.complete();
+      });
+    }
+
+    @Override
+    public void close() {
+      executor.shutdown();
+    }
+  }
+
+  @Test
+  void aCallbackScheduledFromAnAsyncTasksOwnThreadRunsOnTheTasksLoop() throws Exception {
+    String in = SamzaTestJobs.unique("in");
+    String out = SamzaTestJobs.unique("out");
+    MemoryStream input = SamzaTestJobs.input(in, 1);
+    for (int i = 0; i < MESSAGES; i++) {
+      input.append(0, null, "m" + i);
+    }
+    SchedulingTask.output = out;
+    Map<String, String> config = SamzaTestJobs.memoryJob(SchedulingTask.class, in, state);
+    config.put("task.max.concurrency", "4");
+    config.put("task.outputs", "mem." + out);
+    try (io.millrace.core.embed.RunningJob job = SamzaTestJobs.start(config)) {
+      io.millrace.core.testing.Await.until(io.millrace.core.testing.Await.DEADLINE,
+          "every message's callback", () -> MemoryStreams.get(out).messages().size() >= MESSAGES);
+      job.stop();
+    }
+    List<Object> sent = new ArrayList<>();
+    for (Envelope e : MemoryStreams.get(out).messages()) {
+      sent.add(e.value());
+    }
+    assertThat(sent).hasSize(MESSAGES).allSatisfy(v -> assertThat((String) v)
+        .matches("callback m\\d on millrace-.*-container-0"));
+    assertThat(sent.stream().map(v -> ((String) v).split(" ")[1]))
+        .containsExactlyInAnyOrderElementsOf(
+            java.util.stream.IntStream.range(0, MESSAGES).mapToObj(i -> "m" + i).toList());
+  }
 }

@@ -51,6 +51,8 @@ class SamzaJobTranslatorTest {
         .containsEntry("systems.kafka.auto.create.replication.factor", "1")
         .containsEntry("systems.kafka.checkpoint.replication.factor", "1")
         .containsEntry("task.checkpoint.system", "kafka")
+        .containsEntry("task.checkpoint.import",
+            "io.millrace.samza.checkpoint.SamzaCheckpointImport")
         .containsEntry("stores.wikipedia-stats.factory", "rocksdb")
         .containsEntry("stores.wikipedia-stats.changelog", "kafka.wikipedia-stats-changelog")
         .containsEntry("stores.wikipedia-stats.cache.size", "1000")

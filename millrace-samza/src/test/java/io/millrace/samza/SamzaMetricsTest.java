@@ -52,22 +52,37 @@ class SamzaMetricsTest {
   }
 
   @Test
-  void aTasksCountersGaugesAndTimersAreReportedAsMillraceMetricsOfItsTask() throws Exception {
+  void aTasksMetricsAreReportedAsMillraceMetricsOfItsTaskAndGoWhenTheTaskLeaves()
+      throws Exception {
     String in = SamzaTestJobs.unique("in");
-    MemoryStream input = SamzaTestJobs.input(in, 1);
+    MemoryStream input = SamzaTestJobs.input(in, 3);
     input.append(0, null, "one");
     input.append(0, null, "three");
-    input.seal();
+    input.append(1, null, "four");
+    input.append(2, null, "fifty");
     Map<String, Map<String, Long>> metrics;
+    DefaultMetricsRegistry registry;
     try (RunningJob job = SamzaTestJobs.start(
         SamzaTestJobs.memoryJob(MeasuredTask.class, in, state))) {
-      job.join();
-      metrics = ((DefaultMetricsRegistry) job.metrics()).snapshot();
+      registry = (DefaultMetricsRegistry) job.metrics();
+      io.millrace.core.testing.Await.until(io.millrace.core.testing.Await.DEADLINE,
+          "every message measured", () -> registry.snapshot().getOrDefault("samza-container",
+              Map.of()).getOrDefault("MeasuredTask-all-messages", 0L) == 4L);
+      metrics = registry.snapshot();
+      job.stop();
     }
     assertThat(metrics.get("task-0")).containsEntry("MeasuredTask-messages", 2L)
         .containsEntry("MeasuredTask-last-length", 5L)
         .containsEntry("MeasuredTask-process-count", 2L)
         .containsEntry("MeasuredTask-process-total", 14L);
-    assertThat(metrics.get("samza-container")).containsEntry("MeasuredTask-all-messages", 2L);
+    assertThat(metrics.get("task-1")).containsEntry("MeasuredTask-messages", 1L);
+    // The container's registry is one for its tasks: their updates add up, as on Samza.
+    assertThat(metrics.get("samza-container")).containsEntry("MeasuredTask-all-messages", 4L);
+    // The tasks have left (the job stopped): their gauges went with them.
+    Map<String, Map<String, Long>> after = registry.snapshot();
+    for (String task : new String[] {"task-0", "task-1", "task-2"}) {
+      assertThat(after.getOrDefault(task, Map.of())).doesNotContainKeys(
+          "MeasuredTask-messages", "MeasuredTask-last-length", "MeasuredTask-process-count");
+    }
   }
 }

@@ -56,7 +56,8 @@ class SamzaStoreTest {
       store.put("c", "3");
       store.put("d", "4");
       RESULTS.add("get a " + store.get("a"));
-      store.putAll(Arrays.asList(new Entry<>("e", "5"), new Entry<>("b", null)));
+      store.putAll(Arrays.asList(new Entry<>("e", "5")));
+      store.delete("b");
       RESULTS.add("getAll " + new TreeMap<>(store.getAll(Arrays.asList("a", "b", "e", "zz"))));
       store.delete("c");
       store.deleteAll(List.of("d"));
@@ -64,11 +65,27 @@ class SamzaStoreTest {
       RESULTS.add("all " + list(store.all()));
       KeyValueSnapshot<String, String> snapshot = store.snapshot("a", "z");
       store.put("f", "6");
-      store.put("a", null); // Samza: a null value deletes
+      store.delete("a");
       RESULTS.add("snapshot " + list(snapshot.iterator()) + " again " + list(snapshot.iterator()));
       snapshot.close();
       RESULTS.add("after " + list(store.all()) + " get a " + store.get("a"));
+      // Samza's stores refuse nulls (its NullSafeKeyValueStore), and a putAll with one writes none.
+      RESULTS.add("put null " + refused(() -> store.put("e", null)));
+      RESULTS.add("putAll with a null " + refused(() -> store.putAll(
+          Arrays.asList(new Entry<>("x", "9"), new Entry<>("y", null)))));
+      RESULTS.add("put null key " + refused(() -> store.put(null, "1")));
+      RESULTS.add("get null key " + refused(() -> store.get(null)));
+      RESULTS.add("after nulls " + list(store.all()));
       store.flush();
+    }
+
+    private static String refused(Runnable call) {
+      try {
+        call.run();
+        return "accepted";
+      } catch (NullPointerException e) {
+        return "refused: " + e.getMessage();
+      }
     }
 
     private static List<String> list(KeyValueIterator<String, String> it) {
@@ -113,7 +130,12 @@ class SamzaStoreTest {
         "range [a=1]",
         "all [a=1, e=5]",
         "snapshot [a=1, e=5] again [a=1, e=5]",
-        "after [e=5, f=6] get a null");
+        "after [e=5, f=6] get a null",
+        "put null refused: Null is not a valid value.",
+        "putAll with a null refused: Null is not a valid value.",
+        "put null key refused: Null is not a valid key.",
+        "get null key refused: Null is not a valid key.",
+        "after nulls [e=5, f=6]");
     RESULTS.clear();
     runOn(in, factory, "read");
     assertThat(RESULTS).as("the store as the first run left it, after a restart")

@@ -35,6 +35,7 @@ public final class CoreKeys {
   public static final String DEAD_LETTER_STREAM = "task.dead.letter.stream";
   public static final String CHECKPOINT_SYSTEM = "task.checkpoint.system";
   public static final String CHECKPOINT_DIR = "task.checkpoint.dir";
+  public static final String CHECKPOINT_IMPORT = "task.checkpoint.import";
   public static final String SHUTDOWN_MS = "task.shutdown.ms";
   public static final String MAX_CONCURRENCY = "task.max.concurrency";
   public static final String ORDERING = "task.ordering";
@@ -90,6 +91,7 @@ public final class CoreKeys {
       new ConfigKey(DEAD_LETTER_STREAM, null, "The stream id failed messages go to under task.error.policy=dead-letter."),
       new ConfigKey(CHECKPOINT_SYSTEM, "file", "Where checkpoints are kept: file, or a system that keeps them (kafka: a compacted topic)."),
       new ConfigKey(CHECKPOINT_DIR, "<job.state.dir>/checkpoints", "The directory of file checkpoints."),
+      new ConfigKey(CHECKPOINT_IMPORT, null, "A CheckpointImport class: the offsets another runtime checkpointed, taken when the job has no checkpoint of its own (set by the Samza translator)."),
       new ConfigKey(SHUTDOWN_MS, "30000", "How long a stop waits for containers to commit and close, in ms."),
       new ConfigKey(MAX_CONCURRENCY, "1", "Messages in flight per task (async tasks, or sync tasks on the worker pool)."),
       new ConfigKey(ORDERING, "partition", "Which in-flight messages may overlap: partition (concurrency 1: strict order) | key (same key never overlaps) | none."),

@@ -3,6 +3,7 @@ package io.millrace.core.job;
 import io.millrace.api.AsyncStreamTask;
 import io.millrace.api.Serde;
 import io.millrace.spi.checkpoint.CheckpointStore;
+import io.millrace.core.checkpoint.ImportedCheckpoints;
 import io.millrace.spi.coordinator.JobCoordinator;
 import io.millrace.spi.system.SystemConsumer;
 import io.millrace.spi.system.SystemProducer;
@@ -66,7 +67,11 @@ public final class ContainerFactory {
         : deadLetters(plan, routes.get(plan.deadLetterStream()));
     List<SystemProducer> producerList = new ArrayList<>(producers.values());
     // A coordinator that fences members keeps the checkpoints itself (Kafka: the group's offsets).
-    CheckpointStore checkpoints = coordinator.checkpoints().orElse(plan.checkpointStore());
+    // Offsets imported from another runtime lie under whichever store the job keeps its own in.
+    CheckpointStore checkpoints = coordinator.checkpoints()
+        .map(own -> plan.checkpointStore() instanceof ImportedCheckpoints imported
+            ? imported.over(own) : own)
+        .orElse(plan.checkpointStore());
     Committer committer = new Committer(id, producerList,
         stores == null ? null : stores.commits(), checkpoints,
         plan.metrics().counter("container-" + id, "commits"),

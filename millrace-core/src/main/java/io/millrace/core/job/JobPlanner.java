@@ -18,6 +18,7 @@ import io.millrace.spi.system.SystemFactory;
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.Ordering;
 import io.millrace.core.checkpoint.FileCheckpointStore;
+import io.millrace.core.checkpoint.ImportedCheckpoints;
 import io.millrace.core.config.AnyInteger;
 import io.millrace.core.config.ConfigKey;
 import io.millrace.core.config.CoreKeys;
@@ -123,8 +124,15 @@ public final class JobPlanner {
     Map<StreamPartition, Long> checkpoint;
     try {
       checkpoint = store.read();
+      store = CheckpointImports.apply(
+          CheckpointImports.of(config, Thread.currentThread().getContextClassLoader()), store,
+          checkpoint, config, jobName, v.factories, admins, metrics);
+      if (store instanceof ImportedCheckpoints) {
+        checkpoint = store.read();
+      }
     } catch (RuntimeException e) {
       store.close();
+      admins.values().forEach(SystemAdmin::close); // (a Kafka admin's thread would outlive it)
       throw e;
     }
     int containers = Math.min(config.getInt(CONTAINER_COUNT, 1, 1), Math.max(1, taskCount));
@@ -328,6 +336,7 @@ public final class JobPlanner {
       }
       checkExactlyOnce(config, streams, outputs, stores, factories);
     }
+    CheckpointImports.of(config, Thread.currentThread().getContextClassLoader()); // a bad class
     return new Validated(jobName, task, streams, inputs, outputs, factories, settings, policy,
         deadLetter, stores, coordinator);
   }

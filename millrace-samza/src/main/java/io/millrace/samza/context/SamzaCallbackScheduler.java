@@ -17,8 +17,10 @@ import org.apache.samza.task.TaskCoordinator;
  * epoch time a callback is due, Millrace the delay from now; a key scheduled again replaces its
  * callback, as on Samza. The callback runs on the task's loop thread between messages.
  *
- * <p>Threading: the task's loop thread (init, process, window, a callback), as Millrace's
- * schedule.
+ * <p>Threading: any thread. An async task may schedule from its own threads, as on Samza: the
+ * request goes to the container's timers, which the loop reads every cycle, and the callback runs
+ * on the loop thread. The keys' bookkeeping is shared by those threads and the loop (a callback
+ * that ran forgets its key), hence the lock.
  */
 final class SamzaCallbackScheduler implements CallbackScheduler {
   private final TaskContext context;
@@ -37,21 +39,27 @@ final class SamzaCallbackScheduler implements CallbackScheduler {
   public <K> void scheduleCallback(K key, long timestamp, ScheduledCallback<K> callback) {
     long delay = Math.max(0, timestamp - System.currentTimeMillis());
     Cancellable[] self = new Cancellable[1];
-    self[0] = context.schedule(Duration.ofMillis(delay), (out, coordinator) -> {
-      scheduled.remove(key, self[0]);
-      callback.onCallback(key, collectors.apply(out), coordinators.apply(coordinator));
-    });
-    Cancellable previous = scheduled.put(key, self[0]);
-    if (previous != null) {
-      previous.cancel();
+    synchronized (scheduled) { // (the callback cannot forget its key before it is recorded)
+      self[0] = context.schedule(Duration.ofMillis(delay), (out, coordinator) -> {
+        synchronized (scheduled) {
+          scheduled.remove(key, self[0]);
+        }
+        callback.onCallback(key, collectors.apply(out), coordinators.apply(coordinator));
+      });
+      Cancellable previous = scheduled.put(key, self[0]);
+      if (previous != null) {
+        previous.cancel();
+      }
     }
   }
 
   @Override
   public <K> void deleteCallback(K key) {
-    Cancellable cancellable = scheduled.remove(key);
-    if (cancellable != null) {
-      cancellable.cancel();
+    synchronized (scheduled) {
+      Cancellable cancellable = scheduled.remove(key);
+      if (cancellable != null) {
+        cancellable.cancel();
+      }
     }
   }
 }

@@ -24,6 +24,8 @@ import org.apache.samza.task.TaskCoordinator;
  * low-level job has no application or external context (null, as on Samza without factories).
  */
 public final class SamzaContext implements Context {
+  private final SamzaMetricsRegistry taskMetrics;
+  private final io.millrace.api.metrics.MetricsRegistry millraceMetrics;
   private final JobContext job;
   private final ContainerContext container;
   private final org.apache.samza.context.TaskContext task;
@@ -43,11 +45,18 @@ public final class SamzaContext implements Context {
       Function<Collector, MessageCollector> collectors,
       Function<io.millrace.api.TaskCoordinator, TaskCoordinator> coordinators) {
     this.job = new SamzaJobContext(new MapConfig(config.asMap()), jobName, jobId);
-    this.container = new SamzaContainerContext(
-        new SamzaMetricsRegistry(millrace.metrics(), "samza-container"));
-    this.task = new SamzaTaskContext(millrace, config, serdes, partitions,
-        new SamzaMetricsRegistry(millrace.metrics(), "task-" + millrace.partitionNumber()),
+    this.millraceMetrics = millrace.metrics();
+    this.container = new SamzaContainerContext(SamzaMetricsRegistry.containerOf(millraceMetrics));
+    this.taskMetrics = new SamzaMetricsRegistry(millrace.metrics(),
+        "task-" + millrace.partitionNumber());
+    this.task = new SamzaTaskContext(millrace, config, serdes, partitions, taskMetrics,
         collectors, coordinators);
+  }
+
+  /** The task left: its metrics stop being reported (the container's with the last task). */
+  public void close() {
+    taskMetrics.close();
+    SamzaMetricsRegistry.releaseContainer(millraceMetrics);
   }
 
   @Override

@@ -19,11 +19,46 @@ import org.apache.samza.metrics.Timer;
  * its count; a gauge its value when that is a number (a boolean is 1 or 0; other values are kept
  * for the task but not reported); a timer reports {@code <name>-count} and {@code <name>-total}
  * (the sum of its durations, in the unit the task updates it with).
+ *
+ * <p>A task's registry is {@linkplain #close closed} when the task leaves (a rebalance moves it,
+ * or the job stops): its gauges go with it. The container's registry is one per Millrace
+ * registry ({@link #containerOf}), shared by all its tasks as Samza's container registry is: a
+ * metric the tasks each ask for by the same group and name is one metric, which they all update.
  */
 public final class SamzaMetricsRegistry implements MetricsRegistry {
   private final io.millrace.api.metrics.MetricsRegistry millrace;
   private final String group;
   private final Map<String, Metric> metrics = new ConcurrentHashMap<>();
+  /** The gauges registered with Millrace, by name, to remove when the task leaves. */
+  private final Map<String, io.millrace.api.metrics.Gauge> reported = new ConcurrentHashMap<>();
+  /** The container registries in use, by Millrace registry, with how many tasks use each. */
+  private static final Map<io.millrace.api.metrics.MetricsRegistry, SamzaMetricsRegistry>
+      CONTAINERS = new java.util.IdentityHashMap<>();
+  private int users;
+
+  /**
+   * The container registry over {@code millrace}, for one more task: one for all the tasks that
+   * report there, until the last of them {@linkplain #releaseContainer releases} it.
+   */
+  public static SamzaMetricsRegistry containerOf(io.millrace.api.metrics.MetricsRegistry millrace) {
+    synchronized (CONTAINERS) {
+      SamzaMetricsRegistry container = CONTAINERS.computeIfAbsent(millrace,
+          m -> new SamzaMetricsRegistry(m, "samza-container"));
+      container.users++;
+      return container;
+    }
+  }
+
+  /** A task that had {@link #containerOf} left: the last one's leaving removes the registry. */
+  public static void releaseContainer(io.millrace.api.metrics.MetricsRegistry millrace) {
+    synchronized (CONTAINERS) {
+      SamzaMetricsRegistry container = CONTAINERS.get(millrace);
+      if (container != null && --container.users == 0) {
+        CONTAINERS.remove(millrace);
+        container.close();
+      }
+    }
+  }
 
   /**
    * @param millrace Millrace's registry
@@ -42,7 +77,7 @@ public final class SamzaMetricsRegistry implements MetricsRegistry {
   @Override
   public Counter newCounter(String group, Counter counter) {
     return (Counter) metrics.computeIfAbsent(key(group, counter.getName()), k -> {
-      millrace.gauge(this.group, name(group, counter.getName()), counter::getCount);
+      report(name(group, counter.getName()), counter::getCount);
       return counter;
     });
   }
@@ -58,7 +93,7 @@ public final class SamzaMetricsRegistry implements MetricsRegistry {
     return (Gauge<T>) metrics.computeIfAbsent(key(group, gauge.getName()), k -> {
       Object value = gauge.getValue();
       if (value instanceof Number || value instanceof Boolean) {
-        millrace.gauge(this.group, name(group, gauge.getName()), () -> asLong(gauge.getValue()));
+        report(name(group, gauge.getName()), () -> asLong(gauge.getValue()));
       }
       return gauge;
     });
@@ -89,8 +124,23 @@ public final class SamzaMetricsRegistry implements MetricsRegistry {
 
   private void register(String group, ReportedTimer timer) {
     String base = name(group, timer.getName());
-    millrace.gauge(this.group, base + "-count", timer::count);
-    millrace.gauge(this.group, base + "-total", timer::total);
+    report(base + "-count", timer::count);
+    report(base + "-total", timer::total);
+  }
+
+  private void report(String name, io.millrace.api.metrics.Gauge gauge) {
+    reported.put(name, gauge);
+    millrace.gauge(group, name, gauge);
+  }
+
+  /**
+   * Removes the registry's gauges from Millrace's (its task left): only those still its own, so
+   * the task's new container, which registered its own under the same names, keeps them.
+   */
+  public void close() {
+    reported.forEach((name, gauge) -> millrace.removeGauge(group, name, gauge));
+    reported.clear();
+    metrics.clear();
   }
 
   private static String key(String group, String name) {

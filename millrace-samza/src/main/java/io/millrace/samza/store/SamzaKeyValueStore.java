@@ -21,13 +21,19 @@ import org.apache.samza.storage.kv.KeyValueStore;
  * changelog hold is what Samza's would. Without a serde, keys and values must be {@code byte[]},
  * as on Samza.
  *
- * <p>As on Samza, {@code put} of a null value deletes the key, range ends are inclusive-exclusive
+ * <p>As on Samza (its {@code NullSafeKeyValueStore}, which every store of Samza's is wrapped in),
+ * a null key or value is refused with Samza's {@code NullPointerException} and its message, and a
+ * {@code putAll} with one writes none of its entries; range ends are inclusive-exclusive
  * in the serialized keys' unsigned byte order, and iterators must be closed. Writes reach the
  * engine and the changelog at Millrace's commits: {@link #flush} has nothing to force.
  *
  * <p>Threading: the task's loop thread, as Millrace's stores.
  */
 public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
+  /** Samza's own messages (NullSafeKeyValueStore), which a task may match on. */
+  private static final String NULL_KEY = "Null is not a valid key.";
+  private static final String NULL_KEYS = "Null is not a valid keys list.";
+  private static final String NULL_VALUE = "Null is not a valid value.";
   private final io.millrace.api.store.KeyValueStore<Object, Object> store;
   private final Serde<Object> keySerde;
   private final Serde<Object> valueSerde;
@@ -51,6 +57,9 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   @Override
   public Map<K, V> getAll(List<K> keys) {
+    if (keys == null) {
+      throw new NullPointerException(NULL_KEYS);
+    }
     Map<K, V> found = new HashMap<>();
     for (K key : keys) {
       V value = get(key);
@@ -63,25 +72,28 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   @Override
   public void put(K key, V value) {
-    if (value == null) {
-      delete(key);
-    } else {
-      store.put(key(key), SerdeUse.write(valueSerde, value));
-    }
+    Object k = key(key);
+    store.put(k, SerdeUse.write(valueSerde, notNullValue(value)));
   }
 
   @Override
   public void putAll(List<Entry<K, V>> entries) {
+    for (Entry<K, V> entry : entries) { // all checked before any is written, as on Samza
+      key(entry.getKey());
+      notNullValue(entry.getValue());
+    }
     List<KeyValue<Object, Object>> puts = new ArrayList<>(entries.size());
     for (Entry<K, V> entry : entries) {
-      if (entry.getValue() == null) {
-        flushPuts(puts);
-        delete(entry.getKey()); // in order with the puts around it
-      } else {
-        puts.add(new KeyValue<>(key(entry.getKey()), SerdeUse.write(valueSerde, entry.getValue())));
-      }
+      puts.add(new KeyValue<>(key(entry.getKey()), SerdeUse.write(valueSerde, entry.getValue())));
     }
     flushPuts(puts);
+  }
+
+  private static <V> V notNullValue(V value) {
+    if (value == null) {
+      throw new NullPointerException(NULL_VALUE);
+    }
+    return value;
   }
 
   private void flushPuts(List<KeyValue<Object, Object>> puts) {
@@ -98,6 +110,9 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   @Override
   public void deleteAll(List<K> keys) {
+    if (keys == null) {
+      throw new NullPointerException(NULL_KEYS);
+    }
     for (K key : keys) {
       delete(key);
     }
@@ -148,7 +163,7 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   private Object key(K key) {
     if (key == null) {
-      throw new NullPointerException("a Samza store's key cannot be null");
+      throw new NullPointerException(NULL_KEY);
     }
     return SerdeUse.write(keySerde, key);
   }

@@ -35,6 +35,8 @@ final class AdaptedTask {
   private OutputRoutes outputs;
   private SamzaCollector collector;
   private SamzaCoordinator coordinator;
+  /** The Samza context the task was given, or null (a task that is not initable). */
+  private SamzaContext samzaContext;
 
   /** Makes the user's task and calls its {@code init} if it has one. */
   void init(TaskContext context) throws Exception {
@@ -58,8 +60,9 @@ final class AdaptedTask {
       partitions.add(inputs.partition(input.stream(), input.partition()));
     }
     if (task instanceof InitableTask initable) {
-      initable.init(new SamzaContext(context, config, job.samzaJobName(), job.samzaJobId(),
-          serdes, partitions, this::collector, this::coordinator));
+      samzaContext = new SamzaContext(context, config, job.samzaJobName(), job.samzaJobId(),
+          serdes, partitions, this::collector, this::coordinator);
+      initable.init(samzaContext);
     }
   }
 
@@ -110,8 +113,14 @@ final class AdaptedTask {
   // Deprecated in Samza 1.x in favour of application contexts, yet Samza still calls it.
   @SuppressWarnings("deprecation")
   void close() throws Exception {
-    if (task instanceof org.apache.samza.task.ClosableTask closable) {
-      closable.close();
+    try {
+      if (task instanceof org.apache.samza.task.ClosableTask closable) {
+        closable.close();
+      }
+    } finally {
+      if (samzaContext != null) {
+        samzaContext.close(); // the task's metrics go with it
+      }
     }
   }
 }

@@ -3,6 +3,7 @@ package io.millrace.samza.translate;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.samza.app.TaskApplications;
+import io.millrace.samza.checkpoint.SamzaCheckpointImport;
 import io.millrace.samza.config.SamzaJob;
 import io.millrace.samza.config.SamzaStream;
 import io.millrace.samza.config.StreamKeys;
@@ -222,6 +223,11 @@ public final class SamzaJobTranslator implements JobTranslator {
     t.consume("task.checkpoint.system");
     t.consume("task.checkpoint.path");
     t.consume("task.checkpoint.replication.factor");
+    t.consume("task.checkpoint.read.versions"); // read by SamzaCheckpointImport
+    if (config.get("task.checkpoint.write.versions") != null) {
+      t.ignore("task.checkpoint.write.versions", "Millrace writes its own checkpoints; Samza's"
+          + " are only read, once, when the job first starts here");
+    }
     if (factory == null) {
       return;
     }
@@ -233,6 +239,8 @@ public final class SamzaJobTranslator implements JobTranslator {
               + " task.checkpoint.system (or job.default.system)");
         }
         t.put("task.checkpoint.system", system);
+        // A job Samza ran resumes from Samza's checkpoints until it has its own here.
+        t.put("task.checkpoint.import", SamzaCheckpointImport.class.getName());
         String replication = config.get("task.checkpoint.replication.factor");
         if (replication != null) {
           t.put("systems." + system + ".checkpoint.replication.factor", replication);

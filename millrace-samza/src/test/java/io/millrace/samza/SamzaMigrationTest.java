@@ -1,0 +1,303 @@
+package io.millrace.samza;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.millrace.core.embed.RunningJob;
+import io.millrace.core.testing.Await;
+import io.millrace.kafka.dev.DevBroker;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Moving a running Samza job to Millrace, for real: a stateful job ({@link CountPerKeyTask}, a
+ * count per key in a RocksDB store with a changelog, Kafka checkpoints) runs on Samza 1.8's own
+ * runtime in a child JVM against the test broker, is killed mid-stream, and is started on
+ * Millrace with the same properties. Checked against a plain model of the input: every message is
+ * counted (nothing missing in the store or the output), a message is counted twice only if it
+ * came after Samza's last checkpoint (at-least-once), Millrace resumed each partition right after
+ * Samza's checkpointed offset, and once it has committed it keeps its own checkpoints.
+ */
+class SamzaMigrationTest {
+  private static final int PARTITIONS = 3;
+  private static final int KEYS = 20;
+  private static final String INPUT = "keyed-input";
+  private static final String OUTPUT = "key-counts";
+  private static final String CHANGELOG = "counts-changelog";
+  private static final String SAMZA_CHECKPOINTS = "__samza_checkpoint_ver_1_for_count-per-key_1";
+  private static DevBroker broker;
+  private static TestKafka kafka;
+
+  @BeforeAll
+  static void startBroker(@TempDir Path dir) throws Exception {
+    broker = DevBroker.start(dir, 0, Path.of("target", "broker-lib"),
+        List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+        Duration.ofSeconds(90));
+    kafka = new TestKafka(broker);
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    if (broker != null) {
+      broker.stop();
+    }
+  }
+
+  /** The job's file, with this broker and state under {@code dir}. */
+  private static Map<String, String> job(Path dir) throws IOException {
+    Properties p = new Properties();
+    try (InputStream in = SamzaMigrationTest.class.getResourceAsStream(
+        "/jobs/count-per-key.properties")) {
+      p.load(in);
+    }
+    Map<String, String> config = new TreeMap<>();
+    p.stringPropertyNames().forEach(k -> config.put(k, p.getProperty(k)));
+    config.put("systems.kafka.consumer.bootstrap.servers", kafka.servers());
+    config.put("systems.kafka.producer.bootstrap.servers", kafka.servers());
+    config.put("job.logged.store.base.dir", dir.resolve("samza-logged").toString());
+    config.put("job.non-logged.store.base.dir", dir.resolve("samza-stores").toString());
+    config.put("job.state.dir", dir.resolve("millrace").toString());
+    return config;
+  }
+
+  /** Messages {partition, key, value}: key k(i % KEYS) on partition i % PARTITIONS. */
+  private static List<Object[]> messages(int from, int count) {
+    List<Object[]> messages = new ArrayList<>();
+    for (int i = from; i < from + count; i++) {
+      messages.add(new Object[] {i % PARTITIONS, "k" + (i % KEYS), "m" + i});
+    }
+    return messages;
+  }
+
+  /** One output record: the input it counted, the count after it, and who counted it. */
+  private record Counted(String key, int partition, long offset, int count, String runtime) {
+    static Counted of(ConsumerRecord<byte[], byte[]> r) {
+      String[] f = new String(r.value(), StandardCharsets.UTF_8).split(",");
+      return new Counted(new String(r.key(), StandardCharsets.UTF_8), Integer.parseInt(f[0]),
+          Long.parseLong(f[1]), Integer.parseInt(f[2]), f[3]);
+    }
+  }
+
+  private static List<Counted> outputs() throws Exception {
+    List<Counted> all = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(OUTPUT, PARTITIONS)) {
+      all.add(Counted.of(r));
+    }
+    return all;
+  }
+
+  private static long countOutputs() throws Exception {
+    return kafka.readAll(OUTPUT, PARTITIONS).size();
+  }
+
+  /** Samza's last checkpointed offset of each input partition, read as the test reads JSON. */
+  private static Map<Integer, Long> samzaCheckpoints() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    Map<Integer, Long> offsets = new TreeMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(SAMZA_CHECKPOINTS, 1)) {
+      Map<?, ?> key = json.readValue(r.key(), Map.class);
+      if (!"checkpoint".equals(key.get("type"))) {
+        continue;
+      }
+      for (Object ssp : json.readValue(r.value(), Map.class).values()) {
+        Map<?, ?> s = (Map<?, ?>) ssp;
+        if (INPUT.equals(s.get("stream")) && s.get("offset") != null) {
+          offsets.put(Integer.parseInt((String) s.get("partition")),
+              Long.parseLong((String) s.get("offset")));
+        }
+      }
+    }
+    return offsets;
+  }
+
+  /** The store's final counts, per partition and key, as its changelog holds them. */
+  private static Map<String, Integer> changelogCounts() throws Exception {
+    Map<String, Integer> counts = new TreeMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(CHANGELOG, PARTITIONS)) {
+      String key = r.partition() + "/" + new String(r.key(), StandardCharsets.UTF_8);
+      if (r.value() == null) {
+        counts.remove(key);
+      } else {
+        counts.put(key, ByteBuffer.wrap(r.value()).getInt()); // Samza's IntegerSerde
+      }
+    }
+    return counts;
+  }
+
+  private static Process startSamza(Map<String, String> config, Path dir) throws IOException {
+    Path file = dir.resolve("samza-job.properties");
+    Properties p = new Properties();
+    p.putAll(config);
+    try (OutputStream out = Files.newOutputStream(file)) {
+      p.store(out, "written by SamzaMigrationTest");
+    }
+    String lib = System.getProperty("samza.runtime.lib",
+        Path.of("..", "millrace-samza-peer", "target", "samza-lib").toString());
+    String classPath = Path.of(lib).toAbsolutePath() + "/*" + java.io.File.pathSeparator
+        + Path.of("target", "test-classes").toAbsolutePath();
+    ProcessBuilder pb = new ProcessBuilder(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx384m", "-XX:+UseSerialGC", "-cp", classPath, SamzaMain.class.getName(),
+        file.toString());
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(Path.of("target", "samza-child.log").toFile());
+    return pb.start();
+  }
+
+  @Test
+  void aStatefulSamzaJobKilledMidStreamResumesOnMillraceWithItsOffsetsAndState(
+      @TempDir Path dir) throws Exception {
+    kafka.createTopic(INPUT, PARTITIONS);
+    kafka.createTopic(OUTPUT, PARTITIONS);
+    Map<String, String> config = job(dir);
+    int first = 3_000;
+    int second = 60_000; // more than Samza gets through before it is killed
+    kafka.write(INPUT, messages(0, first));
+
+    Process samza = startSamza(config, dir);
+    try {
+      // Samza has processed the first messages and checkpointed: more arrive while it runs.
+      Await.until(Await.DEADLINE, "Samza's first checkpoints and outputs (target/samza-child.log)",
+          () -> {
+            if (!samza.isAlive()) {
+              throw new AssertionError("Samza stopped: see target/samza-child.log");
+            }
+            return kafka.exists(SAMZA_CHECKPOINTS) && samzaCheckpoints().size() == PARTITIONS
+                && countOutputs() >= first;
+          });
+      kafka.write(INPUT, messages(first, second));
+      // Killed once Samza has checkpointed into the second messages, and counted past that.
+      long firstEnd = first / PARTITIONS - 1;
+      Await.until(Await.DEADLINE, "Samza checkpointing the second messages",
+          () -> samzaCheckpoints().values().stream().anyMatch(offset -> offset > firstEnd));
+    } finally {
+      samza.destroyForcibly(); // SIGKILL: no final commit, no clean close
+      assertThat(samza.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    }
+    Map<Integer, Long> samzaCheckpoint = samzaCheckpoints();
+    int total = first + second;
+
+    // The plain model: each (partition, key)'s messages and their offsets.
+    Map<String, List<Long>> model = new TreeMap<>();
+    List<Object[]> all = messages(0, total);
+    Map<Integer, Long> next = new HashMap<>();
+    for (Object[] m : all) {
+      int partition = (Integer) m[0];
+      long offset = next.merge(partition, 1L, Long::sum) - 1;
+      model.computeIfAbsent(partition + "/" + m[1], k -> new ArrayList<>()).add(offset);
+    }
+    long lastOffset = (total / PARTITIONS) - 1;
+    assertThat(samzaCheckpoint.values()).as("Samza was stopped mid-stream")
+        .anyMatch(offset -> offset < lastOffset);
+
+    List<Counted> millraceRun;
+    try (RunningJob job = SamzaTestJobs.start(new HashMap<>(config))) {
+      Await.until(Await.DEADLINE, "every message counted", () -> {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Counted c : outputs()) {
+          seen.add(c.partition() + "@" + c.offset());
+        }
+        return seen.size() == total;
+      });
+      job.stop();
+    }
+    millraceRun = outputs();
+    Map<String, Integer> counts = changelogCounts();
+
+    // Millrace resumed each partition right after Samza's checkpointed offset.
+    Map<Integer, Long> firstByMillrace = new TreeMap<>();
+    for (Counted c : millraceRun) {
+      if (c.runtime().equals("millrace")) {
+        firstByMillrace.merge(c.partition(), c.offset(), Math::min);
+      }
+    }
+    Map<Integer, Long> afterCheckpoint = new TreeMap<>();
+    samzaCheckpoint.forEach((p, offset) -> {
+      if (offset < lastOffset) { // (a partition Samza finished has nothing left to process)
+        afterCheckpoint.put(p, offset + 1);
+      }
+    });
+    assertThat(firstByMillrace).isEqualTo(afterCheckpoint);
+    // Every message counted in the store; twice only if it came after Samza's checkpoint.
+    // The store's count is the last one sent: Millrace's, or Samza's where Samza finished.
+    Map<String, Integer> lastMillraceCount = new HashMap<>();
+    Map<String, Integer> lastSamzaCount = new HashMap<>();
+    for (Counted c : millraceRun) {
+      (c.runtime().equals("millrace") ? lastMillraceCount : lastSamzaCount)
+          .merge(c.partition() + "/" + c.key(), c.count(), Math::max);
+    }
+    model.forEach((key, offsets) -> {
+      int partition = Integer.parseInt(key.substring(0, key.indexOf('/')));
+      long replayable = offsets.stream().filter(o -> o > samzaCheckpoint.get(partition)).count();
+      assertThat(counts.get(key)).as("the count of %s", key)
+          .isBetween(offsets.size(), (int) (offsets.size() + replayable));
+      assertThat(lastMillraceCount.getOrDefault(key, lastSamzaCount.get(key)))
+          .as("the last count sent for %s", key).isEqualTo(counts.get(key));
+    });
+
+    // Millrace keeps its own checkpoints now: a restart reads nothing again.
+    int third = 30;
+    kafka.write(INPUT, messages(total, third));
+    try (RunningJob job = SamzaTestJobs.start(new HashMap<>(config))) {
+      Await.until(Await.DEADLINE, "the newest messages counted",
+          () -> countOutputs() >= millraceRun.size() + third);
+      job.stop();
+    }
+    assertThat(outputs()).hasSize(millraceRun.size() + third);
+  }
+
+  @Test
+  void aSamzaCheckpointRecordMillraceCannotReadStopsTheJobNamingItAndCommitsNothing(
+      @TempDir Path dir) throws Exception {
+    String topic = "__samza_checkpoint_ver_1_for_unreadable-job_1";
+    kafka.createTopic(topic, 1);
+    String goodKey = "{\"systemstreampartition-grouper-factory\":\"org.apache.samza.container"
+        + ".grouper.stream.GroupByPartitionFactory\",\"taskName\":\"Partition 0\","
+        + "\"type\":\"checkpoint\"}";
+    kafka.write(topic, List.of(
+        new Object[] {0, goodKey, "{\"SystemStreamPartition [kafka, unreadable-input, 0]\":{"
+            + "\"system\":\"kafka\",\"stream\":\"unreadable-input\",\"partition\":\"0\","
+            + "\"offset\":\"3\"}}"},
+        new Object[] {0, goodKey, "{\"SystemStreamPartition [kafka, unreadable-input, 0]\":"}));
+    kafka.createTopic("unreadable-input", 1);
+    List<Object[]> one = new ArrayList<>();
+    one.add(new Object[] {0, "k", "m"});
+    kafka.write("unreadable-input", one);
+    Map<String, String> config = job(dir);
+    config.put("job.name", "unreadable_job");
+    config.put("task.inputs", "kafka.unreadable-input");
+    config.put("stores.counts.changelog", "kafka.unreadable-changelog");
+    config.remove("streams.key-counts.samza.system");
+    config.put("streams.unreadable-counts.samza.system", "kafka");
+
+    assertThatThrownBy(() -> SamzaTestJobs.start(config))
+        .hasMessageContaining("Samza checkpoint record at topic " + topic
+            + " partition 0 offset 1 cannot be read: its value is not a JSON object")
+        .hasMessageContaining("Nothing was committed")
+        .message().doesNotContain("\n");
+    // Nothing read, nothing sent, no checkpoint of Millrace's own.
+    assertThat(!kafka.exists("unreadable-counts") || kafka.readAll("unreadable-counts", 1)
+        .isEmpty()).isTrue();
+    String own = "__millrace-checkpoints-unreadable_job-1";
+    assertThat(!kafka.exists(own) || kafka.readAll(own, 1).isEmpty()).isTrue();
+  }
+}

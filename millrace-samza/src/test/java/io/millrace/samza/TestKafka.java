@@ -1,0 +1,112 @@
+package io.millrace.samza;
+
+import io.millrace.core.testing.Await;
+import io.millrace.kafka.dev.DevBroker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** Topics of the test broker: created, written and read with Kafka's own clients. */
+final class TestKafka {
+  private final DevBroker broker;
+
+  TestKafka(DevBroker broker) {
+    this.broker = broker;
+  }
+
+  String servers() {
+    return broker.bootstrapServers();
+  }
+
+  void createTopic(String topic, int partitions) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers()))) {
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+          .all().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  boolean exists(String topic) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers()))) {
+      return admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(topic);
+    }
+  }
+
+  /** Writes records of {partition, key, value} (key and value text, or null; or byte[]). */
+  void write(String topic, List<Object[]> records) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", servers());
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (Object[] r : records) {
+        producer.send(new ProducerRecord<>(topic, (Integer) r[0], bytes(r[1]), bytes(r[2])));
+      }
+      producer.flush();
+    }
+  }
+
+  static byte[] bytes(Object value) {
+    if (value == null || value instanceof byte[]) {
+      return (byte[]) value;
+    }
+    return ((String) value).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Reads the topic from its start until {@code enough} holds of what was read. */
+  List<ConsumerRecord<byte[], byte[]>> read(String topic, int partitions,
+      Predicate<List<ConsumerRecord<byte[], byte[]>>> enough) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", servers());
+    List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> all = new ArrayList<>();
+      for (int i = 0; i < partitions; i++) {
+        all.add(new TopicPartition(topic, i));
+      }
+      consumer.assign(all);
+      consumer.seekToBeginning(all);
+      Await.until(Await.DEADLINE, "records of " + topic, () -> {
+        consumer.poll(Duration.ofMillis(100)).forEach(read::add);
+        return enough.test(read);
+      });
+    }
+    return read;
+  }
+
+  /** Reads all the topic holds now. */
+  List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int partitions) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", servers());
+    Map<TopicPartition, Long> ends;
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> all = new ArrayList<>();
+      for (int i = 0; i < partitions; i++) {
+        all.add(new TopicPartition(topic, i));
+      }
+      ends = consumer.endOffsets(all);
+    }
+    return read(topic, partitions, records -> {
+      Map<Integer, Long> next = new java.util.HashMap<>();
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        next.merge(r.partition(), r.offset() + 1, Math::max);
+      }
+      return ends.entrySet().stream().allMatch(e -> e.getValue() == 0
+          || next.getOrDefault(e.getKey().partition(), 0L) >= e.getValue());
+    });
+  }
+}
