@@ -19,11 +19,41 @@ public final class Windows {
   private final long sizeMs;
   private final long advanceMs;
   private final long graceMs;
+  /** A session window's inactivity gap, or 0 for fixed-size windows. */
+  private final long gapMs;
 
   private Windows(long sizeMs, long advanceMs, long graceMs) {
+    this(sizeMs, advanceMs, graceMs, 0);
+  }
+
+  private Windows(long sizeMs, long advanceMs, long graceMs, long gapMs) {
     this.sizeMs = sizeMs;
     this.advanceMs = advanceMs;
     this.graceMs = graceMs;
+    this.gapMs = gapMs;
+  }
+
+  /**
+   * Session windows: a key's records at most {@code gap} apart (both ends included) are one
+   * session, from its first record's time to its last's; a record that falls within the gap of
+   * two sessions merges them. A session closes, and its result is emitted, once no record on
+   * time could join it: when the watermark passes its last record's time plus the gap plus the
+   * grace. A record more than the grace behind the watermark is late. State the grace with
+   * {@link #grace}.
+   */
+  public static Windows session(Duration gap) {
+    long ms = positive(gap, "a session window's inactivity gap");
+    return new Windows(ms, ms, -1, ms);
+  }
+
+  /** Whether these are session windows. */
+  public boolean session() {
+    return gapMs > 0;
+  }
+
+  /** A session window's inactivity gap in ms, or 0 for fixed-size windows. */
+  public long gapMs() {
+    return gapMs;
   }
 
   /** Windows of {@code size} one after the other; state the grace with {@link #grace}. */
@@ -53,7 +83,7 @@ public final class Windows {
     if (grace == null || grace.isNegative()) {
       throw new IllegalArgumentException("a window's grace must be zero or more: " + grace);
     }
-    return new Windows(sizeMs, advanceMs, grace.toMillis());
+    return new Windows(sizeMs, advanceMs, grace.toMillis(), gapMs);
   }
 
   /** The size of a window, in ms. */
@@ -71,9 +101,9 @@ public final class Windows {
     return graceMs;
   }
 
-  /** Whether windows follow one another without overlap. */
+  /** Whether windows follow one another without overlap (fixed-size ones). */
   public boolean tumbling() {
-    return advanceMs == sizeMs;
+    return !session() && advanceMs == sizeMs;
   }
 
   /**
@@ -104,6 +134,9 @@ public final class Windows {
 
   @Override
   public String toString() {
+    if (session()) {
+      return "session(gap " + gapMs + "ms, grace " + graceMs + "ms)";
+    }
     return (tumbling() ? "tumbling(" + sizeMs + "ms" : "hopping(" + sizeMs + "ms every "
         + advanceMs + "ms") + ", grace " + graceMs + "ms)";
   }
