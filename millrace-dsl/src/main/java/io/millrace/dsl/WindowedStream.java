@@ -99,6 +99,16 @@ public final class WindowedStream<K, V> {
   private <A> MessageStream<Windowed<K>, A> aggregate(String operator, Stored<K, A> stored,
       Serde<A> defaultValueSerde, Aggregation aggregation) {
     StoreDef store = grouped.store("windowed " + operator, stored, defaultValueSerde);
+    if (aggregation.merger() == null && windows.session()) {
+      throw new ConfigException("windowed aggregate (store " + store.name() + ") over " + windows
+          + " needs a merger: a record that falls between two sessions merges them, and their "
+          + "aggregates are merged");
+    }
+    if (aggregation.merger() == null && windows.sliding()) {
+      throw new ConfigException("windowed aggregate (store " + store.name() + ") over " + windows
+          + " needs a merger: each record is stored once, in its own instant's slice, and a "
+          + "window's result merges the slices it holds");
+    }
     if (aggregation.merger() == null && windows.paneMs() != windows.sizeMs()) {
       throw new ConfigException("windowed aggregate (store " + store.name() + ") over " + windows
           + " needs a merger: a window is made of " + windows.sizeMs() / windows.paneMs()

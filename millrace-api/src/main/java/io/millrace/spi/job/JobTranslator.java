@@ -56,10 +56,31 @@ public interface JobTranslator {
    * @param notes lines the runtime logs once at start, e.g. the keys that have no meaning here
    *     and why they are ignored
    */
-  record Translation(Map<String, String> config, List<String> notes) {
+  record Translation(Map<String, String> config, List<String> notes, List<Operator> operators) {
     public Translation {
       config = Map.copyOf(config);
       notes = List.copyOf(notes);
+      operators = List.copyOf(operators);
+    }
+
+    /** A translation without operators to show ({@code millrace plan} lists none). */
+    public Translation(Map<String, String> config, List<String> notes) {
+      this(config, notes, List.of());
+    }
+  }
+
+  /**
+   * One operator of a translated job as {@code millrace plan} shows it, so that a user can see
+   * which of their names made which store or stream.
+   *
+   * @param path where it sits in the job (e.g. {@code views/filter/map}); unique in the job
+   * @param kind what it does ({@code map}, {@code windowed count}, ...)
+   * @param name the name the user gave it (a store's, a join's), or null for an unnamed one
+   * @param stores the stores it keeps its state in, by name
+   */
+  record Operator(String path, String kind, String name, List<String> stores) {
+    public Operator {
+      stores = List.copyOf(stores);
     }
   }
 }

@@ -14,12 +14,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code millrace run [--classpath ...] job.properties [--set key=value ...]}, {@code millrace
- * config check ...} and {@code millrace status ...}; {@code --classpath} adds the jars or class
+ * config check ...}, {@code millrace status ...} and {@code millrace plan ...}; {@code --classpath} adds the jars or class
  * directories that hold the job's own classes (its task, serdes, systems).
  *
  * <p>Exit codes: 0 success, 1 the job failed, 2 bad usage or configuration, 3 a saved checkpoint
- * cannot be read (damaged or unreadable: nothing ran, nothing was changed), 130 stopped by Ctrl-C
- * (after a clean commit).
+ * cannot be read (damaged or unreadable: nothing ran, nothing was changed), 4 {@code plan
+ * --against} found state the change would orphan, 130 stopped by Ctrl-C (after a clean commit).
  */
 public final class Main {
   /** The exit code of a job whose checkpoint cannot be read at start. */
@@ -81,6 +81,21 @@ public final class Main {
       case "status":
         return withJob(args, 1, Usage.STATUS_HELP, out, err,
             (job, config) -> status(job, config, out, err));
+      case "plan": {
+        if (wantsHelp(args, 1)) {
+          out.println(Usage.PLAN_HELP);
+          return 0;
+        }
+        PlanCommand plan;
+        try {
+          plan = PlanCommand.parse(args, 1);
+        } catch (ConfigException e) {
+          err.println("error: " + e.getMessage());
+          return 2;
+        }
+        return withJob(plan.jobArgs(), 1, Usage.PLAN_HELP, out, err,
+            (job, config) -> plan.run(config, out, err));
+      }
       case "config":
         if (args.length >= 2 && isHelp(args[1])) {
           out.println(Usage.CHECK_HELP);
@@ -114,7 +129,7 @@ public final class Main {
         return 2;
       default:
         err.println("error: unknown command '" + command + "' (commands: run, config check, "
-            + "status, new, bench, kafka-dev; millrace --help says what each does)");
+            + "status, plan, new, bench, kafka-dev; millrace --help says what each does)");
         err.println(Usage.USAGE);
         return 2;
     }

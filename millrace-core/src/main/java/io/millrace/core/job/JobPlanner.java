@@ -26,6 +26,7 @@ import io.millrace.core.coordinate.Coordinators;
 import io.millrace.core.loop.ErrorPolicy;
 import io.millrace.core.loop.LoopSettings;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
+import io.millrace.core.plan.Outline;
 import io.millrace.core.serde.Serdes;
 import io.millrace.core.store.StoreConfig;
 import io.millrace.core.store.StoreSpec;
@@ -147,6 +148,78 @@ public final class JobPlanner {
       throw e;
     }
     return plan;
+  }
+
+  /**
+   * What {@code millrace plan} shows of a job: validated as {@link #plan} does, its inputs'
+   * partitions asked from their systems, and its outputs, internal streams and changelogs as
+   * the job would create them. Nothing is created or written, and no checkpoint is read.
+   *
+   * @throws ConfigException describing the first problem found
+   */
+  public static Outline outline(JobConfig original) {
+    JobTranslators.Translated translated =
+        JobTranslators.translation(original, Thread.currentThread().getContextClassLoader());
+    JobConfig config = translated.config();
+    Validated v = validate(config);
+    DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
+    Map<String, SystemAdmin> admins = new LinkedHashMap<>();
+    try {
+      Map<String, Integer> counts = new LinkedHashMap<>();
+      Map<String, List<String>> groups = copartitionGroups(config, v.inputs);
+      int taskCount = 0;
+      for (String input : v.inputs) {
+        StreamInfo info = v.streams.get(input);
+        if (!info.intermediate()) {
+          SystemAdmin admin = admins.computeIfAbsent(info.system(), name -> v.factories.get(name)
+              .admin(new DefaultSystemContext(name, v.jobName, -1, config, metrics)));
+          counts.put(input, admin.partitionCount(info.spec()));
+          taskCount = Math.max(taskCount, counts.get(input));
+        }
+      }
+      List<Outline.Stream> streams = new ArrayList<>();
+      for (String input : v.inputs) {
+        StreamInfo info = v.streams.get(input);
+        if (info.intermediate()) {
+          int wanted = info.outputPartitions() > 0 ? info.outputPartitions()
+              : Math.max(1, copartitioned(input, groups, counts, taskCount));
+          counts.put(input, wanted);
+          taskCount = Math.max(taskCount, wanted);
+        }
+      }
+      checkCopartitioned(config, groups, counts);
+      for (String input : v.inputs) {
+        StreamInfo info = v.streams.get(input);
+        streams.add(new Outline.Stream(info.intermediate() ? Outline.Role.INTERNAL
+            : Outline.Role.INPUT, input, info.system(), info.spec().physicalName(),
+            counts.get(input)));
+      }
+      for (String output : v.outputs) {
+        StreamInfo info = v.streams.get(output);
+        if (!info.intermediate()) {
+          streams.add(new Outline.Stream(Outline.Role.OUTPUT, output, info.system(),
+              info.spec().physicalName(),
+              info.outputPartitions() > 0 ? info.outputPartitions() : taskCount));
+        }
+      }
+      List<Outline.Store> stores = new ArrayList<>();
+      for (StoreSpec spec : v.stores) {
+        stores.add(new Outline.Store(spec.name(),
+            config.get("stores." + spec.name() + "." + StoreConfig.FACTORY,
+                spec.factory().getClass().getName()),
+            spec.keySerde().getClass().getName(), spec.valueSerde().getClass().getName(),
+            spec.hasChangelog() ? spec.changelogSystem() + "." + spec.changelogStream() : null,
+            taskCount));
+      }
+      List<Outline.Operator> operators = new ArrayList<>();
+      for (var op : translated.operators()) {
+        operators.add(new Outline.Operator(op.path(), op.kind(), op.name(), op.stores()));
+      }
+      return new Outline(v.jobName, v.taskConstructor.getDeclaringClass().getName(), taskCount,
+          streams, stores, operators);
+    } finally {
+      admins.values().forEach(SystemAdmin::close);
+    }
   }
 
   /**

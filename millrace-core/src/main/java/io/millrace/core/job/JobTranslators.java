@@ -33,8 +33,25 @@ public final class JobTranslators {
    * @throws ConfigException if two translators accept it, or the translator finds it wrong
    */
   public static JobConfig translate(JobConfig config, ClassLoader loader) {
+    return translation(config, loader).config();
+  }
+
+  /**
+   * A job's configuration as translated, with the operators the translator shows for it.
+   *
+   * @param config the configuration in Millrace's keys ({@code translate}'s answer)
+   * @param operators what the translator shows of the job's operators (none for a task job)
+   */
+  public record Translated(JobConfig config, List<JobTranslator.Operator> operators) {}
+
+  /**
+   * As {@link #translate}, with the operators the translator shows.
+   *
+   * @throws ConfigException if two translators accept it, or the translator finds it wrong
+   */
+  public static Translated translation(JobConfig config, ClassLoader loader) {
     if (config.get(MARK) != null) {
-      return config;
+      return new Translated(config, List.of());
     }
     List<JobTranslator> accepting = new ArrayList<>();
     for (JobTranslator translator : all(loader)) {
@@ -43,7 +60,7 @@ public final class JobTranslators {
       }
     }
     if (accepting.isEmpty()) {
-      return config;
+      return new Translated(config, List.of());
     }
     if (accepting.size() > 1) {
       throw new ConfigException(config.source() + " is taken by two kinds of job, "
@@ -57,7 +74,7 @@ public final class JobTranslators {
     }
     Map<String, String> values = new HashMap<>(translation.config());
     values.put(MARK, translator.name());
-    return new JobConfig(values, config.source());
+    return new Translated(new JobConfig(values, config.source()), translation.operators());
   }
 
   /**

@@ -61,6 +61,46 @@ class MainTest {
   }
 
   @Test
+  void planOfATaskJobShowsItsStreamsAndStoresAndCreatesNothing() throws Exception {
+    Path file = job(UpperCaseTask.class, "stores.seen.factory=memory");
+    assertThat(main("plan", file.toString())).isZero();
+    assertThat(out()).contains("millrace-plan 1\njob cli-test\ntask " + UpperCaseTask.class
+            .getName() + "\ntasks 1\n")
+        .contains("input lines system=file physical=" + tmp.resolve("in.txt") + " partitions=1")
+        .contains("output out system=file")
+        .contains("store seen factory=memory");
+    assertThat(tmp.resolve("out")).doesNotExist();
+    assertThat(tmp.resolve("state")).doesNotExist();
+  }
+
+  @Test
+  void planAgainstItsOwnSavedPlanOrphansNothingAndAgainstARenamedStoreExitsFour()
+      throws Exception {
+    Path file = job(UpperCaseTask.class, "stores.seen.factory=memory");
+    Path saved = tmp.resolve("before.plan");
+    assertThat(main("plan", "--out", saved.toString(), file.toString())).isZero();
+    assertThat(main("plan", file.toString(), "--against", saved.toString())).isZero();
+    assertThat(out()).contains("no change");
+    Files.writeString(file, Files.readString(file).replace("stores.seen.", "stores.seen2."));
+    assertThat(main("plan", "--against", saved.toString(), file.toString()))
+        .isEqualTo(PlanCommand.EXIT_ORPHANS);
+    assertThat(out()).contains("orphaned: store seen is renamed to seen2, which starts empty")
+        .contains("1 change(s) would orphan state");
+  }
+
+  @Test
+  void planAgainstAFileThatCannotBeParsedNamesTheFileAndLineAndExitsTwo() throws Exception {
+    Path file = job(UpperCaseTask.class);
+    Path saved = tmp.resolve("broken.plan");
+    Files.writeString(saved, "millrace-plan 1\njob cli-test\ntasks many\n");
+    assertThat(main("plan", file.toString(), "--against", saved.toString())).isEqualTo(2);
+    assertThat(err()).startsWith("error: plan file " + saved + " line 3: tasks must be a whole "
+        + "number");
+    assertThat(main("plan", file.toString(), "--against")).isEqualTo(2);
+    assertThat(err()).contains("--against needs a file");
+  }
+
+  @Test
   void configCheckOfAGoodFileExitsZero() throws Exception {
     Path file = job(UpperCaseTask.class);
     assertThat(main("config", "check", file.toString())).isZero();
@@ -191,7 +231,7 @@ class MainTest {
   void anUnknownCommandIsNamedOnAnErrorLineBeforeTheUsage() {
     assertThat(main("frobnicate", "x")).isEqualTo(2);
     assertThat(err().lines().findFirst()).hasValue("error: unknown command 'frobnicate' "
-        + "(commands: run, config check, status, new, bench, kafka-dev; millrace --help says "
+        + "(commands: run, config check, status, plan, new, bench, kafka-dev; millrace --help says "
         + "what each does)");
     assertThat(err()).contains("usage: millrace run");
   }

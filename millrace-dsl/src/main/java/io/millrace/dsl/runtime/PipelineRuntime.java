@@ -351,6 +351,24 @@ final class PipelineRuntime {
     } else if (processor == null && node.op() instanceof Op.StreamTableJoin j) {
       processor = new StreamTableJoinProcessor(node, j.joinKind(), j.joiner(),
           context.<Object, Object>store(j.tableStore()), children);
+    } else if (processor == null && node.op() instanceof Op.WindowAggregate w
+        && w.windows().sliding()) {
+      SlidingAggregateProcessor slides = new SlidingAggregateProcessor(node, w.windows(),
+          w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
+          (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
+          watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
+          lateCounter(w.store().name()));
+      windowed.add(slides);
+      processor = slides;
+    } else if (processor == null && node.op() instanceof Op.WindowAggregate w
+        && w.windows().session()) {
+      SessionAggregateProcessor sessions = new SessionAggregateProcessor(node, w.windows(),
+          w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
+          (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
+          watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
+          lateCounter(w.store().name()));
+      windowed.add(sessions);
+      processor = sessions;
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
       Listening listening = listening(node);
       WindowAggregateProcessor window = new WindowAggregateProcessor(node, w.windows(),

@@ -126,7 +126,30 @@ public final class DslJobTranslator implements JobTranslator {
       notes.add(group.getKey() + " reads " + String.join(" and ", group.getValue())
           + " by key: they must be co-partitioned (" + key + ")");
     }
-    return new Translation(out, notes);
+    return new Translation(out, notes, operators(plan));
+  }
+
+  /**
+   * Every operator of the pipeline once, from its sources on, for {@code millrace plan}: its
+   * path, its kind, and the name the user gave it (a stream's id, a store's or a join's name).
+   */
+  private static List<Operator> operators(Plan plan) {
+    List<Operator> operators = new ArrayList<>();
+    Set<Node> seen = new java.util.HashSet<>();
+    java.util.ArrayDeque<Node> next = new java.util.ArrayDeque<>(plan.sources().values());
+    while (!next.isEmpty()) {
+      Node node = next.poll();
+      if (!seen.add(node)) {
+        continue;
+      }
+      Op op = node.op();
+      String name = op instanceof Op.Source source ? source.streamId()
+          : op instanceof Op.Sink sink ? sink.streamId() : op.group();
+      operators.add(new Operator(node.path(), op.kind(), name,
+          op.stores().stream().map(StoreDef::name).toList()));
+      next.addAll(node.children());
+    }
+    return operators;
   }
 
   /** Whether the repartition {@code streamId} is co-partitioned with a stream the job reads. */

@@ -19,11 +19,62 @@ public final class Windows {
   private final long sizeMs;
   private final long advanceMs;
   private final long graceMs;
+  /** A session window's inactivity gap, or 0 for fixed-size windows. */
+  private final long gapMs;
+  /** Sliding windows: {@link #sizeMs} is their time difference. */
+  private final boolean sliding;
 
   private Windows(long sizeMs, long advanceMs, long graceMs) {
+    this(sizeMs, advanceMs, graceMs, 0, false);
+  }
+
+  private Windows(long sizeMs, long advanceMs, long graceMs, long gapMs, boolean sliding) {
     this.sizeMs = sizeMs;
     this.advanceMs = advanceMs;
     this.graceMs = graceMs;
+    this.gapMs = gapMs;
+    this.sliding = sliding;
+  }
+
+  /**
+   * Sliding windows (Kafka Streams' sense): windows {@code [start, start + timeDifference]},
+   * both ends included, one per distinct set of a key's records that close together: for each
+   * record at {@code t}, the window ending at {@code t} ({@code [t - d, t]}), and the window
+   * starting just after it ({@code [t + 1, t + 1 + d]}) when it holds a record. A window closes,
+   * and its result is emitted, once the watermark passes its end plus the grace; a record more
+   * than the grace behind the watermark is late. State the grace with {@link #grace}.
+   */
+  public static Windows sliding(Duration timeDifference) {
+    long ms = positive(timeDifference, "a sliding window's time difference");
+    return new Windows(ms, ms, -1, 0, true);
+  }
+
+  /** Whether these are sliding windows (whose {@link #sizeMs} is the time difference). */
+  public boolean sliding() {
+    return sliding;
+  }
+
+  /**
+   * Session windows: a key's records at most {@code gap} apart (both ends included) are one
+   * session, from its first record's time to its last's; a record that falls within the gap of
+   * two sessions merges them. A session closes, and its result is emitted, once no record on
+   * time could join it: when the watermark passes its last record's time plus the gap plus the
+   * grace. A record more than the grace behind the watermark is late. State the grace with
+   * {@link #grace}.
+   */
+  public static Windows session(Duration gap) {
+    long ms = positive(gap, "a session window's inactivity gap");
+    return new Windows(ms, ms, -1, ms, false);
+  }
+
+  /** Whether these are session windows. */
+  public boolean session() {
+    return gapMs > 0;
+  }
+
+  /** A session window's inactivity gap in ms, or 0 for fixed-size windows. */
+  public long gapMs() {
+    return gapMs;
   }
 
   /** Windows of {@code size} one after the other; state the grace with {@link #grace}. */
@@ -53,7 +104,7 @@ public final class Windows {
     if (grace == null || grace.isNegative()) {
       throw new IllegalArgumentException("a window's grace must be zero or more: " + grace);
     }
-    return new Windows(sizeMs, advanceMs, grace.toMillis());
+    return new Windows(sizeMs, advanceMs, grace.toMillis(), gapMs, sliding);
   }
 
   /** The size of a window, in ms. */
@@ -71,9 +122,9 @@ public final class Windows {
     return graceMs;
   }
 
-  /** Whether windows follow one another without overlap. */
+  /** Whether windows follow one another without overlap (fixed-size ones). */
   public boolean tumbling() {
-    return advanceMs == sizeMs;
+    return !session() && !sliding && advanceMs == sizeMs;
   }
 
   /**
@@ -104,6 +155,12 @@ public final class Windows {
 
   @Override
   public String toString() {
+    if (session()) {
+      return "session(gap " + gapMs + "ms, grace " + graceMs + "ms)";
+    }
+    if (sliding) {
+      return "sliding(" + sizeMs + "ms, grace " + graceMs + "ms)";
+    }
     return (tumbling() ? "tumbling(" + sizeMs + "ms" : "hopping(" + sizeMs + "ms every "
         + advanceMs + "ms") + ", grace " + graceMs + "ms)";
   }

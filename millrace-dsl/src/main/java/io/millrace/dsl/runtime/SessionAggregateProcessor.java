@@ -1,0 +1,246 @@
+package io.millrace.dsl.runtime;
+
+import io.millrace.api.Output;
+import io.millrace.api.Serde;
+import io.millrace.api.metrics.Counter;
+import io.millrace.api.store.KeyValue;
+import io.millrace.api.store.KeyValueIterator;
+import io.millrace.api.store.KeyValueStore;
+import io.millrace.dsl.plan.Aggregation;
+import io.millrace.dsl.plan.Node;
+import io.millrace.dsl.time.WatermarkTracker;
+import io.millrace.dsl.window.Windowed;
+import io.millrace.dsl.window.Windows;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * An aggregate per key and session (records at most the gap apart), kept in the operator's
+ * store and emitted once per session when the watermark closes it.
+ *
+ * <p><b>Layout.</b> A session is one entry, {@code <key length><key bytes><start><end>} (times
+ * big-endian, never negative, so a key's sessions sort by start) to its aggregate's bytes: a
+ * record is stored once, folded into its session; a record within the gap of two sessions
+ * merges them into one entry (their aggregates merged in time order, then the record folded in).
+ * A key's sessions are found by a range over its prefix; nothing waits on the heap.
+ *
+ * <p><b>Closing.</b> A record more than the grace behind the watermark is late, so a session
+ * whose end plus gap plus grace the watermark has passed can take no more records: it is
+ * emitted ({@code Windowed(key, first record's time, last record's time)}, at its end) and
+ * deleted. {@link #minEnd} keeps the earliest end in the store when known, so a watermark that
+ * closes nothing costs no scan.
+ *
+ * <p><b>Restarts.</b> The watermark of the last close is kept under {@link #PROGRESS}; a restarted
+ * task takes a record that was late then as late, so no session is emitted twice.
+ */
+final class SessionAggregateProcessor implements Processor, WatermarkListener {
+  /** Sorts after every session (a key's length is never negative). */
+  static final byte[] PROGRESS = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
+  private static final byte[] FIRST = {0, 0, 0, 0};
+  private static final long UNKNOWN = Long.MIN_VALUE;
+  private static final long EMPTY = Long.MAX_VALUE;
+
+  private final Node node;
+  private final Windows windows;
+  private final Aggregation aggregation;
+  private final KeyValueStore<byte[], byte[]> store;
+  private final Serde<Object> keySerde;
+  private final Serde<Object> valueSerde;
+  private final WatermarkTracker watermark;
+  private final Processor[] children;
+  private final Emitter emitter;
+  private final Output lateOutput;
+  private final Counter late;
+  /** The watermark sessions were last closed at (restored), or NONE. */
+  private long closedAt;
+  /** The earliest session end in the store, UNKNOWN (look), or EMPTY. */
+  private long minEnd = UNKNOWN;
+
+  SessionAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
+      KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
+      WatermarkTracker watermark, Processor[] children, Emitter emitter, Output lateOutput,
+      Counter late) {
+    this.node = node;
+    this.windows = windows;
+    this.aggregation = aggregation;
+    this.store = store;
+    this.keySerde = keySerde;
+    this.valueSerde = valueSerde;
+    this.watermark = watermark;
+    this.children = children;
+    this.emitter = emitter;
+    this.lateOutput = lateOutput;
+    this.late = late;
+    byte[] progress = store.get(PROGRESS);
+    this.closedAt = progress == null ? WatermarkTracker.NONE : ByteBuffer.wrap(progress).getLong();
+  }
+
+  @Override
+  public void process(Object key, Object value, long timestamp) {
+    try {
+      if (timestamp < 0) {
+        throw new IllegalArgumentException("the record has no event time (" + timestamp
+            + "): give its source a timestamp extractor (Source.withTimestamps)");
+      }
+      if (key == null) {
+        throw new NullPointerException("a record to aggregate needs a key");
+      }
+    } catch (RuntimeException e) {
+      throw OperatorException.on(node, key, value, e);
+    }
+    if (behind(timestamp, watermark.watermark()) || behind(timestamp, closedAt)) {
+      late.inc();
+      if (lateOutput != null) {
+        emitter.send(lateOutput, key, value, timestamp);
+      }
+      return;
+    }
+    long gap = windows.gapMs();
+    long start = timestamp;
+    long end = timestamp;
+    try {
+      byte[] prefix = prefix(keySerde.toBytes(key));
+      Object merged = null;
+      List<byte[]> joined = new ArrayList<>();
+      try (KeyValueIterator<byte[], byte[]> it = store.range(prefix, after(prefix))) {
+        while (it.hasNext()) {
+          KeyValue<byte[], byte[]> session = it.next();
+          long s = start(session.key());
+          long e = end(session.key());
+          if (s > add(timestamp, gap)) {
+            break; // sorted by start: no later session is within the gap
+          }
+          if (add(e, gap) >= timestamp) {
+            Object aggregate = valueSerde.fromBytes(session.value());
+            merged = merged == null ? aggregate : aggregation.merger().apply(merged, aggregate);
+            joined.add(session.key());
+            start = Math.min(start, s);
+            end = Math.max(end, e);
+          }
+        }
+      }
+      Object next = aggregation.fold(key, value, merged);
+      for (byte[] old : joined) {
+        store.delete(old);
+      }
+      store.put(sessionKey(prefix, start, end), valueSerde.toBytes(next));
+    } catch (RuntimeException e) {
+      throw OperatorException.on(node, key, value, e);
+    }
+    if (minEnd != UNKNOWN) {
+      minEnd = Math.min(minEnd, end);
+    }
+  }
+
+  /** Whether a record at {@code time} is more than the grace behind {@code wm}. */
+  private boolean behind(long time, long wm) {
+    return wm != WatermarkTracker.NONE && add(time, windows.graceMs()) < wm;
+  }
+
+  /** Whether a session ending at {@code end} can take no record on time at {@code wm}. */
+  private boolean closed(long end, long wm) {
+    return add(add(end, windows.gapMs()), windows.graceMs()) < wm;
+  }
+
+  /**
+   * Emits every session {@code wm} has closed, earliest end first. The close is stored before
+   * the results are passed on, and a result that fails on its way does not stop the others: the
+   * first failure is thrown once every closed session is out.
+   */
+  @Override
+  public void advanceTo(long wm) {
+    if (wm == WatermarkTracker.NONE || minEnd == EMPTY
+        || minEnd != UNKNOWN && !closed(minEnd, wm)) {
+      return;
+    }
+    List<Object[]> closing = new ArrayList<>();
+    long earliestLeft = EMPTY;
+    try (KeyValueIterator<byte[], byte[]> it = store.range(FIRST, PROGRESS)) {
+      while (it.hasNext()) {
+        KeyValue<byte[], byte[]> session = it.next();
+        long end = end(session.key());
+        if (closed(end, wm)) {
+          closing.add(new Object[] {session.key(), session.value()});
+        } else {
+          earliestLeft = Math.min(earliestLeft, end);
+        }
+      }
+    }
+    minEnd = earliestLeft;
+    if (closing.isEmpty()) {
+      return;
+    }
+    for (Object[] session : closing) {
+      store.delete((byte[]) session[0]);
+    }
+    if (wm == Long.MAX_VALUE && minEnd == EMPTY) {
+      store.delete(PROGRESS); // every input ended: nothing is left to guard
+      closedAt = WatermarkTracker.NONE;
+    } else {
+      closedAt = wm;
+      store.put(PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(wm).array());
+    }
+    closing.sort(Comparator.<Object[]>comparingLong(s -> end((byte[]) s[0]))
+        .thenComparingLong(s -> start((byte[]) s[0])));
+    RuntimeException failure = null;
+    for (Object[] session : closing) {
+      byte[] sessionKey = (byte[]) session[0];
+      long start = start(sessionKey);
+      long end = end(sessionKey);
+      try {
+        Object key;
+        Object aggregate;
+        try {
+          key = keySerde.fromBytes(recordKey(sessionKey));
+          aggregate = valueSerde.fromBytes((byte[]) session[1]);
+        } catch (RuntimeException e) {
+          throw new OperatorException(node, "failed on the session [" + start + ", " + end
+              + "] of a key", e);
+        }
+        Forward.to(children, new Windowed<>(key, start, end), aggregate, end);
+      } catch (RuntimeException e) {
+        failure = failure == null ? e : failure;
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static byte[] prefix(byte[] recordKey) {
+    return ByteBuffer.allocate(Integer.BYTES + recordKey.length).putInt(recordKey.length)
+        .put(recordKey).array();
+  }
+
+  /** Past every session of the prefix's key: their next byte (a start's first) is below 0x80. */
+  private static byte[] after(byte[] prefix) {
+    byte[] after = Arrays.copyOf(prefix, prefix.length + 1);
+    after[prefix.length] = (byte) 0xff;
+    return after;
+  }
+
+  private static byte[] sessionKey(byte[] prefix, long start, long end) {
+    return ByteBuffer.allocate(prefix.length + 2 * Long.BYTES).put(prefix).putLong(start)
+        .putLong(end).array();
+  }
+
+  private static long start(byte[] sessionKey) {
+    return ByteBuffer.wrap(sessionKey, sessionKey.length - 2 * Long.BYTES, Long.BYTES).getLong();
+  }
+
+  private static long end(byte[] sessionKey) {
+    return ByteBuffer.wrap(sessionKey, sessionKey.length - Long.BYTES, Long.BYTES).getLong();
+  }
+
+  private static byte[] recordKey(byte[] sessionKey) {
+    return Arrays.copyOfRange(sessionKey, Integer.BYTES, sessionKey.length - 2 * Long.BYTES);
+  }
+
+  private static long add(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
+  }
+}
