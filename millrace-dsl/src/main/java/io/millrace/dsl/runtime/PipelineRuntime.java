@@ -353,21 +353,25 @@ final class PipelineRuntime {
           context.<Object, Object>store(j.tableStore()), children);
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w
         && w.windows().sliding()) {
+      Listening listening = listening(node);
       SlidingAggregateProcessor slides = new SlidingAggregateProcessor(node, w.windows(),
           w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
           (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
-          watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
+          listening, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
           lateCounter(w.store().name()));
-      windowed.add(slides);
+      listening.listener = slides;
+      windowed.add(listening);
       processor = slides;
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w
         && w.windows().session()) {
+      Listening listening = listening(node);
       SessionAggregateProcessor sessions = new SessionAggregateProcessor(node, w.windows(),
           w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
           (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
-          watermark, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
+          listening, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
           lateCounter(w.store().name()));
-      windowed.add(sessions);
+      listening.listener = sessions;
+      windowed.add(listening);
       processor = sessions;
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
       Listening listening = listening(node);

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * An aggregate per key and session (records at most the gap apart), kept in the operator's
@@ -49,7 +50,8 @@ final class SessionAggregateProcessor implements Processor, WatermarkListener {
   private final KeyValueStore<byte[], byte[]> store;
   private final Serde<Object> keySerde;
   private final Serde<Object> valueSerde;
-  private final WatermarkTracker watermark;
+  /** The watermark it was last moved to: its partitions', less what is held before it. */
+  private final LongSupplier watermark;
   private final Processor[] children;
   private final Emitter emitter;
   private final Output lateOutput;
@@ -61,7 +63,7 @@ final class SessionAggregateProcessor implements Processor, WatermarkListener {
 
   SessionAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
-      WatermarkTracker watermark, Processor[] children, Emitter emitter, Output lateOutput,
+      LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
       Counter late) {
     this.node = node;
     this.windows = windows;
@@ -91,7 +93,7 @@ final class SessionAggregateProcessor implements Processor, WatermarkListener {
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
-    if (behind(timestamp, watermark.watermark()) || behind(timestamp, closedAt)) {
+    if (behind(timestamp, watermark.getAsLong()) || behind(timestamp, closedAt)) {
       late.inc();
       if (lateOutput != null) {
         emitter.send(lateOutput, key, value, timestamp);

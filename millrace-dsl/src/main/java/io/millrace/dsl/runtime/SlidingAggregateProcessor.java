@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.LongSupplier;
 
 /**
  * An aggregate per key and sliding window (Kafka Streams' sense, {@link Windows#sliding}), kept
@@ -48,7 +49,8 @@ final class SlidingAggregateProcessor implements Processor, WatermarkListener {
   private final KeyValueStore<byte[], byte[]> store;
   private final Serde<Object> keySerde;
   private final Serde<Object> valueSerde;
-  private final WatermarkTracker watermark;
+  /** The watermark it was last moved to: its partitions', less what is held before it. */
+  private final LongSupplier watermark;
   private final Processor[] children;
   private final Emitter emitter;
   private final Output lateOutput;
@@ -60,7 +62,7 @@ final class SlidingAggregateProcessor implements Processor, WatermarkListener {
 
   SlidingAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
-      WatermarkTracker watermark, Processor[] children, Emitter emitter, Output lateOutput,
+      LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
       Counter late) {
     this.node = node;
     this.windows = windows;
@@ -90,7 +92,7 @@ final class SlidingAggregateProcessor implements Processor, WatermarkListener {
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
-    long wm = watermark.watermark();
+    long wm = watermark.getAsLong();
     if (emittedBelow != UNKNOWN && timestamp < emittedBelow
         || wm != WatermarkTracker.NONE && timestamp < limit(wm)) {
       late.inc();

@@ -48,7 +48,10 @@ final class WatermarkHolds {
 
   private static long own(Node node) {
     if (node.op() instanceof Op.WindowAggregate w) {
-      return w.windows().graceMs();
+      // A session's result carries its last record's time and comes out a gap and a grace later;
+      // other windows' results carry their end and come out a grace later.
+      return w.windows().session() ? w.windows().gapMs() + w.windows().graceMs()
+          : w.windows().graceMs();
     }
     if (node.op() instanceof Op.StreamStreamJoin j) {
       return j.windows().differenceMs() + j.windows().graceMs();
