@@ -30,8 +30,11 @@ public final class MillraceNexmark {
       case Q0 -> Queries.Q0.class;
       case Q1 -> Queries.Q1.class;
       case Q2 -> Queries.Q2.class;
+      case Q3 -> Queries.Q3.class;
+      case Q4 -> Queries.Q4.class;
       case Q5 -> Queries.Q5.class;
       case Q7 -> Queries.Q7.class;
+      case Q8 -> Queries.Q8.class;
       default -> null;
     };
   }

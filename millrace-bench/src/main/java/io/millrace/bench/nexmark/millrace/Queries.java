@@ -3,15 +3,21 @@ package io.millrace.bench.nexmark.millrace;
 import io.millrace.api.store.KeyValue;
 import io.millrace.bench.nexmark.Lines;
 import io.millrace.bench.nexmark.TopAuctions;
+import io.millrace.bench.nexmark.events.Auction;
 import io.millrace.bench.nexmark.events.BidList;
 import io.millrace.bench.nexmark.events.Bid;
 import io.millrace.bench.nexmark.events.EndOfInput;
+import io.millrace.bench.nexmark.events.Person;
 import io.millrace.dsl.Grouped;
+import io.millrace.dsl.MessageStream;
 import io.millrace.dsl.StreamApplication;
 import io.millrace.dsl.StreamGraph;
 import io.millrace.dsl.Stored;
+import io.millrace.dsl.StreamJoined;
+import io.millrace.dsl.Table;
 import io.millrace.dsl.serde.LongSerde;
 import io.millrace.dsl.serde.StringSerde;
+import io.millrace.dsl.window.JoinWindows;
 import io.millrace.dsl.window.Windows;
 import java.time.Duration;
 import java.util.List;
@@ -50,6 +56,72 @@ public final class Queries {
       Sources.bids(graph).filter((k, b) -> !EndOfInput.is(b) && b.auction() % 123 == 0)
           .mapValues(b -> Lines.q2(b.auction(), b.price()))
           .to("out", new LongSerde(), new StringSerde());
+    }
+  }
+
+  /**
+   * q3: sellers in OR, ID or CA (a table by person id) joined with their category-10 auctions
+   * (re-keyed by seller, the auction ids per seller a table: either side may come first), a
+   * table-table join; per seller its result lines, newline-separated.
+   */
+  public static final class Q3 implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      Table<Long, Person> sellers = Sources.persons(graph)
+          .filter((k, p) -> !EndOfInput.is(p) && Lines.Q3_STATES.contains(p.state()))
+          .toTable(Stored.<Long, Person>as("q3-sellers").withKeySerde(new LongSerde())
+              .withValueSerde(new PersonSerde()));
+      Table<Long, String> sold = Sources.auctions(graph)
+          .filter((k, a) -> !EndOfInput.is(a) && a.category() == Lines.Q3_CATEGORY)
+          .groupBy((k, a) -> a.seller(), Grouped.with(new LongSerde(), new AuctionSerde()))
+          .aggregate(Stored.<Long, String>as("q3-sold").withKeySerde(new LongSerde())
+                  .withValueSerde(new StringSerde()), () -> "",
+              (seller, a, ids) -> ids.isEmpty() ? Long.toString(a.id()) : ids + "," + a.id())
+          .toTable();
+      sellers.join(sold, Queries::q3Lines, Stored.<Long, String>as("q3-join")
+              .withKeySerde(new LongSerde()).withValueSerde(new StringSerde()))
+          .toStream()
+          .map((seller, lines) -> new KeyValue<>(Long.toString(seller), lines))
+          .to("out", new StringSerde(), new StringSerde());
+    }
+  }
+
+  /** q3's lines of a seller and its auction ids (comma-separated). */
+  static String q3Lines(Person seller, String auctionIds) {
+    StringBuilder s = new StringBuilder();
+    for (String id : auctionIds.split(",")) {
+      s.append(s.length() > 0 ? "\n" : "").append(Lines.q3(seller, Long.parseLong(id)));
+    }
+    return s.toString();
+  }
+
+  /**
+   * q4: auctions and their bids merged on the auction id (their own key: no repartition), per
+   * auction its highest bid between its start and its expiry (either may come first), each change
+   * of it passed on as a change of its category's sum and count, summed per category over a
+   * re-key: the average (a running aggregate: its last update per category is the result).
+   */
+  public static final class Q4 implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      MessageStream<Long, Object> auctions = Sources.auctions(graph)
+          .filter((k, a) -> !EndOfInput.is(a)).mapValues(a -> (Object) a);
+      Sources.bids(graph).filter((k, b) -> !EndOfInput.is(b)).mapValues(b -> (Object) b)
+          .merge(auctions)
+          .groupByKey()
+          .aggregate(Stored.<Long, AuctionWinner>as("q4-winners").withKeySerde(new LongSerde())
+                  .withValueSerde(new AuctionWinnerSerde()), AuctionWinner::empty,
+              (auction, event, winner) -> winner.with(event))
+          .filter((auction, winner) -> winner.changed())
+          .map((auction, w) -> new KeyValue<>(w.auction().category(),
+              new long[] {w.priceDelta(), w.countDelta()}))
+          .groupByKey(Grouped.with(new LongSerde(), new LongsSerde()))
+          .aggregate(Stored.<Long, long[]>as("q4-averages").withKeySerde(new LongSerde())
+                  .withValueSerde(new LongsSerde()), () -> new long[2],
+              (category, change, sc) -> new long[] {sc[0] + change[0], sc[1] + change[1]})
+          .map((category, sc) -> new KeyValue<>(Long.toString(category),
+              Lines.q4(category, sc[0] / sc[1])))
+          .to("out", new StringSerde(), new StringSerde());
     }
   }
 
@@ -98,6 +170,34 @@ public final class Queries {
               (start, some, highest) -> BidList.merge(highest, some))
           .map((start, highest) -> new KeyValue<>(Long.toString(start),
               Lines.q7(start, highest)))
+          .to("out", new StringSerde(), new StringSerde());
+    }
+  }
+
+  /**
+   * q8: persons joined with the auctions they opened (re-keyed by seller) within 10 s either way,
+   * a windowed stream-stream join, the pairs in the same tumbling window kept, once per person and
+   * window (the line is the key). The grace is Kafka Streams' after a re-key: the auctions come
+   * through a repartition, whose watermark follows the fastest upstream task, so a slower task's
+   * records may come behind it by however far that task is behind.
+   */
+  public static final class Q8 implements StreamApplication {
+    /** As Kafka Streams' q8 after a re-key; see the class comment. */
+    static final Duration GRACE_AFTER_REKEY = Duration.ofMinutes(5);
+
+    @Override
+    public void describe(StreamGraph graph) {
+      MessageStream<Long, Auction> sold = Sources.auctions(graph)
+          .filter((k, a) -> !EndOfInput.is(a))
+          .selectKey((k, a) -> a.seller());
+      Sources.persons(graph).filter((k, p) -> !EndOfInput.is(p))
+          .join(sold, (p, a) -> Lines.tumble(p.dateTime()) == Lines.tumble(a.dateTime())
+                  ? Lines.q8(p.id(), p.name(), Lines.tumble(p.dateTime())) : "",
+              JoinWindows.of(Duration.ofMillis(Lines.WINDOW_MS)).grace(GRACE_AFTER_REKEY),
+              StreamJoined.<Long, Person, Auction>as("q8-join").withKeySerde(new LongSerde())
+                  .withValueSerdes(new PersonSerde(), new AuctionSerde()))
+          .filter((id, line) -> !line.isEmpty())
+          .map((id, line) -> new KeyValue<>(line, line))
           .to("out", new StringSerde(), new StringSerde());
     }
   }
