@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.millrace.core.embed.RunningJob;
-import io.millrace.core.testing.Await;
 import io.millrace.kafka.dev.DevBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -12,17 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Samza jobs on a real Kafka broker: a typical job's properties, and Samza's partitioning. */
 class SamzaKafkaTest {
   private static DevBroker broker;
+  private static TestKafka kafka;
   @TempDir Path state;
 
   @BeforeAll
@@ -38,6 +28,7 @@ class SamzaKafkaTest {
     broker = DevBroker.start(dir, 0, Path.of("target", "broker-lib"),
         List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
         Duration.ofSeconds(90));
+    kafka = new TestKafka(broker);
   }
 
   @AfterAll
@@ -47,68 +38,22 @@ class SamzaKafkaTest {
     }
   }
 
-  private static void createTopic(String topic, int partitions) throws Exception {
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
-          .all().get(60, TimeUnit.SECONDS);
-    }
-  }
-
-  private static void write(String topic, List<Object[]> records) {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", broker.bootstrapServers());
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (Object[] r : records) {
-        producer.send(new ProducerRecord<>(topic, (Integer) r[0], bytes(r[1]), bytes(r[2])));
-      }
-      producer.flush();
-    }
-  }
-
-  private static byte[] bytes(Object text) {
-    return text == null ? null : ((String) text).getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** Reads the topic until {@code enough} holds of what was read, or the deadline passes. */
-  private static List<ConsumerRecord<byte[], byte[]>> read(String topic, int partitions,
-      java.util.function.Predicate<List<ConsumerRecord<byte[], byte[]>>> enough)
-      throws Exception {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", broker.bootstrapServers());
-    List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> all = new ArrayList<>();
-      for (int i = 0; i < partitions; i++) {
-        all.add(new TopicPartition(topic, i));
-      }
-      consumer.assign(all);
-      consumer.seekToBeginning(all);
-      Await.until(Await.DEADLINE, "records of " + topic, () -> {
-        consumer.poll(Duration.ofMillis(100)).forEach(read::add);
-        return enough.test(read);
-      });
-    }
-    return read;
-  }
-
   @Test
   void aTypicalSamzaJobsPropertiesRunAsTheyAreOnKafka() throws Exception {
-    createTopic("wikipedia-edits", 2);
+    kafka.createTopic("wikipedia-edits", 2);
     List<Object[]> edits = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       edits.add(new Object[] {i % 2, "edit-" + i,
           "{\"title\":\"page-" + (i % 3) + "\",\"bytes\":" + (i + 1) + "}"});
     }
-    write("wikipedia-edits", edits);
+    kafka.write("wikipedia-edits", edits);
     Map<String, String> config = SamzaJobTranslatorTest.typicalJob();
     // What --set would give on the command line: this broker, and state in the test's folder.
     config.put("systems.kafka.producer.bootstrap.servers", broker.bootstrapServers());
     config.put("job.state.dir", state.toString());
     ObjectMapper json = new ObjectMapper();
     try (RunningJob job = SamzaTestJobs.start(config)) {
-      List<ConsumerRecord<byte[], byte[]>> stats = read("wikipedia-stats", 2, records -> {
+      List<ConsumerRecord<byte[], byte[]>> stats = kafka.read("wikipedia-stats", 2, records -> {
         int total = 0;
         for (ConsumerRecord<byte[], byte[]> r : records) {
           try {
@@ -128,7 +73,7 @@ class SamzaKafkaTest {
       assertThat(bytesAdded).isEqualTo(55);
     }
     // The store's changelog holds Samza's bytes: string keys, integer values.
-    List<ConsumerRecord<byte[], byte[]>> changelog = read("wikipedia-stats-changelog", 2,
+    List<ConsumerRecord<byte[], byte[]>> changelog = kafka.read("wikipedia-stats-changelog", 2,
         records -> records.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8))
             .distinct().count() >= 3);
     assertThat(changelog).allSatisfy(r -> assertThat(r.value()).hasSize(4));
@@ -138,14 +83,14 @@ class SamzaKafkaTest {
   void keyedOutputLandsInTheKafkaPartitionSamzaWouldChoose() throws Exception {
     String in = SamzaTestJobs.unique("keys");
     String out = SamzaTestJobs.unique("keyed");
-    createTopic(in, 1);
-    createTopic(out, 3);
+    kafka.createTopic(in, 1);
+    kafka.createTopic(out, 3);
     List<String> keys = List.of("polygenelubricants", "a", "b", "hello", "int:-7", "int:10");
     List<Object[]> records = new ArrayList<>();
     for (String key : keys) {
       records.add(new Object[] {0, key, key});
     }
-    write(in, records);
+    kafka.write(in, records);
     SamzaPartitioningTest.KeyedTask.output = out;
     Map<String, String> config =
         SamzaTestJobs.memoryJob(SamzaPartitioningTest.KeyedTask.class, in, state);
@@ -157,7 +102,8 @@ class SamzaKafkaTest {
     config.put("task.outputs", "mem." + out);
     List<String> placed = new ArrayList<>();
     try (RunningJob job = SamzaTestJobs.start(config)) {
-      for (ConsumerRecord<byte[], byte[]> r : read(out, 3, got -> got.size() == keys.size())) {
+      for (ConsumerRecord<byte[], byte[]> r
+          : kafka.read(out, 3, got -> got.size() == keys.size())) {
         placed.add(new String(r.value(), StandardCharsets.UTF_8) + "@" + r.partition() + " key "
             + new String(r.key(), StandardCharsets.UTF_8));
       }

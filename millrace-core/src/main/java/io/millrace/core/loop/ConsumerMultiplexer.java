@@ -213,11 +213,15 @@ public final class ConsumerMultiplexer implements BatchSink {
   }
 
   /**
-   * Called after delivering from a partition whose buffer is not empty: a paused partition whose
-   * task has taken half of what it held at the pause is fetched again.
+   * Called after delivering from a partition: an emptied one is {@link #drained}; a paused one
+   * whose task has taken half of what it held at the pause is fetched again.
    */
   void delivered(PartitionState p) {
     int left = p.buffer.size();
+    if (left == 0) {
+      drained(p);
+      return;
+    }
     if (p.paused && left * 2 <= p.sizeAtPause) {
       // What is left, estimated from the count (the messages of one partition are much alike).
       p.bufferedBytes = p.bufferedBytes * left / Math.max(1, p.sizeAtPause);

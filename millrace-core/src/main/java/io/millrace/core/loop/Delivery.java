@@ -164,11 +164,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
     if (started != 0) {
       processTimer.update(clock.nanoTime() - started);
     }
-    if (buffer.isEmpty()) {
-      mux.drained(p);
-    } else {
-      mux.delivered(p);
-    }
+    mux.delivered(p);
     if (chooser.isBootstrapPending(p.index)) {
       checkBootstrap(p, last);
     }
@@ -182,11 +178,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
   private int deliverDispatched(PartitionState p, int max) {
     TaskInstance t = p.task;
     int n = async.deliver(p, max, cycleNanos);
-    if (p.buffer.isEmpty()) {
-      mux.drained(p);
-    } else {
-      mux.delivered(p);
-    }
+    mux.delivered(p);
     if (t.coordinator.any) {
       onRequests(t);
     }
