@@ -37,25 +37,13 @@ import java.util.function.LongSupplier;
  * <p><b>Restarts.</b> The watermark of the last close is kept under {@link #PROGRESS}; a restarted
  * task takes a record that was late then as late, so no session is emitted twice.
  */
-final class SessionAggregateProcessor implements Processor, WatermarkListener {
+final class SessionAggregateProcessor extends WindowedAggregate {
   /** Sorts after every session (a key's length is never negative). */
   static final byte[] PROGRESS = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
   private static final byte[] FIRST = {0, 0, 0, 0};
   private static final long UNKNOWN = Long.MIN_VALUE;
   private static final long EMPTY = Long.MAX_VALUE;
 
-  private final Node node;
-  private final Windows windows;
-  private final Aggregation aggregation;
-  private final KeyValueStore<byte[], byte[]> store;
-  private final Serde<Object> keySerde;
-  private final Serde<Object> valueSerde;
-  /** The watermark it was last moved to: its partitions', less what is held before it. */
-  private final LongSupplier watermark;
-  private final Processor[] children;
-  private final Emitter emitter;
-  private final Output lateOutput;
-  private final Counter late;
   /** The watermark sessions were last closed at (restored), or NONE. */
   private long closedAt;
   /** The earliest session end in the store, UNKNOWN (look), or EMPTY. */
@@ -65,17 +53,8 @@ final class SessionAggregateProcessor implements Processor, WatermarkListener {
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
       LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
       Counter late) {
-    this.node = node;
-    this.windows = windows;
-    this.aggregation = aggregation;
-    this.store = store;
-    this.keySerde = keySerde;
-    this.valueSerde = valueSerde;
-    this.watermark = watermark;
-    this.children = children;
-    this.emitter = emitter;
-    this.lateOutput = lateOutput;
-    this.late = late;
+    super(node, windows, aggregation, store, keySerde, valueSerde, watermark, children, emitter,
+        lateOutput, late);
     byte[] progress = store.get(PROGRESS);
     this.closedAt = progress == null ? WatermarkTracker.NONE : ByteBuffer.wrap(progress).getLong();
   }
@@ -94,10 +73,7 @@ final class SessionAggregateProcessor implements Processor, WatermarkListener {
       throw OperatorException.on(node, key, value, e);
     }
     if (behind(timestamp, watermark.getAsLong()) || behind(timestamp, closedAt)) {
-      late.inc();
-      if (lateOutput != null) {
-        emitter.send(lateOutput, key, value, timestamp);
-      }
+      lateRecord(key, value, timestamp);
       return;
     }
     long gap = windows.gapMs();

@@ -37,24 +37,12 @@ import java.util.function.LongSupplier;
  * window again nor takes a record for one. {@link #nextDue} keeps the earliest window end still to
  * come when known, so a watermark that closes no window costs no scan.
  */
-final class SlidingAggregateProcessor implements Processor, WatermarkListener {
+final class SlidingAggregateProcessor extends WindowedAggregate {
   private static final byte[] PROGRESS = SessionAggregateProcessor.PROGRESS;
   private static final byte[] FIRST = {0, 0, 0, 0};
   private static final long UNKNOWN = Long.MIN_VALUE;
   private static final long NONE_DUE = Long.MAX_VALUE;
 
-  private final Node node;
-  private final Windows windows;
-  private final Aggregation aggregation;
-  private final KeyValueStore<byte[], byte[]> store;
-  private final Serde<Object> keySerde;
-  private final Serde<Object> valueSerde;
-  /** The watermark it was last moved to: its partitions', less what is held before it. */
-  private final LongSupplier watermark;
-  private final Processor[] children;
-  private final Emitter emitter;
-  private final Output lateOutput;
-  private final Counter late;
   /** Every window ending before this is out (restored), or UNKNOWN. */
   private long emittedBelow;
   /** The earliest window end not out yet, UNKNOWN (look), or NONE_DUE. */
@@ -64,17 +52,8 @@ final class SlidingAggregateProcessor implements Processor, WatermarkListener {
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
       LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
       Counter late) {
-    this.node = node;
-    this.windows = windows;
-    this.aggregation = aggregation;
-    this.store = store;
-    this.keySerde = keySerde;
-    this.valueSerde = valueSerde;
-    this.watermark = watermark;
-    this.children = children;
-    this.emitter = emitter;
-    this.lateOutput = lateOutput;
-    this.late = late;
+    super(node, windows, aggregation, store, keySerde, valueSerde, watermark, children, emitter,
+        lateOutput, late);
     byte[] progress = store.get(PROGRESS);
     this.emittedBelow = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
   }
@@ -95,10 +74,7 @@ final class SlidingAggregateProcessor implements Processor, WatermarkListener {
     long wm = watermark.getAsLong();
     if (emittedBelow != UNKNOWN && timestamp < emittedBelow
         || wm != WatermarkTracker.NONE && timestamp < limit(wm)) {
-      late.inc();
-      if (lateOutput != null) {
-        emitter.send(lateOutput, key, value, timestamp);
-      }
+      lateRecord(key, value, timestamp);
       return;
     }
     try {

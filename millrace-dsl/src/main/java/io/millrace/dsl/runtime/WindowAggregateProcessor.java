@@ -38,22 +38,10 @@ import java.util.function.LongSupplier;
  * a window may close ({@link #minPane} keeps the earliest pane in the store, when known, so a
  * watermark that moves inside an open window costs nothing).
  */
-final class WindowAggregateProcessor implements Processor, WatermarkListener {
+final class WindowAggregateProcessor extends WindowedAggregate {
   private static final long UNKNOWN = Long.MIN_VALUE;
   private static final long EMPTY = Long.MAX_VALUE;
 
-  private final Node node;
-  private final Windows windows;
-  private final Aggregation aggregation;
-  private final KeyValueStore<byte[], byte[]> store;
-  private final Serde<Object> keySerde;
-  private final Serde<Object> valueSerde;
-  /** The watermark it was last moved to: its partitions', less what is held before it. */
-  private final LongSupplier watermark;
-  private final Processor[] children;
-  private final Emitter emitter;
-  private final Output lateOutput;
-  private final Counter late;
   /** The start of the earliest window not emitted yet, or UNKNOWN before the first. */
   private long nextStart;
   /** The earliest pane start in the store, UNKNOWN (look), or EMPTY. */
@@ -63,17 +51,8 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
       LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
       Counter late) {
-    this.node = node;
-    this.windows = windows;
-    this.aggregation = aggregation;
-    this.store = store;
-    this.keySerde = keySerde;
-    this.valueSerde = valueSerde;
-    this.watermark = watermark;
-    this.children = children;
-    this.emitter = emitter;
-    this.lateOutput = lateOutput;
-    this.late = late;
+    super(node, windows, aggregation, store, keySerde, valueSerde, watermark, children, emitter,
+        lateOutput, late);
     byte[] progress = store.get(PaneKeys.PROGRESS);
     this.nextStart = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
   }
@@ -92,10 +71,7 @@ final class WindowAggregateProcessor implements Processor, WatermarkListener {
       throw OperatorException.on(node, key, value, e);
     }
     if (isLate(timestamp)) {
-      late.inc();
-      if (lateOutput != null) {
-        emitter.send(lateOutput, key, value, timestamp);
-      }
+      lateRecord(key, value, timestamp);
       return;
     }
     long pane = Math.floorDiv(timestamp, windows.paneMs()) * windows.paneMs();
