@@ -6,7 +6,6 @@ import io.millrace.api.Headers;
 import io.millrace.api.Output;
 import io.millrace.api.Serde;
 import io.millrace.api.TaskContext;
-import io.millrace.api.store.KeyValueStore;
 import io.millrace.dsl.config.DslSettings;
 import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.plan.Op;
@@ -351,44 +350,32 @@ final class PipelineRuntime {
     } else if (processor == null && node.op() instanceof Op.StreamTableJoin j) {
       processor = new StreamTableJoinProcessor(node, j.joinKind(), j.joiner(),
           context.<Object, Object>store(j.tableStore()), children);
-    } else if (processor == null && node.op() instanceof Op.WindowAggregate w
-        && w.windows().sliding()) {
-      Listening listening = listening(node);
-      SlidingAggregateProcessor slides = new SlidingAggregateProcessor(node, w.windows(),
-          w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
-          (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
-          listening, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
-          lateCounter(w.store().name()));
-      listening.listener = slides;
-      windowed.add(listening);
-      processor = slides;
-    } else if (processor == null && node.op() instanceof Op.WindowAggregate w
-        && w.windows().session()) {
-      Listening listening = listening(node);
-      SessionAggregateProcessor sessions = new SessionAggregateProcessor(node, w.windows(),
-          w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
-          (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
-          listening, children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
-          lateCounter(w.store().name()));
-      listening.listener = sessions;
-      windowed.add(listening);
-      processor = sessions;
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
-      Listening listening = listening(node);
-      WindowAggregateProcessor window = new WindowAggregateProcessor(node, w.windows(),
-          w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
-          (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(),
-          listening, children, emitter,
-          w.lateStream() == null ? null : output(w.lateStream()), lateCounter(w.store().name()));
-      listening.listener = window;
-      windowed.add(listening);
-      processor = window;
+      processor = windowedAggregate(node, w, children);
     }
     if (processor == null) {
       throw new IllegalStateException("no processor for " + node.describe());
     }
     built.put(node, processor);
     return processor;
+  }
+
+  /** A windowed aggregation of the kind its windows are, moved by a watermark of its own. */
+  @SuppressWarnings("unchecked") // the store's serdes are declared for the operator's records
+  private WindowedAggregate windowedAggregate(Node node, Op.WindowAggregate w,
+      Processor[] children) {
+    Listening listening = listening(node);
+    WindowedAggregate.Parts parts = new WindowedAggregate.Parts(node, w.windows(),
+        w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
+        (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(), listening,
+        children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
+        lateCounter(w.store().name()));
+    WindowedAggregate window = w.windows().sliding() ? new SlidingAggregateProcessor(parts)
+        : w.windows().session() ? new SessionAggregateProcessor(parts)
+        : new WindowAggregateProcessor(parts);
+    listening.listener = window;
+    windowed.add(listening);
+    return window;
   }
 
   /**

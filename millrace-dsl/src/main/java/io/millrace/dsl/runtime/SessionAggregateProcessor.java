@@ -1,22 +1,14 @@
 package io.millrace.dsl.runtime;
 
-import io.millrace.api.Output;
-import io.millrace.api.Serde;
-import io.millrace.api.metrics.Counter;
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
-import io.millrace.api.store.KeyValueStore;
-import io.millrace.dsl.plan.Aggregation;
-import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.time.WatermarkTracker;
 import io.millrace.dsl.window.Windowed;
-import io.millrace.dsl.window.Windows;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.function.LongSupplier;
 
 /**
  * An aggregate per key and session (records at most the gap apart), kept in the operator's
@@ -49,12 +41,8 @@ final class SessionAggregateProcessor extends WindowedAggregate {
   /** The earliest session end in the store, UNKNOWN (look), or EMPTY. */
   private long minEnd = UNKNOWN;
 
-  SessionAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
-      KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
-      LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
-      Counter late) {
-    super(node, windows, aggregation, store, keySerde, valueSerde, watermark, children, emitter,
-        lateOutput, late);
+  SessionAggregateProcessor(Parts parts) {
+    super(parts);
     byte[] progress = store.get(PROGRESS);
     this.closedAt = progress == null ? WatermarkTracker.NONE : ByteBuffer.wrap(progress).getLong();
   }

@@ -1,13 +1,7 @@
 package io.millrace.dsl.runtime;
 
-import io.millrace.api.Output;
-import io.millrace.api.Serde;
-import io.millrace.api.metrics.Counter;
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
-import io.millrace.api.store.KeyValueStore;
-import io.millrace.dsl.plan.Aggregation;
-import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.time.WatermarkTracker;
 import io.millrace.dsl.window.Windowed;
 import io.millrace.dsl.window.Windows;
@@ -17,7 +11,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.function.LongSupplier;
 
 /**
  * An aggregate per key and sliding window (Kafka Streams' sense, {@link Windows#sliding}), kept
@@ -48,12 +41,8 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
   /** The earliest window end not out yet, UNKNOWN (look), or NONE_DUE. */
   private long nextDue = UNKNOWN;
 
-  SlidingAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
-      KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
-      LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
-      Counter late) {
-    super(node, windows, aggregation, store, keySerde, valueSerde, watermark, children, emitter,
-        lateOutput, late);
+  SlidingAggregateProcessor(Parts parts) {
+    super(parts);
     byte[] progress = store.get(PROGRESS);
     this.emittedBelow = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
   }

@@ -1,13 +1,7 @@
 package io.millrace.dsl.runtime;
 
-import io.millrace.api.Output;
-import io.millrace.api.Serde;
-import io.millrace.api.metrics.Counter;
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
-import io.millrace.api.store.KeyValueStore;
-import io.millrace.dsl.plan.Aggregation;
-import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.time.WatermarkTracker;
 import io.millrace.dsl.window.Windowed;
 import io.millrace.dsl.window.Windows;
@@ -16,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongSupplier;
 
 /**
  * An aggregate per key and window, kept as panes in the operator's store and emitted once per
@@ -47,12 +40,8 @@ final class WindowAggregateProcessor extends WindowedAggregate {
   /** The earliest pane start in the store, UNKNOWN (look), or EMPTY. */
   private long minPane = UNKNOWN;
 
-  WindowAggregateProcessor(Node node, Windows windows, Aggregation aggregation,
-      KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
-      LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
-      Counter late) {
-    super(node, windows, aggregation, store, keySerde, valueSerde, watermark, children, emitter,
-        lateOutput, late);
+  WindowAggregateProcessor(Parts parts) {
+    super(parts);
     byte[] progress = store.get(PaneKeys.PROGRESS);
     this.nextStart = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
   }

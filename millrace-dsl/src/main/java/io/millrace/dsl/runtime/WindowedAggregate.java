@@ -29,21 +29,24 @@ abstract class WindowedAggregate implements Processor, WatermarkListener {
   private final Output lateOutput;
   private final Counter late;
 
-  WindowedAggregate(Node node, Windows windows, Aggregation aggregation,
+  /** What a windowed aggregation is made of, gathered where the pipeline is built. */
+  record Parts(Node node, Windows windows, Aggregation aggregation,
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
       LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
-      Counter late) {
-    this.node = node;
-    this.windows = windows;
-    this.aggregation = aggregation;
-    this.store = store;
-    this.keySerde = keySerde;
-    this.valueSerde = valueSerde;
-    this.watermark = watermark;
-    this.children = children;
-    this.emitter = emitter;
-    this.lateOutput = lateOutput;
-    this.late = late;
+      Counter late) {}
+
+  WindowedAggregate(Parts parts) {
+    this.node = parts.node();
+    this.windows = parts.windows();
+    this.aggregation = parts.aggregation();
+    this.store = parts.store();
+    this.keySerde = parts.keySerde();
+    this.valueSerde = parts.valueSerde();
+    this.watermark = parts.watermark();
+    this.children = parts.children();
+    this.emitter = parts.emitter();
+    this.lateOutput = parts.lateOutput();
+    this.late = parts.late();
   }
 
   /** A record too late for its windows: counted, and sent to the side output if there is one. */
