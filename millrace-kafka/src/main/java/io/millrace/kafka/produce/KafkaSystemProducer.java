@@ -77,9 +77,9 @@ public final class KafkaSystemProducer implements SystemProducer {
       new AtomicLongArray[0];
   /**
    * Each output's partition count, for the check on every send: a plain array the network thread
-   * never writes. Reading {@code acked[index].length()} there instead cost a cache miss a send,
-   * the array's header sharing its cache line with offsets the network thread writes on every
-   * acknowledgement (22% of the loop's samples in a pass-through profile, issue 35).
+   * never writes, where {@code acked[index].length()} reads an array header that shares its cache
+   * line with offsets the network thread writes on every acknowledgement. (A pass-through profile
+   * did not show the difference within its noise; see docs/benchmarks.md, issue 35.)
    */
   private int[] partitionCounts = new int[0];
 
