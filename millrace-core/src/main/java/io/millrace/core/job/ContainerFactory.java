@@ -16,6 +16,7 @@ import io.millrace.core.loop.DeadLetters;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.output.OutputRoute;
 import io.millrace.core.store.ChangelogRestorer;
+import io.millrace.core.store.SharedChangelogReaders;
 import io.millrace.core.store.ChangelogWriter;
 import io.millrace.core.store.StandbyReplicas;
 import io.millrace.core.store.StateUpdater;
@@ -41,10 +42,11 @@ public final class ContainerFactory {
    * Builds container {@code id} of the plan, whose tasks {@code coordinator} decides.
    *
    * @param standbys the process's standby copies, or null
-   * @param updater the process's state updater (it restores tasks taken beside others)
+   * @param updater the process's state updater (it restores every task the container takes)
+   * @param readers the process's changelog readers, used by the updater's thread
    */
   public static Container build(JobPlan plan, int id, Clock clock, JobCoordinator coordinator,
-      StandbyReplicas standbys, StateUpdater updater) {
+      StandbyReplicas standbys, StateUpdater updater, SharedChangelogReaders readers) {
     Map<String, SystemProducer> producers = new LinkedHashMap<>();
     Map<SystemProducer, int[]> producerIndices = new HashMap<>();
     Map<String, OutputRoute> routes = new HashMap<>();
@@ -62,7 +64,7 @@ public final class ContainerFactory {
       consumers.computeIfAbsent(system, s -> plan.factories().get(s)
           .consumer(context(plan, s, id)));
     }
-    StoreRegistry stores = stores(plan, id, producers, producerIndices);
+    StoreRegistry stores = stores(plan, id, producers, producerIndices, readers);
     DeadLetters deadLetters = plan.deadLetterStream() == null ? null
         : deadLetters(plan, routes.get(plan.deadLetterStream()));
     List<SystemProducer> producerList = new ArrayList<>(producers.values());
@@ -103,7 +105,8 @@ public final class ContainerFactory {
    * null without stores.
    */
   private static StoreRegistry stores(JobPlan plan, int id,
-      Map<String, SystemProducer> producers, Map<SystemProducer, int[]> producerIndices) {
+      Map<String, SystemProducer> producers, Map<SystemProducer, int[]> producerIndices,
+      SharedChangelogReaders readers) {
     if (plan.stores().isEmpty()) {
       return null;
     }
@@ -127,25 +130,32 @@ public final class ContainerFactory {
     int expectedTasks = (plan.taskCount() + plan.containerCount() - 1) / plan.containerCount();
     return StoreRegistry.create(plan.stores(), plan.storesDir(), plan.config().asMap(),
         expectedTasks, changelogs,
-        system -> new ChangelogRestorer(system,
-            () -> plan.factories().get(system).consumer(context(plan, system, id)),
-            plan.admins().get(system),
+        system -> new ChangelogRestorer(system, readers.of(system), plan.admins().get(system),
             plan.metrics().counter("container-" + id, "store-restore-records"),
             plan.metrics().counter("container-" + id, "store-restore-ms"), restoreThreads),
         flusher, plan.settings().exactlyOnce());
   }
 
   /**
-   * The process's standby and warm-up copies (tasks shared among processes, and a store with a
-   * changelog), or null; the process's state updater keeps them. Their consumers are the job's
-   * own, as a container after the last one (its client ids and metrics say so).
+   * The process's changelog readers, shared by the restores and the standby copies. Their
+   * consumers are the job's own, as a container after the last one (its client ids and metrics
+   * say so).
    */
-  static StandbyReplicas standbys(JobPlan plan) {
+  static SharedChangelogReaders changelogReaders(JobPlan plan) {
+    int readerId = plan.containerCount();
+    return new SharedChangelogReaders(
+        system -> plan.factories().get(system).consumer(context(plan, system, readerId)));
+  }
+
+  /**
+   * The process's standby and warm-up copies (tasks shared among processes, and a store with a
+   * changelog), or null; the process's state updater keeps them, reading through {@code readers}.
+   */
+  static StandbyReplicas standbys(JobPlan plan, SharedChangelogReaders readers) {
     if (plan.coordinatorFactory() instanceof LocalCoordinator.Factory
         || plan.stores().stream().noneMatch(StoreSpec::hasChangelog)) {
       return null;
     }
-    int standbyId = plan.containerCount();
     long commitNanos = plan.settings().commitNanos();
     // Marked as often as the active commits (at least every second, at most every 30 s): a
     // takeover replays about one commit interval of the changelog.
@@ -153,7 +163,7 @@ public final class ContainerFactory {
         Math.min(TimeUnit.SECONDS.toNanos(30), commitNanos > 0 ? commitNanos : Long.MAX_VALUE));
     return new StandbyReplicas(plan.stores(), plan.storesDir(), plan.config().asMap(),
         plan.stores().size() * plan.taskCount(),
-        system -> plan.factories().get(system).consumer(context(plan, system, standbyId)),
+        readers::of,
         plan.metrics(), markNanos);
   }
 

@@ -10,6 +10,7 @@ import io.millrace.core.loop.PartitionState;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.metrics.JmxReporter;
 import io.millrace.core.metrics.LogReporter;
+import io.millrace.core.store.SharedChangelogReaders;
 import io.millrace.core.store.StandbyReplicas;
 import io.millrace.core.store.StateUpdater;
 import io.millrace.core.system.MessageCounting;
@@ -40,6 +41,8 @@ public final class LocalRunner {
   private final StandbyReplicas standbys;
   /** Restores the containers' arriving tasks and keeps the standby copies current. */
   private final StateUpdater updater;
+  /** The changelog readers its thread shares among restores and standby copies. */
+  private final SharedChangelogReaders changelogReaders;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile long startNanos;
   private volatile StatusServer statusServer;
@@ -51,11 +54,13 @@ public final class LocalRunner {
   public LocalRunner(JobPlan plan, Clock clock) {
     this.plan = plan;
     this.coordinator = plan.newCoordinator();
-    this.standbys = ContainerFactory.standbys(plan);
+    this.changelogReaders = ContainerFactory.changelogReaders(plan);
+    this.standbys = ContainerFactory.standbys(plan, changelogReaders);
     this.updater = new StateUpdater(standbys, "millrace-" + plan.jobName() + "-state");
     try {
       for (int id = 0; id < plan.containerCount(); id++) {
-        containers.add(ContainerFactory.build(plan, id, clock, coordinator, standbys, updater));
+        containers.add(ContainerFactory.build(plan, id, clock, coordinator, standbys, updater,
+            changelogReaders));
       }
       if (standbys != null) {
         // Copies of tasks that run elsewhere catch up in the containers' spare time.
@@ -64,6 +69,7 @@ public final class LocalRunner {
       }
     } catch (RuntimeException e) {
       updater.close();
+      changelogReaders.close();
       coordinator.close();
       throw e;
     }
@@ -182,6 +188,7 @@ public final class LocalRunner {
       }
       reporters.clear();
       updater.close(); // the standby copies synced and marked: a restart replays their tails
+      changelogReaders.close(); // after the updater's thread, their only user, has ended
       try {
         coordinator.close();
       } catch (RuntimeException e) {

@@ -393,7 +393,7 @@ final class TaskManager {
       TaskSource.Taking taking = source.prepare(fresh);
       long prepared = System.nanoTime();
       try {
-        taking.restore(() -> false, n -> { });
+        restoreAndWait(taking);
       } catch (RuntimeException e) {
         taking.abandon();
         throw e;
@@ -436,6 +436,38 @@ final class TaskManager {
     publish();
     LOG.info("container {}: task(s) {} are prepared and restored on the state updater while its "
         + "other {} task(s) run", containerId, fresh, delivery.tasks().size());
+  }
+
+  /**
+   * Restores prepared tasks on the state updater's thread, the one thread that reads the
+   * process's changelogs, and waits for it: the loop has nothing else to run. An interrupt
+   * cancels the restore, which is waited for all the same (its stores are the caller's to
+   * abandon only once nothing writes to them).
+   */
+  private void restoreAndWait(TaskSource.Taking taking) {
+    AtomicBoolean cancelled = new AtomicBoolean();
+    CompletableFuture<Void> done = updater().restore(
+        () -> taking.restore(cancelled::get, n -> { }));
+    boolean interrupted = false;
+    while (true) {
+      try {
+        done.get();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+        cancelled.set(true);
+      } catch (ExecutionException e) {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+        throw e.getCause() instanceof RuntimeException r ? r
+            : new IllegalStateException("restoring tasks failed: " + e.getCause(), e.getCause());
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while restoring tasks");
+    }
   }
 
   private StateUpdater updater() {

@@ -8,8 +8,8 @@ import io.millrace.spi.system.StartPosition;
 import io.millrace.spi.system.StreamMetadata;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemAdmin;
-import io.millrace.spi.system.SystemConsumer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,14 +17,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Restores stores from the changelogs on one system: one consumer reads every changelog partition
- * of the container at once (on Kafka, fetched in parallel) up to the head each had when the
- * restore began, applying each batch to its store's engine as one write. With more than one
+ * Restores a container's stores from the changelogs on one system: the process's reader of the
+ * system ({@link ChangelogReader}, whose one consumer the standby copies and other restores share)
+ * reads every changelog partition of the restore at once (on Kafka, fetched in parallel), ahead
+ * of the copies', up to the head each had when the restore began, applying each batch to its store's engine as one write. With more than one
  * thread, the writes of different store instances run in parallel ({@link RestoreLanes}), each
  * instance's in order; with one, on the calling thread.
  *
@@ -40,14 +40,8 @@ public final class ChangelogRestorer {
   /** How long a changelog's head may lag its checkpoint (a commit's markers being written). */
   private static final long HEAD_WAIT_MILLIS = 30_000;
   private final String system;
-  private final Supplier<SystemConsumer> consumers;
-  /**
-   * The consumer, started, kept between restores with no partition registered: a restore then
-   * starts fetching at once instead of after a fresh Kafka client found its broker and metadata
-   * (half a second of a takeover's replay of a few thousand records). Null until the first
-   * restore, and after a failure or a consumer that cannot unregister.
-   */
-  private SystemConsumer consumer;
+  /** The process's reader of the system, shared with other restores and the standby copies. */
+  private final ChangelogReader reader;
   private final SystemAdmin admin;
   private final Counter restoredRecords;
   private final Counter restoreMillis;
@@ -57,29 +51,24 @@ public final class ChangelogRestorer {
    * A restorer.
    *
    * @param system the changelogs' system, for messages
-   * @param consumers makes a fresh consumer of that system, used only for restores: one, kept
-   *     from restore to restore until {@link #close}, another only after a failure
+   * @param reader the process's reader of that system (its consumer stays started between
+   *     restores: a restore starts fetching at once instead of after a fresh Kafka client found
+   *     its broker and metadata, half a second of a takeover's replay of a few thousand records)
    * @param admin the system's admin, for the heads
    * @param restored counts the records applied (a metric)
    * @param restoreMillis counts the milliseconds spent restoring (a metric)
    * @param threads the most threads that apply restored records at once (1: the calling thread)
    */
-  public ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
+  public ChangelogRestorer(String system, ChangelogReader reader, SystemAdmin admin,
       Counter restored, Counter restoreMillis, int threads) {
-    this(system, consumers, admin, restored, restoreMillis, threads, HEAD_WAIT_MILLIS);
+    this(system, reader, admin, restored, restoreMillis, threads, HEAD_WAIT_MILLIS);
   }
 
-  /** A restorer with one given consumer (tests). */
-  ChangelogRestorer(String system, SystemConsumer consumer, SystemAdmin admin, Counter restored,
-      Counter restoreMillis, int threads, long headWaitMillis) {
-    this(system, () -> consumer, admin, restored, restoreMillis, threads, headWaitMillis);
-  }
-
-  ChangelogRestorer(String system, Supplier<SystemConsumer> consumers, SystemAdmin admin,
+  ChangelogRestorer(String system, ChangelogReader reader, SystemAdmin admin,
       Counter restored, Counter restoreMillis, int threads, long headWaitMillis) {
     this.headWaitMillis = headWaitMillis;
     this.system = system;
-    this.consumers = consumers;
+    this.reader = reader;
     this.admin = admin;
     this.restoredRecords = restored;
     this.restoreMillis = restoreMillis;
@@ -163,22 +152,14 @@ public final class ChangelogRestorer {
       }
     }
     Applier applier = new Applier(instance, target, done, lanes, lane, restored);
-    boolean fresh = consumer == null;
-    if (fresh) {
-      consumer = consumers.get();
-    }
-    boolean keep = false; // the consumer, for the next restore
-    boolean[] registered = new boolean[n];
+    int[] readerIndex = new int[n];
+    Arrays.fill(readerIndex, -1);
     try {
       for (int i = 0; i < n; i++) {
         if (!done[i]) { // one with nothing to replay is not read at all
-          consumer.register(i, instance[i].spec().changelogSpec(), instance[i].taskNumber(),
-              starts[i]);
-          registered[i] = true;
+          readerIndex[i] = reader.register(instance[i].spec().changelogSpec(),
+              instance[i].taskNumber(), starts[i], applier.of(i), false);
         }
-      }
-      if (fresh) {
-        consumer.start();
       }
       int[] pending = new int[n];
       long nextReport = started + PROGRESS_NANOS;
@@ -186,15 +167,15 @@ public final class ChangelogRestorer {
         if (cancelled.getAsBoolean()) {
           LOG.info("restore from system '{}' cancelled after {} records: its task left",
               system, applier.applied);
-          break; // (its fetches may still be in flight: the consumer is not kept)
+          break;
         }
         int count = 0;
         for (int i = 0; i < n; i++) {
           if (!done[i]) {
-            pending[count++] = i;
+            pending[count++] = readerIndex[i];
           }
         }
-        consumer.poll(pending, count, 10_000, applier, 100);
+        reader.poll(pending, count, 10_000, 100);
         long now = System.nanoTime();
         if (now >= nextReport) {
           LOG.info("restoring from system '{}': {} records applied, {} partition(s) to go",
@@ -205,7 +186,6 @@ public final class ChangelogRestorer {
       if (lanes != null) {
         lanes.finish();
       }
-      keep = applier.remaining() == 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while restoring stores", e);
@@ -213,7 +193,11 @@ public final class ChangelogRestorer {
       if (lanes != null) {
         lanes.close();
       }
-      release(registered, keep);
+      for (int index : readerIndex) {
+        if (index >= 0) {
+          reader.unregister(index); // the reader's consumer stays, for the next restore
+        }
+      }
     }
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     synchronized (restoreMillis) {
@@ -222,40 +206,6 @@ public final class ChangelogRestorer {
     LOG.info("restored {} store partition(s) from system '{}': {} records in {} ms", n, system,
         applier.applied, millis);
     return applier.applied;
-  }
-
-  /**
-   * Gives the consumer's partitions up, keeping it for the next restore; after a failure or a
-   * cancel, or if it cannot give partitions up, stops it (the next restore makes a fresh one).
-   */
-  private void release(boolean[] registered, boolean keep) {
-    if (keep) {
-      try {
-        for (int i = 0; i < registered.length; i++) {
-          if (registered[i]) {
-            consumer.unregister(i);
-          }
-        }
-        return;
-      } catch (UnsupportedOperationException | IllegalStateException e) {
-        LOG.debug("the restore consumer of system '{}' is stopped instead of kept: {}", system,
-            e.toString());
-      }
-    }
-    try {
-      consumer.stop();
-    } catch (RuntimeException e) {
-      LOG.warn("the restore consumer of system '{}' failed to stop: {}", system, e.toString());
-    } finally {
-      consumer = null;
-    }
-  }
-
-  /** Stops the consumer kept between restores (after a restore that runs, if one does). */
-  public synchronized void close() {
-    if (consumer != null) {
-      release(new boolean[0], false);
-    }
   }
 
   /**
@@ -365,6 +315,29 @@ public final class ChangelogRestorer {
       this.done = done;
       this.lanes = lanes;
       this.lane = lane;
+    }
+
+    /** A sink for instance {@code i}'s partition, whatever index the reader gave it. */
+    BatchSink of(int i) {
+      return new BatchSink() {
+        @Override
+        public void accept(int index, Envelope[] messages, int from, int count) {
+          Applier.this.accept(i, messages, from, count);
+        }
+
+        @Override
+        public void endOfStream(int index) {
+          Applier.this.endOfStream(i);
+        }
+
+        @Override
+        public void head(int index, long upcomingOffset) {}
+
+        @Override
+        public void position(int index, long nextOffset) {
+          Applier.this.position(i, nextOffset);
+        }
+      };
     }
 
     int remaining() {

@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * A task's instances of its stores, opened but not attached: no commit sees them yet. They are
- * restored ({@link ChangelogReaders}) on any one thread, then attached on the loop's ({@link
+ * restored ({@link ChangelogRestorers}) on the state updater's thread, then attached on the loop's ({@link
  * StoreRegistry#attach}) or closed ({@link StoreRegistry#closeDetached}).
  *
  * @param taskNumber the task's number

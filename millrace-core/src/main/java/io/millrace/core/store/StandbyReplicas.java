@@ -7,9 +7,7 @@ import io.millrace.spi.engine.CorruptStoreException;
 import io.millrace.spi.engine.StorageEngine;
 import io.millrace.spi.system.BatchSink;
 import io.millrace.spi.system.StartPosition;
-import io.millrace.spi.system.SystemConsumer;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -73,7 +71,8 @@ public final class StandbyReplicas implements AutoCloseable {
   private final List<StoreSpec> specs;
   private final Path storesDir;
   private final StoreResources resources;
-  private final Function<String, SystemConsumer> consumerOf;
+  /** The process's changelog reader of a system, shared with the restores. */
+  private final Function<String, ChangelogReader> readerOf;
   private final MetricsRegistry metrics;
   private final long markIntervalNanos;
 
@@ -106,11 +105,8 @@ public final class StandbyReplicas implements AutoCloseable {
 
   // The updater thread's own.
   private final Map<Integer, List<Copy>> open = new TreeMap<>();
-  private final Map<String, SystemConsumer> consumers = new LinkedHashMap<>();
-  private final Map<String, Boolean> started = new HashMap<>();
-  private Copy[] byIndex = new Copy[8];
-  private final ArrayDeque<Integer> freeIndices = new ArrayDeque<>();
-  private int nextIndex;
+  /** Scratch for the reader's indices of one system's copies, at each poll. */
+  private int[] indices = new int[8];
   private final Map<Integer, Long> retryAfter = new HashMap<>();
   private long nextMark;
   private boolean marking;
@@ -121,7 +117,9 @@ public final class StandbyReplicas implements AutoCloseable {
     final StoreSpec spec;
     final StorageEngine engine;
     final Path dir;
-    final int index;
+    /** The reader of its changelog and its index there (-1: not read). */
+    ChangelogReader reader;
+    int index = -1;
     /** The copy in an unreadable record's error, made once instead of at every batch. */
     final String label;
     /** The changelog offset the engine holds up to (-1: none); gauges read it. */
@@ -132,12 +130,11 @@ public final class StandbyReplicas implements AutoCloseable {
     volatile long head = -1;
     Gauge lagGauge;
 
-    Copy(int task, StoreSpec spec, StorageEngine engine, Path dir, int index, long applied) {
+    Copy(int task, StoreSpec spec, StorageEngine engine, Path dir, long applied) {
       this.task = task;
       this.spec = spec;
       this.engine = engine;
       this.dir = dir;
-      this.index = index;
       this.label = spec.name() + " (standby copy of task " + task + ")";
       this.applied = applied;
       this.marked = applied;
@@ -161,18 +158,19 @@ public final class StandbyReplicas implements AutoCloseable {
    * @param jobConfig the job's configuration (engine-wide keys)
    * @param expectedCopies how many store instances the copies may hold at once (engines size
    *     their share of the memory budget by it)
-   * @param consumerOf a fresh consumer of a changelog system, made as the job's own
+   * @param readerOf the process's reader of a changelog system (shared with the restores, on
+   *     the state updater's thread), its consumer made as the job's own
    * @param metrics where the lag gauges go (group {@code standby})
    * @param markInterval how often the copies are synced and marked, in nanoseconds: what a
    *     takeover replays at most beyond what the active wrote since
    */
   public StandbyReplicas(List<StoreSpec> specs, Path storesDir, Map<String, String> jobConfig,
-      int expectedCopies, Function<String, SystemConsumer> consumerOf, MetricsRegistry metrics,
+      int expectedCopies, Function<String, ChangelogReader> readerOf, MetricsRegistry metrics,
       long markInterval) {
     this.specs = specs.stream().filter(StoreSpec::hasChangelog).toList();
     this.storesDir = storesDir;
     this.resources = new StoreResources(jobConfig, Math.max(1, expectedCopies));
-    this.consumerOf = consumerOf;
+    this.readerOf = readerOf;
     this.metrics = metrics;
     this.markIntervalNanos = markInterval;
   }
@@ -558,13 +556,10 @@ public final class StandbyReplicas implements AutoCloseable {
     retryAfter.remove(task);
     open.put(task, copies);
     for (Copy c : copies) {
-      SystemConsumer consumer = consumers.computeIfAbsent(c.spec.changelogSystem(), consumerOf);
-      consumer.register(c.index, c.spec.changelogSpec(), task,
-          c.applied >= 0 ? StartPosition.after(c.applied) : StartPosition.oldest());
-      if (!started.getOrDefault(c.spec.changelogSystem(), false)) {
-        consumer.start();
-        started.put(c.spec.changelogSystem(), true);
-      }
+      c.reader = readerOf.apply(c.spec.changelogSystem());
+      c.index = c.reader.register(c.spec.changelogSpec(), task,
+          c.applied >= 0 ? StartPosition.after(c.applied) : StartPosition.oldest(),
+          new CopySink(c), true);
       c.lagGauge = c::lag;
       metrics.gauge("standby", c.gaugeName(), c.lagGauge);
     }
@@ -594,34 +589,31 @@ public final class StandbyReplicas implements AutoCloseable {
       engine.close(); // kept in memory only: nothing a takeover could reuse
       return null;
     }
-    int index = freeIndices.isEmpty() ? nextIndex++ : freeIndices.poll();
-    if (index >= byIndex.length) {
-      byIndex = java.util.Arrays.copyOf(byIndex, Math.max(index + 1, byIndex.length * 2));
-    }
-    Copy copy = new Copy(task, spec, engine, dir, index, local);
-    byIndex[index] = copy;
-    return copy;
+    return new Copy(task, spec, engine, dir, local);
   }
 
   /** Reads what the changelogs have for the open copies and applies it, one write per batch. */
   private void follow() {
-    boolean first = true;
-    long wrote = applyNanos;
-    for (Map.Entry<String, SystemConsumer> system : consumers.entrySet()) {
-      int[] indices = new int[nextIndex];
-      int count = 0;
-      for (List<Copy> copies : open.values()) {
-        for (Copy c : copies) {
-          if (c.spec.changelogSystem().equals(system.getKey())) {
-            indices[count++] = c.index;
-          }
+    Map<ChangelogReader, List<Copy>> byReader = new LinkedHashMap<>();
+    for (List<Copy> copies : open.values()) {
+      for (Copy c : copies) {
+        if (c.index >= 0) {
+          byReader.computeIfAbsent(c.reader, r -> new ArrayList<>()).add(c);
         }
       }
-      if (count == 0) {
-        continue;
+    }
+    boolean first = true;
+    long wrote = applyNanos;
+    for (Map.Entry<ChangelogReader, List<Copy>> reader : byReader.entrySet()) {
+      List<Copy> copies = reader.getValue();
+      if (indices.length < copies.size()) {
+        indices = new int[Math.max(copies.size(), indices.length * 2)];
+      }
+      for (int i = 0; i < copies.size(); i++) {
+        indices[i] = copies.get(i).index;
       }
       try {
-        system.getValue().poll(indices, count, 10_000, applier,
+        reader.getKey().poll(indices, copies.size(), 10_000,
             first && !restoreWaiting() ? POLL_MILLIS : 0);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -686,14 +678,21 @@ public final class StandbyReplicas implements AutoCloseable {
   /** Nanoseconds spent applying batches to the copies' engines (the updater thread's). */
   private long applyNanos;
 
-  private final BatchSink applier = new BatchSink() {
-    private final List<byte[]> keys = new ArrayList<>();
-    private final List<byte[]> values = new ArrayList<>();
+  /** Scratch for one batch of a copy's changelog (the updater's thread's). */
+  private final List<byte[]> keys = new ArrayList<>();
+  private final List<byte[]> values = new ArrayList<>();
+
+  /** Applies a copy's changelog batches to its engine, one write per batch. */
+  private final class CopySink implements BatchSink {
+    private final Copy c;
+
+    CopySink(Copy c) {
+      this.c = c;
+    }
 
     @Override
     public void accept(int index, Envelope[] messages, int from, int count) {
-      Copy c = index < byIndex.length ? byIndex[index] : null;
-      if (c == null || count == 0) {
+      if (count == 0) {
         return;
       }
       keys.clear();
@@ -710,22 +709,18 @@ public final class StandbyReplicas implements AutoCloseable {
 
     @Override
     public void head(int index, long upcomingOffset) {
-      Copy c = index < byIndex.length ? byIndex[index] : null;
-      if (c != null) {
-        c.head = upcomingOffset;
-      }
+      c.head = upcomingOffset;
     }
 
     @Override
     public void position(int index, long nextOffset) {
-      Copy c = index < byIndex.length ? byIndex[index] : null;
-      if (c != null && nextOffset - 1 > c.applied) {
+      if (nextOffset - 1 > c.applied) {
         // Everything before the position was handed over: what is left is markers, aborted
         // records or compacted gaps, which the copy holds as much as the active does.
         c.applied = nextOffset - 1;
       }
     }
-  };
+  }
 
   /**
    * Syncs every copy that moved and marks its files with the offset it holds; stops early for a
@@ -847,21 +842,20 @@ public final class StandbyReplicas implements AutoCloseable {
     }
   }
 
-  /** Stops reading a copy's changelog and frees its index (its engine stays as it is). */
+  /** Stops reading a copy's changelog (its engine stays as it is). */
   private void detach(Copy c) {
-    SystemConsumer consumer = consumers.get(c.spec.changelogSystem());
+    if (c.index < 0) {
+      return;
+    }
     try {
-      if (consumer != null && c.lagGauge != null) {
-        consumer.unregister(c.index);
-        metrics.removeGauge("standby", c.gaugeName(), c.lagGauge);
-      }
+      c.reader.unregister(c.index);
     } finally {
-      byIndex[c.index] = null;
-      freeIndices.add(c.index);
+      c.index = -1;
+      metrics.removeGauge("standby", c.gaugeName(), c.lagGauge);
     }
   }
 
-  /** Closes every copy, synced and marked, and stops reading. The updater's thread, at its end. */
+  /** Closes every copy, synced and marked, and stops reading them. The updater's thread. */
   void closeAll() {
     for (int task : new ArrayList<>(open.keySet())) {
       try {
@@ -870,15 +864,6 @@ public final class StandbyReplicas implements AutoCloseable {
         LOG.warn("standby copy of task {} failed to close: {}", task, e.toString());
       }
     }
-    for (SystemConsumer consumer : consumers.values()) {
-      try {
-        consumer.stop();
-      } catch (RuntimeException e) {
-        LOG.warn("a standby changelog consumer failed to stop: {}", e.toString());
-      }
-    }
-    consumers.clear();
-    started.clear();
     publish();
   }
 

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * The store instances of one container: every task's instance of every declared store, opened
  * when the container takes the task and closed when it gives the task up. Opens them (wiping a
  * corrupt or unrestorable local copy, or taking a standby copy's engine open), has them restored
- * from their changelogs before their tasks start ({@link ChangelogReaders}), attaches them to the
+ * from their changelogs before their tasks start ({@link ChangelogRestorers}), attaches them to the
  * container's commits ({@link StoreCommitParticipant}) and detaches and closes them.
  *
  * <p>Loop thread, but for a task's instances opened detached ({@link #openDetached}) and
@@ -39,7 +39,7 @@ public final class StoreRegistry implements AutoCloseable {
   private final Path storesDir;
   private final Changelogs changelogs;
   private final StoreResources resources;
-  private final ChangelogReaders readers;
+  private final ChangelogRestorers restorers;
   private final StoreCommitParticipant commits;
   /** Each attached task's instances, by task number, in the order the tasks were taken. */
   private final Map<Integer, List<StoreInstance>> byTask = new LinkedHashMap<>();
@@ -56,12 +56,12 @@ public final class StoreRegistry implements AutoCloseable {
   }
 
   private StoreRegistry(List<StoreSpec> specs, Path storesDir, Changelogs changelogs,
-      StoreResources resources, ChangelogReaders readers, StoreCommitParticipant commits) {
+      StoreResources resources, ChangelogRestorers restorers, StoreCommitParticipant commits) {
     this.specs = specs;
     this.storesDir = storesDir;
     this.changelogs = changelogs;
     this.resources = resources;
-    this.readers = readers;
+    this.restorers = restorers;
     this.commits = commits;
   }
 
@@ -75,7 +75,7 @@ public final class StoreRegistry implements AutoCloseable {
    *     their share of a shared memory budget by it)
    * @param changelogs how stores reach their changelogs
    * @param restorers a restorer for the changelogs on a system (called at a system's first
-   *     restore; the restorer is kept and closed with the stores)
+   *     restore; the restorer is kept; the reader it reads through is the process's to close)
    * @param flusher the flusher the stores use; the stores own it from here on
    * @param exactlyOnce whether the job runs under exactly-once: local files then hold only
    *     committed writes
@@ -87,7 +87,7 @@ public final class StoreRegistry implements AutoCloseable {
     StoreResources resources = new StoreResources(jobConfig,
         specs.size() * Math.max(1, expectedTasks));
     return new StoreRegistry(specs, storesDir, changelogs, resources,
-        new ChangelogReaders(restorers), new StoreCommitParticipant(flusher, exactlyOnce));
+        new ChangelogRestorers(restorers), new StoreCommitParticipant(flusher, exactlyOnce));
   }
 
   /** The attached instances' part in the container's commits. */
@@ -198,15 +198,16 @@ public final class StoreRegistry implements AutoCloseable {
   }
 
   /**
-   * Restores detached instances from their changelogs ({@link ChangelogReaders#restore}). Any one
-   * thread; stops early once {@code cancelled} says so; {@code taskRestored} hears of each task
+   * Restores detached instances from their changelogs ({@link ChangelogRestorers#restore}). The
+   * thread that owns the process's changelog readers (its state updater's); stops early once
+   * {@code cancelled} says so; {@code taskRestored} hears of each task
    * as soon as all of its stores are restored.
    *
    * @return changelog records applied
    */
   public long restoreDetached(List<DetachedStores> tasks, BooleanSupplier cancelled,
       IntConsumer taskRestored) {
-    return readers.restore(tasks, cancelled, taskRestored);
+    return restorers.restore(tasks, cancelled, taskRestored);
   }
 
   /** Attaches a task's instances: from now on commits flush and checkpoint them. Loop thread. */
@@ -286,7 +287,6 @@ public final class StoreRegistry implements AutoCloseable {
   /** Closes every store and the shared resources. */
   @Override
   public void close() {
-    readers.close(); // their consumers: no restore runs any more
     if (!commits.stop()) {
       return; // the engines are left to the process's end (StoreCommitParticipant#stop says why)
     }

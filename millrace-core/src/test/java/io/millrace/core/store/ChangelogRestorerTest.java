@@ -7,6 +7,7 @@ import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.system.StreamMetadata;
 import io.millrace.spi.system.StreamSpec;
 import io.millrace.spi.system.SystemAdmin;
+import io.millrace.spi.system.SystemConsumer;
 import io.millrace.spi.system.SystemContext;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
 import io.millrace.core.metrics.SingleWriterCounter;
@@ -99,8 +100,8 @@ class ChangelogRestorerTest {
           new StoreInstance(spec2, 1, new CachedStore<>("counts of Partition 1", spec2, large,
               null), null, null, -1));
       List<String> heard = new java.util.ArrayList<>();
-      ChangelogRestorer restorer = new ChangelogRestorer("memory",
-          new MemorySystemFactory().consumer(context()), new MemorySystemFactory().admin(context()),
+      ChangelogRestorer restorer = new ChangelogRestorer("memory", reader(
+          new MemorySystemFactory().consumer(context())), new MemorySystemFactory().admin(context()),
           new SingleWriterCounter(), new SingleWriterCounter(), 1, 1_000);
 
       long applied = restorer.restore(instances, new long[] {CheckpointStore.NONE,
@@ -173,10 +174,12 @@ class ChangelogRestorerTest {
         two.append(1, bytes("one" + i), new LongSerde().toBytes((long) i));
       }
       AtomicInteger made = new AtomicInteger();
-      ChangelogRestorer restorer = new ChangelogRestorer("memory", () -> {
+      ChangelogReader reader = new ChangelogReader("memory", () -> {
         made.incrementAndGet();
         return new MemorySystemFactory().consumer(context());
-      }, new MemorySystemFactory().admin(context()), new SingleWriterCounter(),
+      });
+      ChangelogRestorer restorer = new ChangelogRestorer("memory", reader,
+          new MemorySystemFactory().admin(context()), new SingleWriterCounter(),
           new SingleWriterCounter(), 1, 1_000);
       MemoryEngine first = new MemoryEngine();
       MemoryEngine second = new MemoryEngine();
@@ -188,7 +191,7 @@ class ChangelogRestorerTest {
       long b = restorer.restore(List.of(new StoreInstance(spec2, 1, new CachedStore<>(
           "counts of Partition 1", spec2, second, null), null, null, 1)),
           new long[] {CheckpointStore.NONE});
-      restorer.close();
+      reader.close();
 
       assertThat(a).isEqualTo(5);
       assertThat(b).as("after its mark at 1").isEqualTo(3);
@@ -206,16 +209,17 @@ class ChangelogRestorerTest {
   void aRestoreThatFailedLeavesTheNextAFreshConsumer() {
     log.append(0, "not bytes", new LongSerde().toBytes(1L)); // unreadable: the restore fails
     AtomicInteger made = new AtomicInteger();
-    ChangelogRestorer restorer = new ChangelogRestorer("memory", () -> {
+    ChangelogReader reader = new ChangelogReader("memory", () -> {
       made.incrementAndGet();
       return new MemorySystemFactory().consumer(context());
-    }, realAdmin(), new SingleWriterCounter(), new SingleWriterCounter(), 1, 1_000);
+    });
+    ChangelogRestorer restorer = new ChangelogRestorer("memory", reader, realAdmin(), new SingleWriterCounter(), new SingleWriterCounter(), 1, 1_000);
 
     assertThatThrownBy(() -> restorer.restore(List.of(instance()),
         new long[] {CheckpointStore.NONE})).hasMessageContaining("cannot be read");
     write(2); // offsets 1-2
     long applied = restorer.restore(List.of(instance(0)), new long[] {CheckpointStore.NONE});
-    restorer.close();
+    reader.close();
 
     assertThat(applied).isEqualTo(2);
     assertThat(made.get()).isEqualTo(2);
@@ -242,8 +246,13 @@ class ChangelogRestorerTest {
   }
 
   private ChangelogRestorer restorer(SystemAdmin admin, long headWaitMillis) {
-    return new ChangelogRestorer("memory", new MemorySystemFactory().consumer(context()), admin,
+    return new ChangelogRestorer("memory", reader(new MemorySystemFactory().consumer(context())),
+        admin,
         new SingleWriterCounter(), new SingleWriterCounter(), 1, headWaitMillis);
+  }
+
+  private static ChangelogReader reader(SystemConsumer consumer) {
+    return new ChangelogReader("memory", () -> consumer);
   }
 
   private static byte[] bytes(String s) {

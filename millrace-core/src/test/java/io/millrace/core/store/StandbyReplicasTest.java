@@ -48,20 +48,30 @@ class StandbyReplicasTest {
   private StandbyReplicas standbys;
   /** Runs the copies' cycles, as the process's state updater does. */
   private StateUpdater updater;
+  /** The changelog readers the copies share with restores. */
+  private SharedChangelogReaders readers;
+  private final java.util.concurrent.atomic.AtomicInteger consumersMade =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   @AfterEach
   void close() {
     if (updater != null) {
       updater.close(); // (and the copies)
     }
+    if (readers != null) {
+      readers.close();
+    }
     MemoryStreams.drop(changelog);
   }
 
   private StandbyReplicas standbys() {
-    standbys = new StandbyReplicas(List.of(spec), dir, Map.of(), 4,
-        system -> new MemorySystemFactory().consumer(new TestSystemContext("memory", "standby",
-            1, Map.of(), Map.of(), metrics)),
-        metrics, TimeUnit.MILLISECONDS.toNanos(5));
+    readers = new SharedChangelogReaders(system -> {
+      consumersMade.incrementAndGet();
+      return new MemorySystemFactory().consumer(
+          new TestSystemContext("memory", "standby", 1, Map.of(), Map.of(), metrics));
+    });
+    standbys = new StandbyReplicas(List.of(spec), dir, Map.of(), 4, readers::of, metrics,
+        TimeUnit.MILLISECONDS.toNanos(5));
     updater = new StateUpdater(standbys, "standby-test");
     return standbys;
   }
@@ -181,6 +191,42 @@ class StandbyReplicasTest {
     assertThat(handed).containsOnlyKeys("counts");
     assertThat(handed.get("counts").offset()).isEqualTo(2);
     assertThat(disk.opened.get(storeDir(2))).as("not opened again").isEqualTo(1);
+    handed.get("counts").engine().close();
+    s.deactivate(2);
+  }
+
+  @Test
+  void aTakeoversRestoreReadsThroughTheCopiesConsumerAndTheOtherCopiesFollowOnAfterIt()
+      throws Exception {
+    write(1, 0, 3);
+    write(2, 0, 3);
+    StandbyReplicas s = standbys();
+    s.want(0, Set.of(1, 2));
+    Await.until(Duration.ofSeconds(10), "both copies following",
+        () -> s.lag(0).get(1) == 0L && s.lag(0).get(2) == 0L);
+    write(2, 3, 6); // the old owner's last writes, not read by the copy yet perhaps
+
+    // Task 2 fails over here: its container takes the copy and restores the tail through the
+    // process's reader, on the updater's thread, as TaskManager does.
+    Map<String, OpenCopy> handed = new ConcurrentHashMap<>();
+    ChangelogRestorer restorer = new ChangelogRestorer("memory", readers.of("memory"),
+        new MemorySystemFactory().admin(new TestSystemContext("memory", "standby", 0, Map.of(),
+            Map.of(), metrics)), new io.millrace.core.metrics.SingleWriterCounter(),
+        new io.millrace.core.metrics.SingleWriterCounter(), 1);
+    updater.restore(() -> {
+      handed.putAll(s.activate(2));
+      OpenCopy copy = handed.get("counts");
+      StoreInstance instance = new StoreInstance(spec, 2, new CachedStore<>("counts of task 2",
+          spec, copy.engine(), null), null, null, copy.offset());
+      restorer.restore(List.of(instance), new long[] {io.millrace.spi.checkpoint.CheckpointStore.NONE});
+    }).get(30, TimeUnit.SECONDS);
+    s.want(0, Set.of(1));
+
+    assertThat(handed.get("counts").engine().get(bytes("k5"))).as("the tail restored").isNotNull();
+    write(1, 3, 6);
+    Await.until(Duration.ofSeconds(10), "task 1's copy follows on after the restore",
+        () -> s.held().get(1).get("counts") == 5L);
+    assertThat(consumersMade.get()).as("one consumer for the copies and the restore").isEqualTo(1);
     handed.get("counts").engine().close();
     s.deactivate(2);
   }
