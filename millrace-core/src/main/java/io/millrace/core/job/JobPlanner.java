@@ -9,7 +9,6 @@ import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.spi.checkpoint.CheckpointStoreFactory;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
-import io.millrace.api.config.KeyValidator;
 import io.millrace.spi.coordinator.CoordinatorFactory;
 import io.millrace.spi.system.StartPosition;
 import io.millrace.spi.system.StreamSpec;
@@ -20,7 +19,6 @@ import io.millrace.core.async.Ordering;
 import io.millrace.core.checkpoint.FileCheckpointStore;
 import io.millrace.core.checkpoint.ImportedCheckpoints;
 import io.millrace.core.config.AnyInteger;
-import io.millrace.core.config.ConfigKey;
 import io.millrace.core.config.CoreKeys;
 import io.millrace.core.coordinate.Coordinators;
 import io.millrace.core.loop.ErrorPolicy;
@@ -48,19 +46,6 @@ import java.util.concurrent.TimeUnit;
  * a message is read, with a message naming the key, the value and what is allowed.
  */
 public final class JobPlanner {
-  private static final Set<String> CORE_KEYS = new TreeSet<>();
-  private static final Set<String> STREAM_KEYS = Set.of(S_SYSTEM, S_PHYSICAL_NAME, S_KEY_SERDE,
-      S_VALUE_SERDE, S_PRIORITY, S_BOOTSTRAP, S_OFFSET_DEFAULT, S_OFFSET_RESET,
-      S_POLL_INTERVAL_MS, S_PARTITIONS, S_INTERMEDIATE);
-
-  static {
-    for (ConfigKey key : CoreKeys.ALL) {
-      if (!key.pattern().contains("<")) {
-        CORE_KEYS.add(key.pattern());
-      }
-    }
-  }
-
   private JobPlanner() {}
 
   /**
@@ -86,7 +71,7 @@ public final class JobPlanner {
     v.factories.forEach((name, factory) -> admins.put(name,
         factory.admin(new DefaultSystemContext(name, jobName, -1, config, metrics))));
     Map<String, Integer> counts = new LinkedHashMap<>();
-    Map<String, List<String>> groups = copartitionGroups(config, v.inputs);
+    CopartitionGroups groups = CopartitionGroups.of(config, v.inputs);
     int taskCount = 0;
     for (String input : v.inputs) {
       StreamInfo info = v.streams.get(input);
@@ -102,7 +87,7 @@ public final class JobPlanner {
       StreamInfo info = v.streams.get(input);
       if (info.intermediate()) {
         int wanted = info.outputPartitions() > 0 ? info.outputPartitions()
-            : Math.max(1, copartitioned(input, groups, counts, taskCount));
+            : Math.max(1, groups.partitionsOf(input, counts, taskCount));
         SystemAdmin admin = admins.get(info.system());
         admin.ensureOutput(info.spec(), wanted);
         int count = admin.partitionCount(info.spec());
@@ -110,7 +95,7 @@ public final class JobPlanner {
         taskCount = Math.max(taskCount, count);
       }
     }
-    checkCopartitioned(config, groups, counts);
+    groups.check(counts);
     for (String output : v.outputs) {
       StreamInfo info = v.streams.get(output);
       int wanted = info.outputPartitions() > 0 ? info.outputPartitions() : taskCount;
@@ -166,7 +151,7 @@ public final class JobPlanner {
     Map<String, SystemAdmin> admins = new LinkedHashMap<>();
     try {
       Map<String, Integer> counts = new LinkedHashMap<>();
-      Map<String, List<String>> groups = copartitionGroups(config, v.inputs);
+      CopartitionGroups groups = CopartitionGroups.of(config, v.inputs);
       int taskCount = 0;
       for (String input : v.inputs) {
         StreamInfo info = v.streams.get(input);
@@ -182,12 +167,12 @@ public final class JobPlanner {
         StreamInfo info = v.streams.get(input);
         if (info.intermediate()) {
           int wanted = info.outputPartitions() > 0 ? info.outputPartitions()
-              : Math.max(1, copartitioned(input, groups, counts, taskCount));
+              : Math.max(1, groups.partitionsOf(input, counts, taskCount));
           counts.put(input, wanted);
           taskCount = Math.max(taskCount, wanted);
         }
       }
-      checkCopartitioned(config, groups, counts);
+      groups.check(counts);
       for (String input : v.inputs) {
         StreamInfo info = v.streams.get(input);
         streams.add(new Outline.Stream(info.intermediate() ? Outline.Role.INTERNAL
@@ -219,67 +204,6 @@ public final class JobPlanner {
           streams, stores, operators);
     } finally {
       admins.values().forEach(SystemAdmin::close);
-    }
-  }
-
-  /**
-   * {@code task.copartition.<group>}: input streams read together by key (a join's two sides, an
-   * aggregate of merged streams), by group.
-   */
-  private static Map<String, List<String>> copartitionGroups(JobConfig config,
-      List<String> inputs) {
-    Map<String, List<String>> groups = new LinkedHashMap<>();
-    for (String key : new TreeSet<>(config.asMap().keySet())) {
-      if (!key.startsWith(COPARTITION_PREFIX)) {
-        continue;
-      }
-      List<String> streams = config.getList(key);
-      for (String stream : streams) {
-        if (!inputs.contains(stream)) {
-          throw config.bad(key, config.get(key), "input stream ids of the job (" + TASK_INPUTS
-              + ": " + String.join(",", inputs) + "); " + stream + " is not one");
-        }
-      }
-      groups.put(key.substring(COPARTITION_PREFIX.length()), streams);
-    }
-    return groups;
-  }
-
-  /**
-   * The partitions an intermediate input is created with by default: those of the streams it is
-   * co-partitioned with that exist already, else one per task.
-   */
-  private static int copartitioned(String input, Map<String, List<String>> groups,
-      Map<String, Integer> counts, int taskCount) {
-    for (List<String> group : groups.values()) {
-      if (group.contains(input)) {
-        for (String other : group) {
-          if (counts.containsKey(other)) {
-            return counts.get(other);
-          }
-        }
-      }
-    }
-    return taskCount;
-  }
-
-  /** Each co-partition group's streams have as many partitions, or the job stops here. */
-  private static void checkCopartitioned(JobConfig config, Map<String, List<String>> groups,
-      Map<String, Integer> counts) {
-    for (Map.Entry<String, List<String>> group : groups.entrySet()) {
-      String first = group.getValue().get(0);
-      for (String other : group.getValue()) {
-        if (!counts.get(other).equals(counts.get(first))) {
-          throw new ConfigException("streams " + first + " (" + counts.get(first)
-              + " partitions) and " + other + " (" + counts.get(other) + " partitions) are read "
-              + "together by key by " + group.getKey() + " (" + COPARTITION_PREFIX
-              + group.getKey() + "=" + String.join(",", group.getValue()) + " in "
-              + config.source() + "), so they must be co-partitioned: task k reads partition k "
-              + "of each, and a key's records and state meet in one task only if both have as "
-              + "many partitions and put a key in the same one. Give them the same partition "
-              + "count, or change the key of one side so that it is repartitioned");
-        }
-      }
     }
   }
 
@@ -345,7 +269,7 @@ public final class JobPlanner {
       factories.computeIfAbsent(system, s -> Systems.factory(config, s));
     }
     CoordinatorFactory coordinator = Coordinators.factory(config);
-    checkKeys(config, factories, coordinator);
+    KnownKeys.check(config, factories, coordinator);
     long pollDefault = config.getLong(POLL_INTERVAL_MS, 50, 0);
     Map<String, StreamInfo> streams = new LinkedHashMap<>();
     for (String id : used) {
@@ -550,82 +474,6 @@ public final class JobPlanner {
         TimeUnit.MILLISECONDS.toNanos(config.getLong(p + S_POLL_INTERVAL_MS, pollDefault, 0)),
         config.getInt(p + S_PARTITIONS, -1, 1),
         config.getBoolean(p + S_INTERMEDIATE, false));
-  }
-
-  private static void checkKeys(JobConfig config, Map<String, SystemFactory> factories,
-      CoordinatorFactory coordinator) {
-    List<String> known = new ArrayList<>(CORE_KEYS);
-    String coordinatorPrefix = COORDINATOR + ".";
-    Set<String> translators =
-        JobTranslators.ownPrefixes(config, Thread.currentThread().getContextClassLoader());
-    keys:
-    for (String key : config.asMap().keySet()) {
-      if (CORE_KEYS.contains(key) || key.equals(JobTranslators.MARK)) {
-        continue;
-      }
-      for (String prefix : translators) {
-        if (key.startsWith(prefix)) {
-          continue keys; // the translator checked them
-        }
-      }
-      if (key.startsWith(COPARTITION_PREFIX) && key.length() > COPARTITION_PREFIX.length()) {
-        continue; // checked against the inputs when the job is planned
-      }
-      if (key.isBlank()) {
-        throw new ConfigException("a key in " + config.source() + " is empty (its value is '"
-            + config.asMap().get(key) + "'): a line of a job file is key=value");
-      }
-      if (key.startsWith(coordinatorPrefix)) {
-        String suffix = key.substring(coordinatorPrefix.length());
-        if (KeyValidator.allowed(suffix, coordinator.keys())) {
-          continue;
-        }
-        List<String> candidates = KeyValidator.expand(coordinatorPrefix, coordinator.keys());
-        candidates.addAll(known);
-        throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), candidates);
-      }
-      if (key.startsWith("systems.")) {
-        String rest = key.substring("systems.".length());
-        int dot = rest.indexOf('.');
-        String system = dot < 0 ? rest : rest.substring(0, dot);
-        String suffix = dot < 0 ? "" : rest.substring(dot + 1);
-        SystemFactory factory = factories.get(system);
-        if (suffix.equals("factory")) {
-          continue;
-        }
-        Set<String> allowed = factory == null ? Set.of() : factory.systemKeys();
-        if (KeyValidator.allowed(suffix, allowed)) {
-          continue;
-        }
-        List<String> candidates = KeyValidator.expand("systems." + system + ".", allowed);
-        candidates.add("systems." + system + ".factory");
-        throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), candidates);
-      }
-      if (key.startsWith("stores.")) {
-        StoreConfig.checkKey(config, key);
-        continue;
-      }
-      if (key.startsWith("streams.")) {
-        String rest = key.substring("streams.".length());
-        int dot = rest.indexOf('.');
-        if (dot > 0) {
-          String id = rest.substring(0, dot);
-          String suffix = rest.substring(dot + 1);
-          if (STREAM_KEYS.contains(suffix)) {
-            continue;
-          }
-          SystemFactory factory = factories.get(config.get("streams." + id + "." + S_SYSTEM));
-          Set<String> allowed = factory == null ? Set.of() : factory.streamKeys();
-          if (KeyValidator.allowed(suffix, allowed)) {
-            continue;
-          }
-          List<String> candidates = KeyValidator.expand("streams." + id + ".", STREAM_KEYS);
-          candidates.addAll(KeyValidator.expand("streams." + id + ".", allowed));
-          throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), candidates);
-        }
-      }
-      throw KeyValidator.unknown(key, config.asMap().get(key), config.source(), known);
-    }
   }
 
   /**
