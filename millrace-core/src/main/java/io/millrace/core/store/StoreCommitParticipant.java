@@ -203,12 +203,12 @@ public final class StoreCommitParticipant implements CommitParticipant {
   public final class Snapshot implements CommitParticipant.Round {
     private final List<Logged> logged;
     private final EngineSync.Engines engines;
-    private final boolean besideLoop;
+    private final boolean inBackground;
 
-    private Snapshot(List<Logged> logged, EngineSync.Engines engines, boolean besideLoop) {
+    private Snapshot(List<Logged> logged, EngineSync.Engines engines, boolean inBackground) {
       this.logged = logged;
       this.engines = engines;
-      this.besideLoop = besideLoop;
+      this.inBackground = inBackground;
     }
 
     /**
@@ -220,7 +220,7 @@ public final class StoreCommitParticipant implements CommitParticipant {
      */
     @Override
     public boolean offLoop() {
-      return besideLoop;
+      return inBackground;
     }
 
     /**
