@@ -56,6 +56,14 @@ final class PipelineRuntime {
   private final List<RepartitionOut> repartitionOuts = new ArrayList<>();
   private final Map<String, Integer> slotOf = new HashMap<>();
   private final long tickMs;
+  /**
+   * Whether an operator waits for a watermark: if none does, a record moves none (a stateless
+   * job pays no watermark per record).
+   */
+  private final boolean watermarks;
+  /** The stream of the last record and its source: one partition's records come in runs. */
+  private String lastStream;
+  private SourceEntry lastSource;
   private long now;
   private boolean ended;
 
@@ -129,8 +137,9 @@ final class PipelineRuntime {
     }
   }
 
+  /** A stream the pipeline reads: its node, watermark slot, extractor, the repartition it is. */
   private record SourceEntry(Node node, int partition, TimestampExtractor<Object, Object> extractor,
-      Processor[] children) {}
+      Processor[] children, RepartitionIn in) {}
 
   PipelineRuntime(Plan plan, TaskContext context, DslSettings settings) {
     this.context = context;
@@ -162,8 +171,9 @@ final class PipelineRuntime {
     for (Node source : plan.sources().values()) {
       Op.Source op = (Op.Source) source.op();
       sources.put(op.streamId(), new SourceEntry(source, slots.getOrDefault(source, -1),
-          op.extractor(), children(source)));
+          op.extractor(), children(source), repartitionIns.get(op.streamId())));
     }
+    this.watermarks = !windowed.isEmpty();
   }
 
   /** Whether the pipeline has windows to close, so the clock must be watched. */
@@ -178,12 +188,8 @@ final class PipelineRuntime {
   /** Takes one input record. */
   void process(Envelope envelope, Collector collector) {
     emitter.use(collector);
-    SourceEntry source = sources.get(envelope.stream());
-    if (source == null) {
-      throw new IllegalStateException("no source in the pipeline reads stream "
-          + envelope.stream() + " (it reads " + sources.keySet() + ")");
-    }
-    RepartitionIn in = repartitionIns.get(envelope.stream());
+    SourceEntry source = source(envelope.stream());
+    RepartitionIn in = source.in;
     String from = in == null ? null : envelope.headers().lastString(FROM);
     if (from != null) {
       if (envelope.headers().lastValue(MARKER) == null) {
@@ -212,11 +218,31 @@ final class PipelineRuntime {
       }
     }
     Forward.to(source.children, envelope.key(), envelope.value(), timestamp);
-    if (source.partition >= 0) {
-      watermark.observe(source.partition, timestamp, now);
-      closeWindows();
-      publish();
+    if (watermarks && source.partition >= 0) {
+      if (watermark.record(source.partition, timestamp, now)) {
+        closeWindows();
+      }
+      publish(); // also when only its idleness changed: a repartition's records say it
     }
+  }
+
+  /**
+   * The source reading {@code stream}. A stream's name is the same string in all its envelopes,
+   * so the last one is found by identity, without hashing (a map look-up per record was a
+   * tenth of a stateless job's time).
+   */
+  private SourceEntry source(String stream) {
+    if (stream == lastStream) {
+      return lastSource;
+    }
+    SourceEntry source = sources.get(stream);
+    if (source == null) {
+      throw new IllegalStateException("no source in the pipeline reads stream " + stream
+          + " (it reads " + sources.keySet() + ")");
+    }
+    lastStream = stream;
+    lastSource = source;
+    return source;
   }
 
   /** The clock moved on by a tick: idle partitions, the wall-clock advance. */

@@ -39,9 +39,12 @@ final class WindowAggregateProcessor extends WindowedAggregate {
   private long nextStart;
   /** The earliest pane start in the store, UNKNOWN (look), or EMPTY. */
   private long minPane = UNKNOWN;
+  /** {@link Windows#paneMs}, a greatest common divisor: worked out once, not per record. */
+  private final long paneMs;
 
   WindowAggregateProcessor(Parts parts) {
     super(parts);
+    this.paneMs = windows.paneMs();
     byte[] progress = store.get(PaneKeys.PROGRESS);
     this.nextStart = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
   }
@@ -63,7 +66,7 @@ final class WindowAggregateProcessor extends WindowedAggregate {
       lateRecord(key, value, timestamp);
       return;
     }
-    long pane = Math.floorDiv(timestamp, windows.paneMs()) * windows.paneMs();
+    long pane = Math.floorDiv(timestamp, paneMs) * paneMs;
     try {
       byte[] paneKey = PaneKeys.of(pane, keySerde.toBytes(key));
       byte[] current = store.get(paneKey);
