@@ -5,6 +5,7 @@ import io.millrace.api.Envelope;
 import io.millrace.api.Headers;
 import io.millrace.api.Output;
 import io.millrace.api.Serde;
+import io.millrace.api.TaskCallback;
 import io.millrace.api.TaskContext;
 import io.millrace.dsl.config.DslSettings;
 import io.millrace.dsl.plan.Node;
@@ -34,6 +35,12 @@ import java.util.function.LongSupplier;
  */
 final class PipelineRuntime {
   private final Emitter emitter = new Emitter();
+  /** What operators after a mapAsync send through: their record's collector, any thread. */
+  private final CallEmitter callEmitter = new CallEmitter();
+  /** The emitter of the processors being built: the call's after a mapAsync. */
+  private Emitter building = emitter;
+  /** The input record an async task is in (loop thread), for a mapAsync to start calls under. */
+  private AsyncCall current;
   private final Map<String, SourceEntry> sources = new HashMap<>();
   /** Operators that act when their watermark moves, built children first. */
   private final List<Listening> windowed = new ArrayList<>();
@@ -245,6 +252,25 @@ final class PipelineRuntime {
     return source;
   }
 
+  /**
+   * Takes one input record of an async task: {@code callback} completes once the record and
+   * every call a mapAsync made for it have gone through the pipeline, or fails at the first
+   * failure (the task's error policy applies to the record).
+   */
+  void processAsync(Envelope envelope, Collector collector, TaskCallback callback) {
+    AsyncCall call = new AsyncCall(callback, collector);
+    current = call;
+    try {
+      process(envelope, collector);
+    } catch (RuntimeException e) {
+      call.fail(e);
+      return;
+    } finally {
+      current = null;
+    }
+    call.done();
+  }
+
   /** The clock moved on by a tick: idle partitions, the wall-clock advance. */
   void tick(Collector collector) {
     emitter.use(collector);
@@ -364,9 +390,24 @@ final class PipelineRuntime {
       built.put(node, entry);
       return entry;
     }
+    if (node.op() instanceof Op.MapAsync m) {
+      Emitter before = building;
+      building = callEmitter; // what follows it runs on the completing thread
+      Processor[] children;
+      try {
+        children = children(node);
+      } finally {
+        building = before;
+      }
+      Processor async = new MapAsyncProcessor(node, m.fn(), children, callEmitter,
+          () -> current);
+      built.put(node, async);
+      return async;
+    }
     Processor[] children = children(node);
     Processor processor = node.op() instanceof Op.Sink s && s.intermediate() && taskCount > 0
-        ? repartitionSink(node, s) : StatelessProcessors.of(node, children, emitter, this::output);
+        ? repartitionSink(node, s) : StatelessProcessors.of(node, children, building,
+        this::output);
     if (processor == null && node.op() instanceof Op.Aggregate a) {
       processor = new AggregateProcessor(node, a.aggregation(),
           context.<Object, Object>store(a.store().name()), children);
@@ -412,9 +453,10 @@ final class PipelineRuntime {
     RepartitionOut out = new RepartitionOut(output(sink.streamId()), slotsFeeding(node),
         holds.behind(node));
     repartitionOuts.add(out);
+    Emitter sends = building;
     return (key, value, timestamp) -> {
       try {
-        emitter.send(out.output, -1, key, value, timestamp, windowed.isEmpty() ? Headers.EMPTY
+        sends.send(out.output, -1, key, value, timestamp, windowed.isEmpty() ? Headers.EMPTY
             : headers(out.sent, out.idle));
       } catch (RuntimeException e) {
         throw OperatorException.on(node, key, value, e);
