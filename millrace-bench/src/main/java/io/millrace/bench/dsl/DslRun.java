@@ -4,6 +4,10 @@ import io.millrace.api.Headers;
 import io.millrace.bench.support.Args;
 import io.millrace.bench.support.BenchJobs;
 import io.millrace.bench.support.TempDirs;
+import io.millrace.api.config.JobConfig;
+import io.millrace.core.job.JobPlanner;
+import io.millrace.core.job.LocalRunner;
+import io.millrace.core.loop.Clock;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
 import java.nio.file.Files;
@@ -42,8 +46,12 @@ public final class DslRun {
       Map<String, String> config = config(job, impl, state);
       fill(messages, partitions);
       System.gc();
-      long[] run = BenchJobs.timeToEnd(config);
-      BenchJobs.expect(messages, run[1]);
+      long[] run = job.equals("repartition-count")
+          ? timeToOutputs(config, closedWindowKeys(messages, partitions))
+          : BenchJobs.timeToEnd(config);
+      if (!job.equals("repartition-count")) {
+        BenchJobs.expect(messages, run[1]);
+      }
       MemoryStream out = MemoryStreams.get("bench-dsl-out");
       long outputs = 0;
       for (int p = 0; out != null && p < out.partitionCount(); p++) {
@@ -88,8 +96,18 @@ public final class DslRun {
           c.put("stores.counts.value.serde", "bytes");
         }
       }
-      default -> throw new IllegalArgumentException("--job: stateless or windowed-count, not "
-          + job);
+      case "repartition-count" -> {
+        if (!dsl) {
+          throw new IllegalArgumentException("--job repartition-count: the DSL job only (--impl "
+              + "dsl), for profiles");
+        }
+        c.put("app.class", BenchApps.RepartitionCount.class.getName());
+        // Markers carry the watermark across the repartition on each tick: a tick of 1 s would
+        // add up to a second to a run of a few.
+        c.put("dsl.watermark.tick.ms", "10");
+      }
+      default -> throw new IllegalArgumentException("--job: stateless, windowed-count or "
+          + "repartition-count, not " + job);
     }
     if (!dsl) {
       c.put("task.inputs", "events");
@@ -98,11 +116,58 @@ public final class DslRun {
     return c;
   }
 
-  /** Fills the input (untimed), as described in the class comment; the output starts empty. */
-  static void fill(long messages, int partitions) {
-    MemoryStreams.drop(INPUT);
-    MemoryStreams.drop("bench-dsl-out");
-    MemoryStream stream = MemoryStreams.create(INPUT, partitions);
+  /**
+   * Times a job that does not end (its repartition is read until stopped) from its containers'
+   * start until it has written {@code outputs} records, then stops it.
+   */
+  static long[] timeToOutputs(Map<String, String> config, long outputs) throws Throwable {
+    LocalRunner runner = LocalRunner.start(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
+    long start = runner.startNanos();
+    long elapsed;
+    while (true) {
+      MemoryStream out = MemoryStreams.get("bench-dsl-out");
+      long written = 0;
+      for (int p = 0; out != null && p < out.partitionCount(); p++) {
+        written += out.size(p);
+      }
+      if (written >= outputs) {
+        elapsed = System.nanoTime() - start;
+        break;
+      }
+      if (runner.isDone()) {
+        throw new IllegalStateException("the job stopped after " + written + " of " + outputs
+            + " outputs", runner.failure());
+      }
+      Thread.sleep(1);
+    }
+    runner.requestStop();
+    runner.await();
+    return new long[] {elapsed, runner.processed()};
+  }
+
+  /**
+   * The results a re-keyed windowed count of the input gives by the time every task has read
+   * all of its partition: one per new key of each window the lowest partition's last timestamp
+   * closes (the last window stays open: a repartition never ends).
+   */
+  static long closedWindowKeys(long messages, int partitions) {
+    long watermark = Long.MAX_VALUE;
+    for (int p = 0; p < partitions && p < messages; p++) {
+      long last = messages - 1 - Math.floorMod(messages - 1 - p, partitions);
+      watermark = Math.min(watermark, last / 10);
+    }
+    byte[][] payloads = payloads();
+    java.util.Set<Long> pairs = new java.util.HashSet<>();
+    for (long i = 0; i < messages; i++) {
+      long window = (i / 10) / BenchApps.WINDOW_MS;
+      if ((window + 1) * BenchApps.WINDOW_MS <= watermark) {
+        pairs.add(window * 100_000 + BenchApps.newKey(payloads[(int) (i & 1023)]).hashCode());
+      }
+    }
+    return pairs.size();
+  }
+
+  private static byte[][] payloads() {
     SplittableRandom random = new SplittableRandom(42);
     byte[][] payloads = new byte[1024][100];
     for (byte[] payload : payloads) {
@@ -110,6 +175,15 @@ public final class DslRun {
         payload[i] = (byte) ('a' + random.nextInt(26));
       }
     }
+    return payloads;
+  }
+
+  /** Fills the input (untimed), as described in the class comment; the output starts empty. */
+  static void fill(long messages, int partitions) {
+    MemoryStreams.drop(INPUT);
+    MemoryStreams.drop("bench-dsl-out");
+    MemoryStream stream = MemoryStreams.create(INPUT, partitions);
+    byte[][] payloads = payloads();
     String[] keys = new String[1000];
     for (int i = 0; i < keys.length; i++) {
       keys[i] = "key-" + i;
