@@ -62,11 +62,11 @@ final class WindowAggregateProcessor extends WindowedAggregate {
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
-    if (isLate(timestamp)) {
+    long pane = Math.floorDiv(timestamp, paneMs) * paneMs;
+    if (isLate(timestamp, pane)) {
       lateRecord(key, value, timestamp);
       return;
     }
-    long pane = Math.floorDiv(timestamp, paneMs) * paneMs;
     try {
       byte[] paneKey = PaneKeys.of(pane, keySerde.toBytes(key));
       byte[] current = store.get(paneKey);
@@ -82,8 +82,9 @@ final class WindowAggregateProcessor extends WindowedAggregate {
   }
 
   /** Every window the record falls in has closed (or was emitted before a restart). */
-  private boolean isLate(long timestamp) {
-    long lastStart = windows.lastStartHolding(timestamp);
+  private boolean isLate(long timestamp, long pane) {
+    // Tumbling windows are their panes: no second division per record.
+    long lastStart = paneMs == windows.advanceMs() ? pane : windows.lastStartHolding(timestamp);
     if (nextStart != UNKNOWN && lastStart < nextStart) {
       return true;
     }
