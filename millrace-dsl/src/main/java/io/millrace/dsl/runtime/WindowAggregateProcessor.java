@@ -2,6 +2,8 @@ package io.millrace.dsl.runtime;
 
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
+import io.millrace.dsl.plan.Aggregation;
+import io.millrace.dsl.serde.LongSerde;
 import io.millrace.dsl.time.WatermarkTracker;
 import io.millrace.dsl.window.Windowed;
 import io.millrace.dsl.window.Windows;
@@ -41,10 +43,18 @@ final class WindowAggregateProcessor extends WindowedAggregate {
   private long minPane = UNKNOWN;
   /** {@link Windows#paneMs}, a greatest common divisor: worked out once, not per record. */
   private final long paneMs;
+  /**
+   * A count stored with the DSL's long serde: folded as a long, where the general fold boxes
+   * the count read and the count written (two allocations a record, a sixth of a windowed
+   * count's time against a hand-written one: bench dsl).
+   */
+  private final boolean countsLongs;
 
   WindowAggregateProcessor(Parts parts) {
     super(parts);
     this.paneMs = windows.paneMs();
+    this.countsLongs = aggregation.kind() == Aggregation.Kind.COUNT
+        && ((Object) valueSerde) instanceof LongSerde;
     byte[] progress = store.get(PaneKeys.PROGRESS);
     this.nextStart = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
   }
@@ -70,9 +80,13 @@ final class WindowAggregateProcessor extends WindowedAggregate {
     try {
       byte[] paneKey = PaneKeys.of(pane, keySerde.toBytes(key));
       byte[] current = store.get(paneKey);
-      Object next = aggregation.fold(key, value, current == null ? null
-          : valueSerde.fromBytes(current));
-      store.put(paneKey, valueSerde.toBytes(next));
+      if (countsLongs) {
+        store.put(paneKey, LongSerde.bytes(current == null ? 1 : LongSerde.value(current) + 1));
+      } else {
+        Object next = aggregation.fold(key, value, current == null ? null
+            : valueSerde.fromBytes(current));
+        store.put(paneKey, valueSerde.toBytes(next));
+      }
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
