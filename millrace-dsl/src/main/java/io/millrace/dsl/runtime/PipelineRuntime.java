@@ -32,6 +32,10 @@ import java.util.function.LongSupplier;
  * hold back: {@link WatermarkHolds}), and windows it closes are emitted at once. The task's clock, for idleness and the wall-clock
  * advance, moves with its ticks ({@link #tick}), scheduled on the container's clock: a test
  * driver's clock drives it as the loop's does.
+ *
+ * <p><b>Size.</b> Past 500 lines: it is where a task's records, ticks, repartition markers and
+ * async calls meet the watermark, and splitting those would spread one per-record path over
+ * several classes (its hot path is measured by {@code bench dsl}).
  */
 final class PipelineRuntime {
   private final Emitter emitter = new Emitter();
