@@ -56,6 +56,8 @@ public final class BenchMain {
       "             [--runs 3]   count per key in a store (unique keys by default), memory system input",
       "  store-restore [--records 10000000] [--runs 3] [--threads 1,2]   restore a RocksDB store",
       "             from its Kafka changelog (per restore thread count) vs from local files",
+      "  dsl        [--job stateless|windowed-count] [--messages 10000000] [--partitions 8] [--runs 3]",
+      "             a DSL job vs the hand-written task doing the same work, fresh JVMs, alternating",
       "  rocksdb-get [--keys 1000000]   bare RocksDB get of missing and present keys (the floor)",
       "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
       "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
@@ -99,6 +101,8 @@ public final class BenchMain {
       case "store-count" -> StoreCountBench.main(rest);
       case "store-restore" -> RestoreBench.main(rest);
       case "rocksdb-get" -> RocksDbGetBench.main(rest);
+      case "dsl" -> io.millrace.bench.dsl.DslBench.main(rest);
+      case "dsl-run" -> io.millrace.bench.dsl.DslRun.main(rest);
       case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(name, rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       case "peers-store-count" -> peers("io.millrace.bench.peers.PeersStoreCountBench", rest);

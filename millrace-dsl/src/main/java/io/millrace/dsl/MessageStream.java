@@ -12,6 +12,7 @@ import io.millrace.dsl.plan.StoreDef;
 import io.millrace.dsl.window.JoinWindows;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
@@ -27,6 +28,8 @@ import java.util.function.Function;
  * @param <V> the value type
  */
 public final class MessageStream<K, V> {
+  /** The most calls in flight mapAsync takes: the runtime's bound on task.max.concurrency. */
+  static final int MAX_IN_FLIGHT = 100_000;
   final StreamGraph graph;
   final Node node;
 
@@ -46,6 +49,29 @@ public final class MessageStream<K, V> {
   @SuppressWarnings("unchecked")
   public <V2> MessageStream<K, V2> mapValues(Function<? super V, ? extends V2> mapper) {
     return next(new Op.MapValues((k, v) -> mapper.apply((V) v)), node.keyChanged());
+  }
+
+  /**
+   * A new value for each record from a call that completes later (a look-up in a remote
+   * service), its key and event time kept: the record goes on when the call's stage completes,
+   * on the thread that completes it. The job runs on the async runtime: at most
+   * {@code maxInFlight} calls of a task at once, one at a time per key, so each key's records come
+   * out in the order they came in (records of other keys pass a slow one). A stage that fails,
+   * or a mapper that throws, fails the record under {@code task.error.policy}, naming this
+   * operator. See docs/dsl.md for where it may sit in a pipeline.
+   *
+   * @param mapper the call; it must not block, and must not return null
+   * @param maxInFlight how many calls a task may have in flight, 1 to 100,000
+   */
+  @SuppressWarnings("unchecked")
+  public <V2> MessageStream<K, V2> mapAsync(
+      BiFunction<? super K, ? super V, ? extends CompletionStage<V2>> mapper, int maxInFlight) {
+    if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
+      throw new ConfigException("mapAsync at " + node.path() + ": maxInFlight must be 1 to "
+          + MAX_IN_FLIGHT + " (the runtime's task.max.concurrency), not " + maxInFlight);
+    }
+    return next(new Op.MapAsync((k, v) -> mapper.apply((K) k, (V) v), maxInFlight),
+        node.keyChanged());
   }
 
   /** Only the records {@code predicate} holds for. */

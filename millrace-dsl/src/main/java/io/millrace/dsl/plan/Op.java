@@ -7,6 +7,7 @@ import io.millrace.dsl.time.TimestampExtractor;
 import io.millrace.dsl.window.JoinWindows;
 import io.millrace.dsl.window.Windows;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
@@ -96,6 +97,18 @@ public sealed interface Op {
     @Override
     public String kind() {
       return "selectKey";
+    }
+  }
+
+  /**
+   * A new value per record from a call that completes later (a remote look-up), the key kept;
+   * at most {@code maxInFlight} calls of the task at once, one at a time per key.
+   */
+  record MapAsync(BiFunction<Object, Object, CompletionStage<?>> fn, int maxInFlight)
+      implements Op {
+    @Override
+    public String kind() {
+      return "mapAsync";
     }
   }
 

@@ -237,6 +237,8 @@ public final class Plan {
           .append(serdes(w.store().keySerde(), w.store().valueSerde())).append(' ')
           .append(w.windows()).append(" late ").append(w.lateStream())
           .append(serdes(w.lateKeySerde(), w.lateValueSerde()));
+    } else if (op instanceof Op.MapAsync m) {
+      text.append(" in flight ").append(m.maxInFlight());
     } else if (op instanceof Op.StreamTableJoin j) {
       text.append(' ').append(j.name()).append(" table ").append(j.tableStore());
     } else if (op instanceof Op.TableTableJoin j) {

@@ -25,6 +25,14 @@ public final class DslTask implements StreamTask, InitableTask, EndOfStreamListe
 
   @Override
   public void init(TaskContext context) {
+    runtime = start(context);
+  }
+
+  /**
+   * A task's pipeline, rebuilt from the job's application and checked against the planned one,
+   * with its clock ticking if it has windows: what the sync and the async task start with.
+   */
+  static PipelineRuntime start(TaskContext context) {
     JobConfig config = JobConfig.of(context.config());
     DslSettings settings = DslSettings.of(config, null);
     String appClass = config.required(DslSettings.TASK_APP_CLASS);
@@ -37,11 +45,12 @@ public final class DslTask implements StreamTask, InitableTask, EndOfStreamListe
           + ", planned " + expected + "): describe() must build the same pipeline every time, "
           + "without randomness, the clock or outside state. It built:\n" + plan.describe());
     }
-    runtime = new PipelineRuntime(plan, context, settings);
+    PipelineRuntime runtime = new PipelineRuntime(plan, context, settings);
     if (runtime.hasWindows()) {
       context.scheduleEvery(Duration.ofMillis(runtime.tickMs()),
           (collector, coordinator) -> runtime.tick(collector));
     }
+    return runtime;
   }
 
   @Override

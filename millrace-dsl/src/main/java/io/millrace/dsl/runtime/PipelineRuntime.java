@@ -5,6 +5,7 @@ import io.millrace.api.Envelope;
 import io.millrace.api.Headers;
 import io.millrace.api.Output;
 import io.millrace.api.Serde;
+import io.millrace.api.TaskCallback;
 import io.millrace.api.TaskContext;
 import io.millrace.dsl.config.DslSettings;
 import io.millrace.dsl.plan.Node;
@@ -31,16 +32,26 @@ import java.util.function.LongSupplier;
  * hold back: {@link WatermarkHolds}), and windows it closes are emitted at once. The task's clock, for idleness and the wall-clock
  * advance, moves with its ticks ({@link #tick}), scheduled on the container's clock: a test
  * driver's clock drives it as the loop's does.
+ *
+ * <p><b>Size.</b> Past 500 lines: it is where a task's records, ticks, repartition markers and
+ * async calls meet the watermark, and splitting those would spread one per-record path over
+ * several classes (its hot path is measured by {@code bench dsl}).
  */
 final class PipelineRuntime {
   private final Emitter emitter = new Emitter();
+  /** What operators after a mapAsync send through: their record's collector, any thread. */
+  private final CallEmitter callEmitter = new CallEmitter();
+  /** The emitter of the processors being built: the call's after a mapAsync. */
+  private Emitter building = emitter;
+  /** The input record an async task is in (loop thread), for a mapAsync to start calls under. */
+  private AsyncCall current;
   private final Map<String, SourceEntry> sources = new HashMap<>();
   /** Operators that act when their watermark moves, built children first. */
   private final List<Listening> windowed = new ArrayList<>();
   private final WatermarkHolds holds = new WatermarkHolds();
   private final Map<Node, Object> joins = new IdentityHashMap<>();
   private final Map<Node, Processor> built = new IdentityHashMap<>();
-  /** A repartition's records and markers: the sending task ({@code partitionNumber}). */
+  /** A repartition's markers: the sending task ({@code partitionNumber}). */
   static final String FROM = "millrace.dsl.wm.from";
   /** ... and its watermark over what feeds the repartition when it sent them. */
   static final String WATERMARK = "millrace.dsl.wm";
@@ -56,6 +67,14 @@ final class PipelineRuntime {
   private final List<RepartitionOut> repartitionOuts = new ArrayList<>();
   private final Map<String, Integer> slotOf = new HashMap<>();
   private final long tickMs;
+  /**
+   * Whether an operator waits for a watermark: if none does, a record moves none (a stateless
+   * job pays no watermark per record).
+   */
+  private final boolean watermarks;
+  /** The stream of the last record and its source: one partition's records come in runs. */
+  private String lastStream;
+  private SourceEntry lastSource;
   private long now;
   private boolean ended;
 
@@ -109,7 +128,7 @@ final class PipelineRuntime {
 
   /**
    * A repartition this task writes: the slots of the partitions that feed it, how far behind
-   * the task's watermark its records may be ({@link WatermarkHolds}), what its records say now
+   * the task's watermark its records may be ({@link WatermarkHolds}), what its markers say now
    * and what its markers said last.
    */
   private static final class RepartitionOut {
@@ -129,8 +148,9 @@ final class PipelineRuntime {
     }
   }
 
+  /** A stream the pipeline reads: its node, watermark slot, extractor, the repartition it is. */
   private record SourceEntry(Node node, int partition, TimestampExtractor<Object, Object> extractor,
-      Processor[] children) {}
+      Processor[] children, RepartitionIn in) {}
 
   PipelineRuntime(Plan plan, TaskContext context, DslSettings settings) {
     this.context = context;
@@ -162,8 +182,9 @@ final class PipelineRuntime {
     for (Node source : plan.sources().values()) {
       Op.Source op = (Op.Source) source.op();
       sources.put(op.streamId(), new SourceEntry(source, slots.getOrDefault(source, -1),
-          op.extractor(), children(source)));
+          op.extractor(), children(source), repartitionIns.get(op.streamId())));
     }
+    this.watermarks = !windowed.isEmpty();
   }
 
   /** Whether the pipeline has windows to close, so the clock must be watched. */
@@ -178,28 +199,10 @@ final class PipelineRuntime {
   /** Takes one input record. */
   void process(Envelope envelope, Collector collector) {
     emitter.use(collector);
-    SourceEntry source = sources.get(envelope.stream());
-    if (source == null) {
-      throw new IllegalStateException("no source in the pipeline reads stream "
-          + envelope.stream() + " (it reads " + sources.keySet() + ")");
-    }
-    RepartitionIn in = repartitionIns.get(envelope.stream());
-    String from = in == null ? null : envelope.headers().lastString(FROM);
-    if (from != null) {
-      if (envelope.headers().lastValue(MARKER) == null) {
-        Forward.to(source.children, envelope.key(), envelope.value(), envelope.timestamp());
-      }
-      int sender = Integer.parseInt(from);
-      in.senders.merge(sender, Long.parseLong(envelope.headers().lastString(WATERMARK)),
-          Math::max);
-      if (envelope.headers().lastValue(IDLE) != null) {
-        in.idle.add(sender);
-      } else {
-        in.idle.remove(sender);
-      }
-      watermark.observeWatermark(in.slot, in.watermark(taskCount), in.idle(taskCount), now);
-      closeWindows();
-      publish();
+    SourceEntry source = source(envelope.stream());
+    RepartitionIn in = source.in;
+    if (in != null) {
+      repartitioned(envelope, source, in);
       return;
     }
     long timestamp = envelope.timestamp();
@@ -212,11 +215,74 @@ final class PipelineRuntime {
       }
     }
     Forward.to(source.children, envelope.key(), envelope.value(), timestamp);
-    if (source.partition >= 0) {
-      watermark.observe(source.partition, timestamp, now);
+    if (watermarks && source.partition >= 0
+        && watermark.record(source.partition, timestamp, now)) {
       closeWindows();
-      publish();
     }
+  }
+
+  /**
+   * A record or marker of a repartition this task reads. Records go on as they are: the
+   * partition's watermark comes from the senders' markers alone (a marker a tick, and one at
+   * the end), so a record carries no header to write, parse and merge (a windowed count after
+   * a repartition spent 40% of its time on them). A record with the headers of a sender that
+   * put them on every record (before this change) still moves the watermark.
+   */
+  private void repartitioned(Envelope envelope, SourceEntry source, RepartitionIn in) {
+    String from = envelope.headers().isEmpty() ? null : envelope.headers().lastString(FROM);
+    if (from == null || envelope.headers().lastValue(MARKER) == null) {
+      Forward.to(source.children, envelope.key(), envelope.value(), envelope.timestamp());
+    }
+    if (from != null) {
+      int sender = Integer.parseInt(from);
+      in.senders.merge(sender, Long.parseLong(envelope.headers().lastString(WATERMARK)),
+          Math::max);
+      if (envelope.headers().lastValue(IDLE) != null) {
+        in.idle.add(sender);
+      } else {
+        in.idle.remove(sender);
+      }
+      watermark.observeWatermark(in.slot, in.watermark(taskCount), in.idle(taskCount), now);
+      closeWindows();
+    }
+  }
+
+  /**
+   * The source reading {@code stream}. A stream's name is the same string in all its envelopes,
+   * so the last one is found by identity, without hashing (a map look-up per record was a
+   * tenth of a stateless job's time).
+   */
+  private SourceEntry source(String stream) {
+    if (stream == lastStream) {
+      return lastSource;
+    }
+    SourceEntry source = sources.get(stream);
+    if (source == null) {
+      throw new IllegalStateException("no source in the pipeline reads stream " + stream
+          + " (it reads " + sources.keySet() + ")");
+    }
+    lastStream = stream;
+    lastSource = source;
+    return source;
+  }
+
+  /**
+   * Takes one input record of an async task: {@code callback} completes once the record and
+   * every call a mapAsync made for it have gone through the pipeline, or fails at the first
+   * failure (the task's error policy applies to the record).
+   */
+  void processAsync(Envelope envelope, Collector collector, TaskCallback callback) {
+    AsyncCall call = new AsyncCall(callback, collector);
+    current = call;
+    try {
+      process(envelope, collector);
+    } catch (RuntimeException e) {
+      call.fail(e);
+      return;
+    } finally {
+      current = null;
+    }
+    call.done();
   }
 
   /** The clock moved on by a tick: idle partitions, the wall-clock advance. */
@@ -261,10 +327,10 @@ final class PipelineRuntime {
   }
 
   /**
-   * After a step (a record, a tick): what each repartition's records and markers say from now
-   * on, its watermark over what feeds it less what the operators before it hold back, and
-   * whether all that feeds it is idle. Not during a step: a result a window emits is behind the
-   * watermark that closed its window, and the receiver takes each record before its watermark.
+   * At a tick, before its markers: what each repartition's markers say, its watermark over what
+   * feeds it less what the operators before it hold back, and whether all that feeds it is
+   * idle. After the tick's windows are out: a marker follows the results it closed, and a
+   * record sent after it is not behind it (or it is late here already).
    */
   private void publish() {
     if (windowed.isEmpty()) {
@@ -338,9 +404,24 @@ final class PipelineRuntime {
       built.put(node, entry);
       return entry;
     }
+    if (node.op() instanceof Op.MapAsync m) {
+      Emitter before = building;
+      building = callEmitter; // what follows it runs on the completing thread
+      Processor[] children;
+      try {
+        children = children(node);
+      } finally {
+        building = before;
+      }
+      Processor async = new MapAsyncProcessor(node, m.fn(), children, callEmitter,
+          () -> current);
+      built.put(node, async);
+      return async;
+    }
     Processor[] children = children(node);
     Processor processor = node.op() instanceof Op.Sink s && s.intermediate() && taskCount > 0
-        ? repartitionSink(node, s) : StatelessProcessors.of(node, children, emitter, this::output);
+        ? repartitionSink(node, s) : StatelessProcessors.of(node, children, building,
+        this::output);
     if (processor == null && node.op() instanceof Op.Aggregate a) {
       processor = new AggregateProcessor(node, a.aggregation(),
           context.<Object, Object>store(a.store().name()), children);
@@ -379,17 +460,17 @@ final class PipelineRuntime {
   }
 
   /**
-   * A repartition's sink: each record goes with this task's number and its watermark over the
-   * partitions that feed the repartition (what it sends after is not behind it, or is late).
+   * A repartition's sink: records go as they are; this task's watermark over the partitions
+   * that feed the repartition goes in its markers ({@link #sendMarkers}), each tick.
    */
   private Processor repartitionSink(Node node, Op.Sink sink) {
     RepartitionOut out = new RepartitionOut(output(sink.streamId()), slotsFeeding(node),
         holds.behind(node));
     repartitionOuts.add(out);
+    Emitter sends = building;
     return (key, value, timestamp) -> {
       try {
-        emitter.send(out.output, -1, key, value, timestamp, windowed.isEmpty() ? Headers.EMPTY
-            : headers(out.sent, out.idle));
+        sends.send(out.output, -1, key, value, timestamp, Headers.EMPTY);
       } catch (RuntimeException e) {
         throw OperatorException.on(node, key, value, e);
       }

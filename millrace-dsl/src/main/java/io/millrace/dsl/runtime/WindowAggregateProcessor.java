@@ -2,6 +2,8 @@ package io.millrace.dsl.runtime;
 
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
+import io.millrace.dsl.plan.Aggregation;
+import io.millrace.dsl.serde.LongSerde;
 import io.millrace.dsl.time.WatermarkTracker;
 import io.millrace.dsl.window.Windowed;
 import io.millrace.dsl.window.Windows;
@@ -39,9 +41,20 @@ final class WindowAggregateProcessor extends WindowedAggregate {
   private long nextStart;
   /** The earliest pane start in the store, UNKNOWN (look), or EMPTY. */
   private long minPane = UNKNOWN;
+  /** {@link Windows#paneMs}, a greatest common divisor: worked out once, not per record. */
+  private final long paneMs;
+  /**
+   * A count stored with the DSL's long serde: folded as a long, where the general fold boxes
+   * the count read and the count written (two allocations a record, a sixth of a windowed
+   * count's time against a hand-written one: bench dsl).
+   */
+  private final boolean countsLongs;
 
   WindowAggregateProcessor(Parts parts) {
     super(parts);
+    this.paneMs = windows.paneMs();
+    this.countsLongs = aggregation.kind() == Aggregation.Kind.COUNT
+        && ((Object) valueSerde) instanceof LongSerde;
     byte[] progress = store.get(PaneKeys.PROGRESS);
     this.nextStart = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
   }
@@ -59,17 +72,21 @@ final class WindowAggregateProcessor extends WindowedAggregate {
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
-    if (isLate(timestamp)) {
+    long pane = Math.floorDiv(timestamp, paneMs) * paneMs;
+    if (isLate(timestamp, pane)) {
       lateRecord(key, value, timestamp);
       return;
     }
-    long pane = Math.floorDiv(timestamp, windows.paneMs()) * windows.paneMs();
     try {
       byte[] paneKey = PaneKeys.of(pane, keySerde.toBytes(key));
       byte[] current = store.get(paneKey);
-      Object next = aggregation.fold(key, value, current == null ? null
-          : valueSerde.fromBytes(current));
-      store.put(paneKey, valueSerde.toBytes(next));
+      if (countsLongs) {
+        store.put(paneKey, LongSerde.bytes(current == null ? 1 : LongSerde.value(current) + 1));
+      } else {
+        Object next = aggregation.fold(key, value, current == null ? null
+            : valueSerde.fromBytes(current));
+        store.put(paneKey, valueSerde.toBytes(next));
+      }
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
@@ -79,8 +96,9 @@ final class WindowAggregateProcessor extends WindowedAggregate {
   }
 
   /** Every window the record falls in has closed (or was emitted before a restart). */
-  private boolean isLate(long timestamp) {
-    long lastStart = windows.lastStartHolding(timestamp);
+  private boolean isLate(long timestamp, long pane) {
+    // Tumbling windows are their panes: no second division per record.
+    long lastStart = paneMs == windows.advanceMs() ? pane : windows.lastStartHolding(timestamp);
     if (nextStart != UNKNOWN && lastStart < nextStart) {
       return true;
     }

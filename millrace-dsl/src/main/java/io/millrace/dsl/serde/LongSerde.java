@@ -6,10 +6,17 @@ import io.millrace.api.Serde;
 public final class LongSerde implements Serde<Long> {
   @Override
   public byte[] toBytes(Long object) {
-    if (object == null) {
-      return null;
-    }
-    long v = object;
+    return object == null ? null : bytes(object);
+  }
+
+  @Override
+  public Long fromBytes(byte[] bytes) {
+    return bytes == null ? null : value(bytes);
+  }
+
+  /** A long's 8 bytes, without a box: what {@link #toBytes} writes. */
+  public static byte[] bytes(long value) {
+    long v = value;
     byte[] bytes = new byte[Long.BYTES];
     for (int i = Long.BYTES - 1; i >= 0; i--) {
       bytes[i] = (byte) v;
@@ -18,11 +25,8 @@ public final class LongSerde implements Serde<Long> {
     return bytes;
   }
 
-  @Override
-  public Long fromBytes(byte[] bytes) {
-    if (bytes == null) {
-      return null;
-    }
+  /** The long {@link #toBytes} wrote, without a box. */
+  public static long value(byte[] bytes) {
     if (bytes.length != Long.BYTES) {
       throw new IllegalArgumentException("a long is 8 bytes, not " + bytes.length);
     }

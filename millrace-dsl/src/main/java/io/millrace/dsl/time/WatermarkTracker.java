@@ -88,6 +88,31 @@ public final class WatermarkTracker {
   }
 
   /**
+   * As {@link #observe}, without working out the task's watermark: the runtime's per-record
+   * call, which asks for the watermarks it needs ({@link #watermarkOf}) only when this says they
+   * may have moved.
+   *
+   * @return whether the partition's standing changed: its latest timestamp rose, or it went
+   *     from having no timestamp to having one or the other way (a record alone moves no
+   *     watermark otherwise: one that was idle and is active again only adds a lower partition,
+   *     and watermarks never go back)
+   */
+  public boolean record(int partition, long timestamp, long now) {
+    boolean moved = false;
+    if (timestamp >= 0 && timestamp > maxTimestamp[partition]) {
+      maxTimestamp[partition] = timestamp;
+      moved = true;
+    }
+    boolean nowUntimed = maxTimestamp[partition] == NONE;
+    if (nowUntimed != untimed[partition]) {
+      untimed[partition] = nowUntimed;
+      moved = true;
+    }
+    lastRecordAt[partition] = now;
+    return moved;
+  }
+
+  /**
    * A partition whose watermark is given rather than made from its records' timestamps: a
    * repartition's, the lowest of the watermarks its upstream tasks send along ({@code NONE}
    * while one of them has sent none). Its out-of-orderness is not applied again. Its senders

@@ -5,10 +5,12 @@ import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.dsl.config.Applications;
 import io.millrace.dsl.config.DslSettings;
+import io.millrace.dsl.plan.AsyncRules;
 import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.plan.Op;
 import io.millrace.dsl.plan.Plan;
 import io.millrace.dsl.plan.StoreDef;
+import io.millrace.dsl.runtime.DslAsyncTask;
 import io.millrace.dsl.runtime.DslTask;
 import io.millrace.spi.job.JobTranslator;
 import java.lang.reflect.Modifier;
@@ -69,8 +71,20 @@ public final class DslJobTranslator implements JobTranslator {
     Plan plan = Applications.describe(DslSettings.APP_CLASS, appClass, loader);
     DslSettings settings = DslSettings.of(config, kafkaSystemOfInputs(config, plan));
     Map<String, String> out = new TreeMap<>(config.asMap());
+    List<String> notes = new ArrayList<>();
     out.remove(DslSettings.APP_CLASS);
-    out.put("task.class", DslTask.class.getName());
+    Node async = AsyncRules.check(plan);
+    if (async == null) {
+      out.put("task.class", DslTask.class.getName());
+    } else {
+      // Only a job with a mapAsync pays for the async runtime; the others keep the inline path.
+      out.put("task.class", DslAsyncTask.class.getName());
+      own(out, config, async, "task.max.concurrency",
+          Integer.toString(((Op.MapAsync) async.op()).maxInFlight()));
+      own(out, config, async, "task.ordering", "key");
+      notes.add(async.describe() + ": an async task, at most " + out.get("task.max.concurrency")
+          + " calls in flight, one at a time per key");
+    }
     out.put("task.inputs", String.join(",", plan.sources().keySet()));
     List<String> outputs = new ArrayList<>(plan.outputs());
     if (!outputs.isEmpty()) {
@@ -78,7 +92,6 @@ public final class DslJobTranslator implements JobTranslator {
     }
     out.put(DslSettings.TASK_APP_CLASS, appClass);
     out.put(DslSettings.PLAN_DIGEST, plan.digest());
-    List<String> notes = new ArrayList<>();
     for (Node node : plan.sources().values()) {
       Op.Source source = (Op.Source) node.op();
       if (source.intermediate()) {

@@ -125,6 +125,11 @@ class RepartitionWatermarkTest {
       assertThat(late(job, "users")).as("first-stage results late at the second").isZero();
     }
     assertThat(results(name)).isEqualTo(expected);
+    List<Envelope> repartitioned = MemoryStreams.get(name + "-users-repartition").messages();
+    assertThat(repartitioned).filteredOn(e -> e.key() != null).isNotEmpty()
+        .as("records carry no watermark: only markers do").allMatch(e -> e.headers().isEmpty());
+    assertThat(repartitioned).filteredOn(e -> e.key() == null).isNotEmpty()
+        .allMatch(e -> e.headers().lastString(PipelineRuntime.WATERMARK) != null);
   }
 
   @Test

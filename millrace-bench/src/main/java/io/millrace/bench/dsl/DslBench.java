@@ -1,0 +1,100 @@
+package io.millrace.bench.dsl;
+
+import io.millrace.bench.support.Args;
+import io.millrace.bench.support.Stats;
+import java.io.BufferedReader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code bench dsl --job stateless|windowed-count}: a DSL job against the hand-written task that
+ * does the same work (the same input, serdes, store engine and settings, and output), each run
+ * in a fresh JVM ({@link DslRun}), alternating which goes first in each round. Prints a line
+ * per run and {@code RESULT dsl job=... dsl_msgs_per_sec=... task_msgs_per_sec=... ratio=...},
+ * medians of the rounds and the ratio of the medians (issue 32: stateless at least 0.9,
+ * windowed count at least 0.8). Fails if the two wrote different numbers of output records.
+ */
+public final class DslBench {
+  private DslBench() {}
+
+  /** Runs the rounds; see the class comment. */
+  public static void main(String[] argv) throws Exception {
+    Args args = new Args(argv, 0).only("job", "messages", "partitions", "runs", "jvm-opts");
+    String job = args.get("job", "stateless");
+    String messages = Long.toString(args.getLong("messages", 10_000_000));
+    String partitions = Long.toString(args.getLong("partitions", 8));
+    int runs = (int) args.getLong("runs", 3);
+    List<String> jvm = List.of(args.get("jvm-opts", "-Xmx4g").trim().split("\\s+"));
+    DslRun.config(job, "dsl", Path.of(".")); // a bad --job fails here, before any run
+    double[] dsl = new double[runs];
+    double[] task = new double[runs];
+    for (int round = 0; round < runs; round++) {
+      for (int i = 0; i < 2; i++) {
+        boolean dslTurn = (round + i) % 2 == 0; // alternate which goes first
+        String impl = dslTurn ? "dsl" : "task";
+        Map<String, String> r = runChild(impl, jvm, List.of("--job", job, "--impl", impl,
+            "--messages", messages, "--partitions", partitions));
+        double rate = Double.parseDouble(r.get("msgs_per_sec"));
+        (dslTurn ? dsl : task)[round] = rate;
+        outputs(impl, r.get("outputs"));
+        System.out.printf(Locale.ROOT, "round %d %s: %,.0f msg/s (%s outputs)%n", round + 1,
+            impl, rate, r.get("outputs"));
+      }
+    }
+    double d = Stats.median(dsl);
+    double t = Stats.median(task);
+    System.out.printf(Locale.ROOT, "RESULT dsl job=%s dsl_msgs_per_sec=%.0f task_msgs_per_sec=%.0f "
+            + "ratio=%.3f dsl_min=%.0f dsl_max=%.0f task_min=%.0f task_max=%.0f runs=%d "
+            + "messages=%s partitions=%s%n", job, d, t, d / t, Stats.min(dsl), Stats.max(dsl),
+        Stats.min(task), Stats.max(task), runs, messages, partitions);
+  }
+
+  private static final Map<String, String> OUTPUTS = new HashMap<>();
+
+  /** Both must write as many records: the same work, or the ratio means nothing. */
+  private static void outputs(String impl, String count) {
+    OUTPUTS.put(impl, count);
+    if (OUTPUTS.size() == 2 && !OUTPUTS.get("dsl").equals(OUTPUTS.get("task"))) {
+      throw new IllegalStateException("the DSL job wrote " + OUTPUTS.get("dsl")
+          + " records and the task " + OUTPUTS.get("task") + ": they do not do the same work");
+    }
+  }
+
+  /** Runs {@link DslRun} in a fresh JVM, echoing its output, and parses its RESULT line. */
+  private static Map<String, String> runChild(String name, List<String> jvm, List<String> args)
+      throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvm);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+        "io.millrace.bench.BenchMain", "dsl-run"));
+    command.addAll(args);
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String result = null;
+    try (BufferedReader out = process.inputReader()) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        if (line.startsWith("RESULT ")) {
+          result = line;
+        } else if (!line.isBlank()) {
+          System.err.println("  [" + name + "] " + line);
+        }
+      }
+    }
+    int exit = process.waitFor();
+    if (exit != 0 || result == null) {
+      throw new IllegalStateException(name + " exited with " + exit + " without a RESULT line");
+    }
+    Map<String, String> values = new HashMap<>();
+    for (String field : result.split("\\s+")) {
+      int eq = field.indexOf('=');
+      if (eq > 0) {
+        values.put(field.substring(0, eq), field.substring(eq + 1));
+      }
+    }
+    return values;
+  }
+}
