@@ -23,7 +23,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The Nexmark queries Millrace's DSL can express today, one {@link StreamApplication} each (a
+ * The nine Nexmark queries on Millrace's DSL, one {@link StreamApplication} each (a
  * DSL application takes no parameters). They write stream {@code out}: q0 the bids as read; the
  * others text lines ({@link Lines}), the windowed ones keyed by window start.
  */
@@ -198,6 +198,31 @@ public final class Queries {
                   .withValueSerdes(new PersonSerde(), new AuctionSerde()))
           .filter((id, line) -> !line.isEmpty())
           .map((id, line) -> new KeyValue<>(line, line))
+          .to("out", new StringSerde(), new StringSerde());
+    }
+  }
+
+  /**
+   * q11: per bidder, the bids of each session (bids less than 10 s apart), re-keyed by bidder
+   * (the repartition carries the lowest upstream watermark, so no grace is needed past the
+   * sources' out-of-order bound). The DSL's sessions take records at most the gap apart, both
+   * ends in, where Flink's (the model's) take them less than the gap apart: event times are whole
+   * milliseconds, so a gap of 1 ms less is the same session (Kafka Streams' q11 does the same).
+   * A session's line ends at its last bid plus the gap, as Flink's; keyed by bidder and start.
+   */
+  public static final class Q11 implements StreamApplication {
+    /** Flink's 10 s gap, as the DSL's inclusive gap on whole milliseconds; see the class. */
+    static final Duration GAP = Duration.ofMillis(Lines.WINDOW_MS - 1);
+
+    @Override
+    public void describe(StreamGraph graph) {
+      Sources.bids(graph).filter((k, b) -> !EndOfInput.is(b))
+          .selectKey((k, b) -> b.bidder())
+          .groupByKey(Grouped.with(new LongSerde(), new BidSerde()))
+          .windowedBy(Windows.session(GAP).grace(Duration.ZERO))
+          .count(Stored.<Long, Long>as("q11-sessions").withKeySerde(new LongSerde()))
+          .map((w, n) -> new KeyValue<>(w.key() + "@" + w.start(),
+              Lines.q11(w.key(), n, w.start(), w.end() + Lines.WINDOW_MS)))
           .to("out", new StringSerde(), new StringSerde());
     }
   }

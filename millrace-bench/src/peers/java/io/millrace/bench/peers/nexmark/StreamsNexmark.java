@@ -67,6 +67,11 @@ public final class StreamsNexmark {
           args.get("out", null), run, args.getLong("quiet-ms", 3000), start, cpu0, failure::get,
           () -> streams.close(Duration.ofSeconds(120)));
       streams.cleanUp();
+    } catch (Throwable e) {
+      // A stalled or failed run must end this JVM: the stream threads are not daemons, and a
+      // KafkaStreams left open kept a stalled q11 child (and its parent) waiting for good.
+      streams.close(Duration.ofSeconds(30));
+      throw e;
     } finally {
       TempDirs.deleteRecursively(state);
       BenchTopics.deleteRunTopics(bootstrap, run);

@@ -7,16 +7,9 @@ import io.millrace.bench.nexmark.NexmarkQuery;
 import io.millrace.bench.nexmark.events.Auction;
 import io.millrace.bench.nexmark.events.Bid;
 import io.millrace.bench.nexmark.events.Person;
-import io.millrace.bench.nexmark.generator.Generator;
-import io.millrace.bench.nexmark.generator.GeneratorConfig;
 import io.millrace.bench.nexmark.model.QueryModel;
-import io.millrace.test.TaskTestDriver;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,58 +21,20 @@ import org.junit.jupiter.api.io.TempDir;
 class JoinQueriesTest {
   @TempDir Path tmp;
 
+  private List<String> run(NexmarkQuery query, Class<?> app, List<?> events) throws Exception {
+    return QueryDriver.run(tmp, query, app, events);
+  }
+
+  private static List<Object> generated(int outOfOrderGroup) {
+    return QueryDriver.generated(outOfOrderGroup);
+  }
+
   private static Person person(long id, String name, String state, long time) {
     return new Person(id, name, "e", "c", "Bend", state, time, "");
   }
 
   private static Auction auction(long id, long seller, long category, long start) {
     return new Auction(id, "i", "d", 1, 2, start, start + 100_000, seller, category, "");
-  }
-
-  /** The query's result lines (the last value per key, split into lines, sorted). */
-  private List<String> run(NexmarkQuery query, Class<?> app, List<?> events) throws Exception {
-    Map<String, String> job = new HashMap<>();
-    job.put("job.name", "nexmark-" + query.label());
-    job.put("app.class", app.getName());
-    for (String input : query.inputs()) {
-      job.put("streams." + input + ".system", "memory");
-    }
-    job.put("streams.out.system", "memory");
-    Path state = java.nio.file.Files.createTempDirectory(tmp, "state"); // fresh stores a run
-    try (TaskTestDriver driver = TaskTestDriver.forJob(job).stateDir(state).build()) {
-      for (Object e : events) {
-        String input = e instanceof Bid ? "bid" : e instanceof Auction ? "auction" : "person";
-        if (!query.inputs().contains(input)) {
-          continue;
-        }
-        if (e instanceof Bid b) {
-          driver.pipe(input, b.auction(), b, b.dateTime());
-        } else if (e instanceof Auction a) {
-          driver.pipe(input, a.id(), a, a.dateTime());
-        } else {
-          Person p = (Person) e;
-          driver.pipe(input, p.id(), p, p.dateTime());
-        }
-      }
-      for (String input : query.inputs()) {
-        driver.endOfStream(input);
-      }
-      List<String> lines = new ArrayList<>();
-      for (Object v : driver.lastValues("out").values()) {
-        if (v != null && !v.toString().isEmpty()) {
-          lines.addAll(Arrays.asList(v.toString().split("\n")));
-        }
-      }
-      lines.sort(null);
-      return lines;
-    }
-  }
-
-  private static List<Object> generated(int outOfOrderGroup) {
-    List<Object> events = new ArrayList<>();
-    new Generator(GeneratorConfig.defaults(7, 20_000).withEventsPerSecond(1_000)
-        .withOutOfOrderGroupSize(outOfOrderGroup)).forEachRemaining(events::add);
-    return events;
   }
 
   @Test
