@@ -1,8 +1,8 @@
 package io.millrace.bench.dsl;
 
 import io.millrace.bench.support.Args;
+import io.millrace.bench.support.ChildRun;
 import io.millrace.bench.support.Stats;
-import java.io.BufferedReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -73,28 +73,6 @@ public final class DslBench {
     command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         "io.millrace.bench.BenchMain", "dsl-run"));
     command.addAll(args);
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String result = null;
-    try (BufferedReader out = process.inputReader()) {
-      for (String line = out.readLine(); line != null; line = out.readLine()) {
-        if (line.startsWith("RESULT ")) {
-          result = line;
-        } else if (!line.isBlank()) {
-          System.err.println("  [" + name + "] " + line);
-        }
-      }
-    }
-    int exit = process.waitFor();
-    if (exit != 0 || result == null) {
-      throw new IllegalStateException(name + " exited with " + exit + " without a RESULT line");
-    }
-    Map<String, String> values = new HashMap<>();
-    for (String field : result.split("\\s+")) {
-      int eq = field.indexOf('=');
-      if (eq > 0) {
-        values.put(field.substring(0, eq), field.substring(eq + 1));
-      }
-    }
-    return values;
+    return ChildRun.run(name, command);
   }
 }

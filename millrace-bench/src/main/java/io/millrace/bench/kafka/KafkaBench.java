@@ -2,9 +2,9 @@ package io.millrace.bench.kafka;
 
 import io.millrace.bench.support.Args;
 import io.millrace.bench.support.BenchJobs;
+import io.millrace.bench.support.ChildRun;
 import io.millrace.bench.support.Stats;
 import io.millrace.kafka.dev.DevBroker;
-import java.io.BufferedReader;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -132,7 +132,7 @@ public final class KafkaBench {
           command.addAll(List.of("--bootstrap", bootstrap, "--topic", topic, "--records",
               Long.toString(records)));
           long brokerCpu0 = brokerCpuNanos(brokerProcess);
-          Map<String, String> r = runChild(mode, command);
+          Map<String, String> r = ChildRun.run(mode, command);
           long brokerCpu = brokerCpuNanos(brokerProcess) - brokerCpu0;
           double[] figures = {Double.parseDouble(r.get("msgs_per_sec")),
               Double.parseDouble(r.get("whole_msgs_per_sec")),
@@ -196,33 +196,5 @@ public final class KafkaBench {
 
   private static long brokerCpuNanos(Optional<ProcessHandle> broker) {
     return broker.flatMap(p -> p.info().totalCpuDuration()).map(Duration::toNanos).orElse(-1L);
-  }
-
-  /** Runs a child JVM, echoing its output, and parses its RESULT line into key=value pairs. */
-  private static Map<String, String> runChild(String name, List<String> command)
-      throws Exception {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String result = null;
-    try (BufferedReader out = process.inputReader()) {
-      for (String line = out.readLine(); line != null; line = out.readLine()) {
-        if (line.startsWith("RESULT ")) {
-          result = line;
-        } else if (!line.isBlank()) {
-          System.err.println("  [" + name + "] " + line);
-        }
-      }
-    }
-    int exit = process.waitFor();
-    if (exit != 0 || result == null) {
-      throw new IllegalStateException(name + " exited with " + exit + " without a RESULT line");
-    }
-    Map<String, String> values = new HashMap<>();
-    for (String field : result.split("\\s+")) {
-      int eq = field.indexOf('=');
-      if (eq > 0) {
-        values.put(field.substring(0, eq), field.substring(eq + 1));
-      }
-    }
-    return values;
   }
 }

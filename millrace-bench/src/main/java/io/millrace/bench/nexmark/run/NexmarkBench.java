@@ -9,6 +9,7 @@ import io.millrace.bench.nexmark.generator.NexmarkTopics;
 import io.millrace.bench.nexmark.millrace.MillraceNexmark;
 import io.millrace.bench.nexmark.model.QueryModel;
 import io.millrace.bench.support.Args;
+import io.millrace.bench.support.ChildRun;
 import io.millrace.bench.support.BenchJobs;
 import io.millrace.bench.support.Stats;
 import io.millrace.kafka.dev.DevBroker;

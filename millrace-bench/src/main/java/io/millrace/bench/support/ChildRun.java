@@ -1,15 +1,20 @@
-package io.millrace.bench.nexmark.run;
+package io.millrace.bench.support;
 
 import java.io.BufferedReader;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A run in a child JVM: its output echoed to our stderr, its RESULT line parsed. */
-final class ChildRun {
+/**
+ * A benchmark run in a child JVM (a fresh one per run): its output echoed to our stderr, its
+ * RESULT line parsed into key=value pairs; a run that exits badly or prints none fails, with its
+ * last error line.
+ */
+public final class ChildRun {
   private ChildRun() {}
 
-  static Map<String, String> run(String name, List<String> command) throws Exception {
+  /** Runs {@code command}; {@code name} prefixes its echoed lines. */
+  public static Map<String, String> run(String name, List<String> command) throws Exception {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     String result = null;
     StringBuilder tail = new StringBuilder();
