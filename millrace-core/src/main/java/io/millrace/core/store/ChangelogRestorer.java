@@ -118,7 +118,7 @@ public final class ChangelogRestorer {
     for (int i = 0; i < n; i++) {
       instance[i] = instances.get(i);
       StoreInstance s = instance[i];
-      StreamMetadata head = heads.get(s.spec().name()).get(s.taskNumber());
+      StreamMetadata head = heads.get(s.spec().name()).get(s.changelogNumber());
       target[i] = head.upcoming();
       long checkpointed = checkpointedOffsets[i];
       StartPosition start;
@@ -172,7 +172,7 @@ public final class ChangelogRestorer {
     try {
       for (int i = 0; i < n; i++) {
         if (!done[i]) { // one with nothing to replay is not read at all
-          consumer.register(i, instance[i].spec().changelogSpec(), instance[i].taskNumber(),
+          consumer.register(i, instance[i].spec().changelogSpec(), instance[i].changelogNumber(),
               starts[i]);
           registered[i] = true;
         }
@@ -284,7 +284,7 @@ public final class ChangelogRestorer {
     Map<String, List<Integer>> partitions = new HashMap<>();
     for (StoreInstance s : instances) {
       changelogs.putIfAbsent(s.spec().name(), s.spec().changelogSpec());
-      partitions.computeIfAbsent(s.spec().name(), k -> new ArrayList<>()).add(s.taskNumber());
+      partitions.computeIfAbsent(s.spec().name(), k -> new ArrayList<>()).add(s.changelogNumber());
     }
     Map<String, Map<Integer, StreamMetadata>> heads = new HashMap<>();
     changelogs.forEach((store, changelog) -> heads.put(store, admin.metadata(changelog,
@@ -294,13 +294,13 @@ public final class ChangelogRestorer {
     for (int i = 0; i < instances.size(); i++) {
       StoreInstance s = instances.get(i);
       String store = s.spec().name();
-      long upcoming = heads.get(store).get(s.taskNumber()).upcoming();
+      long upcoming = heads.get(store).get(s.changelogNumber()).upcoming();
       while (checkpointedOffsets[i] != CheckpointStore.NONE
           && upcoming <= checkpointedOffsets[i]) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("store " + store + " of task " + s.taskNumber()
               + ": the checkpoint says its changelog " + s.spec().changelogStream()
-              + " partition " + s.taskNumber() + " holds offset " + checkpointedOffsets[i]
+              + " partition " + s.changelogNumber() + " holds offset " + checkpointedOffsets[i]
               + ", but the partition's head stayed at " + upcoming + " for " + headWaitMillis
               + " ms (was the changelog deleted or recreated since?)");
         }
@@ -312,7 +312,7 @@ public final class ChangelogRestorer {
           throw new IllegalStateException("interrupted while restoring stores", e);
         }
         heads.put(store, admin.metadata(changelogs.get(store), partitions.get(store)));
-        upcoming = heads.get(store).get(s.taskNumber()).upcoming();
+        upcoming = heads.get(store).get(s.changelogNumber()).upcoming();
       }
     }
     return heads;

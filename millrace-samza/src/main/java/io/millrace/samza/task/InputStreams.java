@@ -16,7 +16,8 @@ import org.apache.samza.system.SystemStreamPartition;
  * Turns Millrace's envelopes into Samza's: the stream id back to Samza's
  * {@link SystemStreamPartition} (made once per partition), the offset as Samza's decimal string,
  * key and message through the stream's serdes, the system's timestamp as Samza's event time
- * ({@link DeliveredEnvelope}: the offset's string and the arrival time made when asked for).
+ * ({@link DeliveredEnvelope}: the offset's string made when asked for) and the moment of
+ * delivery as its arrival time.
  */
 final class InputStreams {
   private final Map<String, Input> byId = new HashMap<>();
