@@ -64,6 +64,10 @@ public final class BenchMain {
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
       "  peers-container [--runs 5] [--jvm-opts \"-Xmx8g ...\"]  the container job on Millrace and Apache Samza 1.8",
       "                                  (needs: mvn -Ppeers -pl millrace-bench -am package -DskipTests)",
+      "  peers-store-count [--runs 5]     count per key in RocksDB on Millrace and Apache Samza 1.8 (peers)",
+      "  peers-samza-task [--tasks stateless,stateful] [--runs 3] [--messages 10000000]",
+      "             [--store-messages 2000000]   the same Samza task classes on Samza 1.8 and on Millrace",
+      "             (millrace-samza), and Millrace's own-API twin: ratio and the adapter's cost (peers)",
       "JMH options: -f forks -wi warmups -i iterations -r seconds -w seconds (defaults: 1 3 5 2 1),",
       "             -gc Parallel|G1 (the collector of the forked JVM; default G1)");
 
@@ -106,6 +110,7 @@ public final class BenchMain {
       case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(name, rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       case "peers-store-count" -> peers("io.millrace.bench.peers.PeersStoreCountBench", rest);
+      case "peers-samza-task" -> peers("io.millrace.bench.peers.PeersSamzaTaskBench", rest);
       default -> {
         System.err.println("unknown benchmark '" + name + "'\n" + USAGE);
         System.exit(2);

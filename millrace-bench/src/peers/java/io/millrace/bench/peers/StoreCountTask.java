@@ -8,10 +8,19 @@ import org.apache.samza.task.MessageCollector;
 import org.apache.samza.task.StreamTask;
 import org.apache.samza.task.TaskCoordinator;
 
-/** Samza's RocksDB experiment: each message reads its key's count in the store and writes count + 1. */
-final class StoreCountTask implements StreamTask, InitableTask {
+/**
+ * Samza's RocksDB experiment: each message reads its key's count in the store and writes count + 1.
+ * Public with a no-argument constructor so that Millrace can run it as a Samza job's
+ * {@code task.class} ({@link SamzaTaskOnMillrace}); there it counts into a progress of its own.
+ */
+public final class StoreCountTask implements StreamTask, InitableTask {
   private final Progress progress;
   private KeyValueStore<String, Long> counts;
+
+  /** As Millrace makes it from {@code task.class}: its own, untimed progress. */
+  public StoreCountTask() {
+    this(Progress.untimed());
+  }
 
   StoreCountTask(Progress progress) {
     this.progress = progress;

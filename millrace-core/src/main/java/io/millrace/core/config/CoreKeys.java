@@ -10,6 +10,7 @@ public final class CoreKeys {
   public static final String INSTANCE_ID = "job.instance.id";
   public static final String STATE_DIR = "job.state.dir";
   public static final String STANDBY_REPLICAS = "job.standby.replicas";
+  public static final String CHANGELOG_PARTITION_ORDER = "job.changelog.partition.order";
   public static final String RACK = "job.rack";
   public static final String ACCEPTABLE_RECOVERY_LAG = "job.acceptable.recovery.lag";
   public static final String MAX_WARMUP_REPLICAS = "job.max.warmup.replicas";
@@ -98,6 +99,7 @@ public final class CoreKeys {
       new ConfigKey(CALLBACK_TIMEOUT_MS, "60000", "Fail a message whose callback has not come after this many ms (task.error.policy applies)."),
       new ConfigKey(POOL_SIZE, "0", "Worker threads that run synchronous (blocking) tasks; 0 runs them inline on the loop thread."),
       new ConfigKey(POOL_VIRTUAL, "false", "Use virtual threads for the worker pool (Java 21+; on 17 it falls back with a log line)."),
+      new ConfigKey(CHANGELOG_PARTITION_ORDER, "task-number", "Which changelog partition holds a task's stores: task-number (task k's in partition k) | samza (the rank of the task's Samza name, Partition k, among the job's task names in text order, as Samza 1.x: set by the Samza translator, so that a Samza job moved here, or back, finds its state)."),
       new ConfigKey(RESTORE_THREADS, "the number of processors", "Threads a container applies restored changelog records with: several store instances restore at once, each in order."),
       new ConfigKey(RESTORE_BESIDE_PERCENT, "10", "The most of the time, in percent, the standby and warm-up copies of tasks that run elsewhere take to catch up while this process's containers have input waiting: after each batch they pause in proportion. A task's own restore when it arrives is never paced. 100: they never pause."),
       new ConfigKey(TIMERS_ENABLED, "false", "Record per-batch processing timers (two clock reads per batch)."),

@@ -15,6 +15,7 @@ import io.millrace.core.loop.ContainerParts;
 import io.millrace.core.loop.DeadLetters;
 import io.millrace.core.loop.RunLoop;
 import io.millrace.core.output.OutputRoute;
+import io.millrace.core.store.ChangelogPartitions;
 import io.millrace.core.store.ChangelogRestorer;
 import io.millrace.core.store.SharedChangelogReaders;
 import io.millrace.core.store.ChangelogWriter;
@@ -123,8 +124,19 @@ public final class ContainerFactory {
     StoreFlusher flusher = Runtime.getRuntime().availableProcessors() > 1
         ? StoreFlusher.threaded("millrace-" + plan.jobName() + "-store-flush-" + id)
         : StoreFlusher.inline();
-    StoreRegistry.Changelogs changelogs = (spec, taskNumber) -> new ChangelogWriter(
-        producers.get(spec.changelogSystem()), changelogIndex.get(spec.name()), taskNumber);
+    ChangelogPartitions partitions = plan.changelogPartitions();
+    StoreRegistry.Changelogs changelogs = new StoreRegistry.Changelogs() {
+      @Override
+      public ChangelogWriter writer(StoreSpec spec, int partition) {
+        return new ChangelogWriter(producers.get(spec.changelogSystem()),
+            changelogIndex.get(spec.name()), partition);
+      }
+
+      @Override
+      public int partitionOf(int taskNumber) {
+        return partitions.of(taskNumber);
+      }
+    };
     int restoreThreads = plan.config().getInt(CoreKeys.RESTORE_THREADS,
         Runtime.getRuntime().availableProcessors(), 1);
     int expectedTasks = (plan.taskCount() + plan.containerCount() - 1) / plan.containerCount();
@@ -164,7 +176,7 @@ public final class ContainerFactory {
     return new StandbyReplicas(plan.stores(), plan.storesDir(), plan.config().asMap(),
         plan.stores().size() * plan.taskCount(),
         readers::of,
-        plan.metrics(), markNanos);
+        plan.metrics(), markNanos, plan.changelogPartitions()::of);
   }
 
   static DefaultSystemContext context(JobPlan plan, String system, int id) {

@@ -12,6 +12,7 @@ import io.millrace.core.config.CoreKeys;
 import io.millrace.core.loop.ErrorPolicy;
 import io.millrace.core.loop.LoopSettings;
 import io.millrace.core.metrics.DefaultMetricsRegistry;
+import io.millrace.core.store.ChangelogPartitions;
 import io.millrace.core.store.StoreSpec;
 import java.lang.reflect.Constructor;
 import java.util.ArrayList;
@@ -63,6 +64,11 @@ public record JobPlan(
     return new DefaultCoordinatorContext(jobName, config.asMap(),
         config.withPrefix(CoreKeys.COORDINATOR + "."), containerCount, taskCount, List.copyOf(in),
         stores.stream().map(StoreSpec::name).toList(), List.copyOf(logs), metrics);
+  }
+
+  /** Which changelog partition holds each task's stores. */
+  public ChangelogPartitions changelogPartitions() {
+    return ChangelogPartitions.of(config, taskCount);
   }
 
   /** This process's coordinator: which tasks each container runs. */

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * Restores a container's stores from the changelogs on one system: the process's reader of the
  * system ({@link ChangelogReader}, whose one consumer the standby copies and other restores share)
  * reads every changelog partition of the restore at once (on Kafka, fetched in parallel), ahead
- * of the copies', up to the head each had when the restore began, applying each batch to its store's engine as one write. With more than one
+ * of the copies', up to the head each had when the restore began, applying each batch to its
+ * store's engine as one write. With more than one
  * thread, the writes of different store instances run in parallel ({@link RestoreLanes}), each
  * instance's in order; with one, on the calling thread.
  *
@@ -107,7 +108,7 @@ public final class ChangelogRestorer {
     for (int i = 0; i < n; i++) {
       instance[i] = instances.get(i);
       StoreInstance s = instance[i];
-      StreamMetadata head = heads.get(s.spec().name()).get(s.taskNumber());
+      StreamMetadata head = heads.get(s.spec().name()).get(s.changelogNumber());
       target[i] = head.upcoming();
       long checkpointed = checkpointedOffsets[i];
       StartPosition start;
@@ -158,7 +159,7 @@ public final class ChangelogRestorer {
       for (int i = 0; i < n; i++) {
         if (!done[i]) { // one with nothing to replay is not read at all
           readerIndex[i] = reader.register(instance[i].spec().changelogSpec(),
-              instance[i].taskNumber(), starts[i], applier.of(i), false);
+              instance[i].changelogNumber(), starts[i], applier.of(i), false);
         }
       }
       int[] pending = new int[n];
@@ -234,7 +235,7 @@ public final class ChangelogRestorer {
     Map<String, List<Integer>> partitions = new HashMap<>();
     for (StoreInstance s : instances) {
       changelogs.putIfAbsent(s.spec().name(), s.spec().changelogSpec());
-      partitions.computeIfAbsent(s.spec().name(), k -> new ArrayList<>()).add(s.taskNumber());
+      partitions.computeIfAbsent(s.spec().name(), k -> new ArrayList<>()).add(s.changelogNumber());
     }
     Map<String, Map<Integer, StreamMetadata>> heads = new HashMap<>();
     changelogs.forEach((store, changelog) -> heads.put(store, admin.metadata(changelog,
@@ -244,13 +245,13 @@ public final class ChangelogRestorer {
     for (int i = 0; i < instances.size(); i++) {
       StoreInstance s = instances.get(i);
       String store = s.spec().name();
-      long upcoming = heads.get(store).get(s.taskNumber()).upcoming();
+      long upcoming = heads.get(store).get(s.changelogNumber()).upcoming();
       while (checkpointedOffsets[i] != CheckpointStore.NONE
           && upcoming <= checkpointedOffsets[i]) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("store " + store + " of task " + s.taskNumber()
               + ": the checkpoint says its changelog " + s.spec().changelogStream()
-              + " partition " + s.taskNumber() + " holds offset " + checkpointedOffsets[i]
+              + " partition " + s.changelogNumber() + " holds offset " + checkpointedOffsets[i]
               + ", but the partition's head stayed at " + upcoming + " for " + headWaitMillis
               + " ms (was the changelog deleted or recreated since?)");
         }
@@ -262,7 +263,7 @@ public final class ChangelogRestorer {
           throw new IllegalStateException("interrupted while restoring stores", e);
         }
         heads.put(store, admin.metadata(changelogs.get(store), partitions.get(store)));
-        upcoming = heads.get(store).get(s.taskNumber()).upcoming();
+        upcoming = heads.get(store).get(s.changelogNumber()).upcoming();
       }
     }
     return heads;

@@ -20,6 +20,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.IntUnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +76,8 @@ public final class StandbyReplicas implements AutoCloseable {
   private final Function<String, ChangelogReader> readerOf;
   private final MetricsRegistry metrics;
   private final long markIntervalNanos;
+  /** The changelog partition of a task's stores ({@link ChangelogPartitions}). */
+  private final IntUnaryOperator changelogPartitionOf;
 
   // Shared with the containers' threads, under lock.
   private final Object lock = new Object();
@@ -167,6 +170,18 @@ public final class StandbyReplicas implements AutoCloseable {
   public StandbyReplicas(List<StoreSpec> specs, Path storesDir, Map<String, String> jobConfig,
       int expectedCopies, Function<String, ChangelogReader> readerOf, MetricsRegistry metrics,
       long markInterval) {
+    this(specs, storesDir, jobConfig, expectedCopies, readerOf, metrics, markInterval,
+        task -> task);
+  }
+
+  /**
+   * As the other constructor, for a job whose tasks' stores are in the changelog partitions
+   * {@code changelogPartitionOf} gives ({@link ChangelogPartitions}).
+   */
+  public StandbyReplicas(List<StoreSpec> specs, Path storesDir, Map<String, String> jobConfig,
+      int expectedCopies, Function<String, ChangelogReader> readerOf, MetricsRegistry metrics,
+      long markInterval, IntUnaryOperator changelogPartitionOf) {
+    this.changelogPartitionOf = changelogPartitionOf;
     this.specs = specs.stream().filter(StoreSpec::hasChangelog).toList();
     this.storesDir = storesDir;
     this.resources = new StoreResources(jobConfig, Math.max(1, expectedCopies));
@@ -557,7 +572,7 @@ public final class StandbyReplicas implements AutoCloseable {
     open.put(task, copies);
     for (Copy c : copies) {
       c.reader = readerOf.apply(c.spec.changelogSystem());
-      c.index = c.reader.register(c.spec.changelogSpec(), task,
+      c.index = c.reader.register(c.spec.changelogSpec(), changelogPartitionOf.applyAsInt(task),
           c.applied >= 0 ? StartPosition.after(c.applied) : StartPosition.oldest(),
           new CopySink(c), true);
       c.lagGauge = c::lag;

@@ -51,8 +51,13 @@ public final class StoreRegistry implements AutoCloseable {
 
   /** How a task's instance of a store reaches its changelog. */
   public interface Changelogs {
-    /** The writer of a store's changelog for a task (the store has one). */
-    ChangelogWriter writer(StoreSpec spec, int taskNumber);
+    /** The writer of a partition of a store's changelog (the store has one). */
+    ChangelogWriter writer(StoreSpec spec, int partition);
+
+    /** The changelog partition of a task's stores: its number unless the job says otherwise. */
+    default int partitionOf(int taskNumber) {
+      return taskNumber;
+    }
   }
 
   private StoreRegistry(List<StoreSpec> specs, Path storesDir, Changelogs changelogs,
@@ -99,7 +104,7 @@ public final class StoreRegistry implements AutoCloseable {
    * Opens and attaches a task's instance of every store, not restored (the test driver's way;
    * a container opens them detached and restores them first: {@link #openDetached}).
    *
-   * @param taskNumber the task's number (its changelog partition)
+   * @param taskNumber the task's number (its changelog partition: {@link Changelogs#partitionOf})
    * @param taskName its name, for messages
    * @param checkpoint the task's checkpoint (its changelog offsets among them)
    * @return the task's stores by name
@@ -162,11 +167,14 @@ public final class StoreRegistry implements AutoCloseable {
     if (handedOver != null) {
       // A standby copy's engine, open: it holds its changelog up to the offset it came with.
       StorageEngine engine = staged ? new StagedEngine(handedOver.engine()) : handedOver.engine();
-      ChangelogWriter changelog = changelogs.writer(spec, taskNumber);
+      int partition = changelogs.partitionOf(taskNumber);
+      ChangelogWriter changelog = changelogs.writer(spec, partition);
       CachedStore<?, ?> store = new CachedStore<>(name, spec, engine, changelog, flusher);
-      return new StoreInstance(spec, taskNumber, store, dir, changelog, handedOver.offset());
+      return new StoreInstance(spec, taskNumber, partition, store, dir, changelog,
+          handedOver.offset());
     }
-    ChangelogWriter changelog = spec.hasChangelog() ? changelogs.writer(spec, taskNumber) : null;
+    int partition = changelogs.partitionOf(taskNumber);
+    ChangelogWriter changelog = spec.hasChangelog() ? changelogs.writer(spec, partition) : null;
     long localOffset = LocalOffsetFile.read(dir);
     if (changelog != null && localOffset < 0) {
       // Nothing says what the local files hold: start empty and restore the changelog in full.
@@ -194,7 +202,7 @@ public final class StoreRegistry implements AutoCloseable {
       engine = new StagedEngine(engine);
     }
     CachedStore<?, ?> store = new CachedStore<>(name, spec, engine, changelog, flusher);
-    return new StoreInstance(spec, taskNumber, store, dir, changelog, localOffset);
+    return new StoreInstance(spec, taskNumber, partition, store, dir, changelog, localOffset);
   }
 
   /**

@@ -107,6 +107,56 @@ class StoreJobTest {
   }
 
   /**
+   * Under Samza's changelog order (a Samza job moved here), task k's store is in the changelog
+   * partition of its name's rank in text order: with 12 tasks, task 10's in partition 2 and task
+   * 2's in partition 4. The checkpoint names those partitions, and a restart restores each task
+   * from its own.
+   */
+  @Test
+  void underSamzasOrderEachTaskKeepsItsStoreInTheChangelogPartitionSamzaGivesIt()
+      throws Throwable {
+    int tasks = 12;
+    Map<String, String> c = job();
+    c.put("job.changelog.partition.order", "samza");
+    MemoryStream in = MemoryStreams.create(input, tasks);
+    for (int round = 0; round < 3; round++) {
+      for (int task = 0; task < tasks; task++) {
+        in.append(task, "key-" + task, "x");
+      }
+    }
+    in.seal();
+    LAST_COUNT.clear();
+    assertThat(LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(c)))).isEqualTo(3 * tasks);
+
+    ChangelogPartitions samza = ChangelogPartitions.samza(tasks);
+    MemoryStream log = MemoryStreams.get(changelog);
+    Map<StreamPartition, Long> checkpoint =
+        new FileCheckpointStore(tmp.resolve("state/checkpoints")).read();
+    for (int task = 0; task < tasks; task++) {
+      int partition = samza.of(task);
+      assertThat(log.size(partition)).as("changelog partition %d", partition).isEqualTo(1);
+      Object key = log.messages(partition).get(0).key();
+      assertThat(key instanceof byte[] bytes
+          ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8) : key)
+          .as("changelog partition %d", partition).isEqualTo("key-" + task);
+      assertThat(checkpoint).containsEntry(
+          new StreamPartition("memory", "changelog:counts", partition), 0L);
+    }
+    assertThat(samza.of(10)).isEqualTo(2);
+
+    MemoryStream more = MemoryStreams.create(input, tasks);
+    for (int round = 0; round < 5; round++) {
+      for (int task = 0; task < tasks; task++) {
+        more.append(task, "key-" + task, "x");
+      }
+    }
+    more.seal();
+    LAST_COUNT.clear();
+    assertThat(LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(c)))).isEqualTo(2 * tasks);
+    assertThat(LAST_COUNT).hasSize(tasks).allSatisfy((k, v) -> assertThat(v).isEqualTo(5L));
+  }
+
+  /**
    * A synchronous task on the worker pool uses its store on worker threads while the loop's
    * commits hand the same store's cache over: the commits wait for its message in flight, so no
    * count is lost, on the worker or in the changelog a restart restores from.

@@ -32,9 +32,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Stores need nothing from here: a Millrace store with no files of its own restores from its
  * changelog to the head, and a Samza job's stores name Samza's changelog topics, holding Samza's
- * bytes. Samza gives task {@code Partition k} the changelog partition of its rank among the task
- * names in text order, which is k only while the job has at most 10 tasks; a job with more and a
- * changelog is refused here, naming why, rather than restored into the wrong tasks.
+ * bytes, in the partitions Samza gives them (the translation sets Samza's changelog order,
+ * {@code job.changelog.partition.order=samza}).
  */
 public final class SamzaCheckpointImport implements CheckpointImport {
   private static final long READ_TIMEOUT_MS = 120_000;
@@ -96,9 +95,6 @@ public final class SamzaCheckpointImport implements CheckpointImport {
           break;
         }
       }
-    }
-    if (!offsets.isEmpty()) {
-      checkChangelogPartitions(config, admin, topic);
     }
     return offsets;
   }
@@ -221,35 +217,5 @@ public final class SamzaCheckpointImport implements CheckpointImport {
       }
     });
     return offsets;
-  }
-
-  /**
-   * Refuses a job whose tasks Samza gave other changelog partitions than Millrace will: more than
-   * 10 tasks ({@code Partition 10} sorts before {@code Partition 2}) and a store with a changelog.
-   */
-  private static void checkChangelogPartitions(JobConfig config, SystemAdmin admin,
-      String topic) {
-    List<String> logged = new ArrayList<>();
-    for (String store : config.idsUnder("stores")) {
-      if (config.get("stores." + store + ".changelog") != null) {
-        logged.add(store);
-      }
-    }
-    if (logged.isEmpty()) {
-      return;
-    }
-    int tasks = 0;
-    for (String id : config.getList("task.inputs")) {
-      String physical = config.get("streams." + id + ".physical.name", id);
-      tasks = Math.max(tasks, admin.partitionCount(new StreamSpec(id, physical, BYTES, BYTES)));
-    }
-    if (tasks > 10) {
-      throw new CheckpointException("cannot move this Samza job over with its state: it has "
-          + tasks + " tasks and stores with changelogs (" + String.join(", ", logged)
-          + "), and Samza gave task 'Partition k' the changelog partition of its rank among the"
-          + " task names in text order ('Partition 10' before 'Partition 2'), where Millrace"
-          + " keeps task k's in partition k. Nothing was committed. Samza's checkpoints are in "
-          + topic + " (docs/samza.md)");
-    }
   }
 }

@@ -37,6 +37,14 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private final io.millrace.api.store.KeyValueStore<Object, Object> store;
   private final Serde<Object> keySerde;
   private final Serde<Object> valueSerde;
+  /**
+   * The last key serialized and its bytes, reused while the task passes the same key object: a
+   * read-modify-write ({@code get(k)} then {@code put(k, ...)}) serializes its key once. Only
+   * keys of immutable classes are kept (a mutable key object may change between two calls).
+   * The two calls share the bytes: Millrace's stores never write into a key they are given.
+   */
+  private Object lastKey;
+  private Object lastKeyBytes;
 
   /**
    * @param store the task's Millrace store, with {@code bytes} serdes
@@ -165,7 +173,20 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
     if (key == null) {
       throw new NullPointerException(NULL_KEY);
     }
-    return SerdeUse.write(keySerde, key);
+    if (key == lastKey) {
+      return lastKeyBytes;
+    }
+    Object bytes = SerdeUse.write(keySerde, key);
+    if (keySerde != null && isImmutable(key)) {
+      lastKey = key;
+      lastKeyBytes = bytes;
+    }
+    return bytes;
+  }
+
+  private static boolean isImmutable(Object key) {
+    Class<?> type = key.getClass();
+    return type == String.class || type == Long.class || type == Integer.class;
   }
 
   @SuppressWarnings("unchecked")

@@ -15,11 +15,20 @@ import org.apache.samza.system.SystemStreamPartition;
 /**
  * Turns Millrace's envelopes into Samza's: the stream id back to Samza's
  * {@link SystemStreamPartition} (made once per partition), the offset as Samza's decimal string,
- * key and message through the stream's serdes, the system's timestamp as Samza's event time and
- * the moment of delivery as its arrival time.
+ * key and message through the stream's serdes, the system's timestamp as Samza's event time
+ * ({@link DeliveredEnvelope}: the offset's string made when asked for) and the moment of
+ * delivery as its arrival time.
  */
 final class InputStreams {
   private final Map<String, Input> byId = new HashMap<>();
+  /**
+   * The stream of the last envelope, with its id as the system handed it: a task's messages come
+   * from one stream in long runs. One reference, so a task whose calls move between pool threads
+   * never reads an id with another stream's input.
+   */
+  private Last last;
+
+  private record Last(String id, Input input) {}
 
   private static final class Input {
     final SamzaStream stream;
@@ -60,20 +69,24 @@ final class InputStreams {
   IncomingMessageEnvelope incoming(Envelope envelope) {
     Input input = input(envelope.stream());
     long timestamp = envelope.timestamp();
-    return new IncomingMessageEnvelope(input.partition(envelope.partition()),
-        Long.toString(envelope.offset()),
+    return new DeliveredEnvelope(input.partition(envelope.partition()), envelope.offset(),
         SerdeUse.read(input.serdes.key(), envelope.key()),
         SerdeUse.read(input.serdes.msg(), envelope.value()),
         envelope.sizeInBytes(),
-        timestamp < 0 ? 0 : timestamp, // Samza's "no event time" is 0, Millrace's -1
-        System.currentTimeMillis());
+        timestamp < 0 ? 0 : timestamp); // Samza's "no event time" is 0, Millrace's -1
   }
 
   private Input input(String streamId) {
+    // Compared by identity: a system hands the same id string with each of a stream's envelopes.
+    Last seen = last;
+    if (seen != null && seen.id == streamId) {
+      return seen.input;
+    }
     Input input = byId.get(streamId);
     if (input == null) {
       throw new IllegalStateException("stream " + streamId + " is not an input of this Samza job");
     }
+    last = new Last(streamId, input);
     return input;
   }
 }

@@ -106,6 +106,9 @@ public final class SamzaJobTranslator implements JobTranslator {
     }
     t.put("task.class", async ? SamzaAsyncTaskAdapter.class.getName()
         : SamzaStreamTaskAdapter.class.getName());
+    // Each task's stores in the changelog partition Samza gives it (the rank of "Partition k"
+    // among the task names in text order), so a job moved over, or back, finds its state.
+    t.put("job.changelog.partition.order", "samza");
     SystemMapping.map(config, t);
     streams(config, job, serdes, t);
     StoreTranslation.map(config, serdes, t);
