@@ -38,7 +38,11 @@ class KafkaStoreKillTest {
   static final int KEYS = 500;
   @TempDir Path tmp;
 
-  /** Counts keys in the RocksDB store "counts"; a little slow, so the kill lands mid-run. */
+  /**
+   * Counts keys in the RocksDB store "counts"; slow, so that the test's samples of the
+   * checkpoint and the changelog (a round trip each) find the run mid-input on a busy machine
+   * too (at a millisecond per 200 records a busy run was sampled only before and after).
+   */
   public static final class CountingTask implements StreamTask, InitableTask {
     private KeyValueStore<String, Long> counts;
 
@@ -53,8 +57,8 @@ class KafkaStoreKillTest {
       String key = (String) envelope.key();
       Long count = counts.get(key);
       counts.put(key, count == null ? 1 : count + 1);
-      if (envelope.offset() % 200 == 0) {
-        Thread.sleep(1);
+      if (envelope.offset() % 10 == 0) {
+        Thread.sleep(1); // 40,000 records take 4 s at least: many samples land mid-input
       }
     }
   }
@@ -100,7 +104,9 @@ class KafkaStoreKillTest {
         }
         long changelogEnd = endOffsets(broker.bootstrapServers(), changelog);
         return inputDone > 5_000 && changelogEnd > changelogCheckpointed;
-      });
+      }, () -> "the checkpoint " + readCheckpoint(settings, jobName) + ", the changelog's end "
+          + endOffsets(broker.bootstrapServers(), changelog) + "; the child said: "
+          + childLog(tmp));
     } finally {
       child.destroyForcibly(); // SIGKILL: no final commit
       child.waitFor(30, TimeUnit.SECONDS);
