@@ -1,11 +1,8 @@
 package io.millrace.core.store;
 
-import io.millrace.api.Envelope;
-import io.millrace.api.metrics.Gauge;
 import io.millrace.api.metrics.MetricsRegistry;
 import io.millrace.spi.engine.CorruptStoreException;
 import io.millrace.spi.engine.StorageEngine;
-import io.millrace.spi.system.BatchSink;
 import io.millrace.spi.system.StartPosition;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,7 +58,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Size.</b> Past 500 lines: the hand-over protocol between the updater's thread and the
  * containers (want, claim, activate, deactivate) is one lock's state and stays in one place, and
- * the copies' following (open, follow, pace, mark, close) is what that state guards.
+ * the copies' following (open, follow, pace, mark, close) is what that state guards; each copy's
+ * own state and its changelog's batches are a {@link StandbyCopy}.
  */
 public final class StandbyReplicas implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StandbyReplicas.class);
@@ -90,7 +88,7 @@ public final class StandbyReplicas implements AutoCloseable {
   /** Each open copy's changelog offset per store, per task: what {@link #held} reports. */
   private final Map<Integer, Map<String, Long>> heldByTask = new TreeMap<>();
   /** Copies handed over open, per task, until the container that takes the task collects them. */
-  private final Map<Integer, List<Copy>> handedOver = new HashMap<>();
+  private final Map<Integer, List<StandbyCopy>> handedOver = new HashMap<>();
   /** Tasks whose uncollected copies a {@link #deactivate} is closing: none opens meanwhile. */
   private final Set<Integer> closing = new HashSet<>();
   /**
@@ -107,51 +105,12 @@ public final class StandbyReplicas implements AutoCloseable {
   private volatile int besidePercent = 100;
 
   // The updater thread's own.
-  private final Map<Integer, List<Copy>> open = new TreeMap<>();
+  private final Map<Integer, List<StandbyCopy>> open = new TreeMap<>();
   /** Scratch for the reader's indices of one system's copies, at each poll. */
   private int[] indices = new int[8];
   private final Map<Integer, Long> retryAfter = new HashMap<>();
   private long nextMark;
   private boolean marking;
-
-  /** One store of one task, kept as a standby copy. */
-  private static final class Copy {
-    final int task;
-    final StoreSpec spec;
-    final StorageEngine engine;
-    final Path dir;
-    /** The reader of its changelog and its index there (-1: not read). */
-    ChangelogReader reader;
-    int index = -1;
-    /** The copy in an unreadable record's error, made once instead of at every batch. */
-    final String label;
-    /** The changelog offset the engine holds up to (-1: none); gauges read it. */
-    volatile long applied;
-    /** The offset the files were last marked with. */
-    long marked;
-    /** The changelog's head (its next offset) as last seen, or -1. */
-    volatile long head = -1;
-    Gauge lagGauge;
-
-    Copy(int task, StoreSpec spec, StorageEngine engine, Path dir, long applied) {
-      this.task = task;
-      this.spec = spec;
-      this.engine = engine;
-      this.dir = dir;
-      this.label = spec.name() + " (standby copy of task " + task + ")";
-      this.applied = applied;
-      this.marked = applied;
-    }
-
-    long lag() {
-      long h = head;
-      return h < 0 ? -1 : Math.max(0, h - applied - 1);
-    }
-
-    String gaugeName() {
-      return "task-" + task + "/" + spec.name() + "-lag";
-    }
-  }
 
   /**
    * Standby copies for one process.
@@ -297,10 +256,10 @@ public final class StandbyReplicas implements AutoCloseable {
       }
       Map<Integer, Map<String, OpenCopy>> byTask = new TreeMap<>();
       for (int task : tasks) {
-        List<Copy> copies = handedOver.remove(task);
+        List<StandbyCopy> copies = handedOver.remove(task);
         Map<String, OpenCopy> engines = new HashMap<>();
         if (copies != null) {
-          for (Copy c : copies) {
+          for (StandbyCopy c : copies) {
             handedOpen.incrementAndGet();
             engines.put(c.spec.name(), new OpenCopy(new HandedEngine(c.engine, handedOpen), c.applied));
           }
@@ -313,7 +272,7 @@ public final class StandbyReplicas implements AutoCloseable {
 
   /** Task {@code task} left its container here: a standby copy of it may be kept again. */
   public void deactivate(int task) {
-    List<Copy> uncollected;
+    List<StandbyCopy> uncollected;
     synchronized (lock) {
       // (A copy handed over after its activate gave up waiting: nobody will collect it now.
       // In the same step as leaving activeHere, so none is handed over after this.)
@@ -528,13 +487,13 @@ public final class StandbyReplicas implements AutoCloseable {
       lagByTask.clear();
       heldByTask.clear();
       open.forEach((task, copies) -> {
-        for (Copy c : copies) {
+        for (StandbyCopy c : copies) {
           if (c.applied >= 0) {
             heldByTask.computeIfAbsent(task, t -> new TreeMap<>()).put(c.spec.name(), c.applied);
           }
         }
         long sum = 0;
-        for (Copy c : copies) {
+        for (StandbyCopy c : copies) {
           long l = c.lag();
           if (l < 0) {
             sum = -1;
@@ -550,16 +509,16 @@ public final class StandbyReplicas implements AutoCloseable {
 
   /** Opens a task's copies and starts following their changelogs. */
   private void openCopies(int task) {
-    List<Copy> copies = new ArrayList<>();
+    List<StandbyCopy> copies = new ArrayList<>();
     try {
       for (StoreSpec spec : specs) {
-        Copy copy = openCopy(task, spec);
+        StandbyCopy copy = openCopy(task, spec);
         if (copy != null) {
           copies.add(copy);
         }
       }
     } catch (RuntimeException e) {
-      for (Copy c : copies) {
+      for (StandbyCopy c : copies) {
         release(c, false);
       }
       LOG.warn("cannot open the standby copy of task {}: {}; trying again in 10 s", task,
@@ -570,20 +529,20 @@ public final class StandbyReplicas implements AutoCloseable {
     }
     retryAfter.remove(task);
     open.put(task, copies);
-    for (Copy c : copies) {
+    for (StandbyCopy c : copies) {
       c.reader = readerOf.apply(c.spec.changelogSystem());
       c.index = c.reader.register(c.spec.changelogSpec(), changelogPartitionOf.applyAsInt(task),
           c.applied >= 0 ? StartPosition.after(c.applied) : StartPosition.oldest(),
-          new CopySink(c), true);
+          c, true);
       c.lagGauge = c::lag;
       metrics.gauge("standby", c.gaugeName(), c.lagGauge);
     }
     if (!copies.isEmpty()) {
-      LOG.info("standby copy of task {} opened: {}", task, describe(copies));
+      LOG.info("standby copy of task {} opened: {}", task, StandbyCopy.describe(copies));
     }
   }
 
-  private Copy openCopy(int task, StoreSpec spec) {
+  private StandbyCopy openCopy(int task, StoreSpec spec) {
     Path dir = StoreFiles.dir(storesDir, spec.name(), task);
     long local = LocalOffsetFile.read(dir);
     if (local < 0) {
@@ -604,23 +563,23 @@ public final class StandbyReplicas implements AutoCloseable {
       engine.close(); // kept in memory only: nothing a takeover could reuse
       return null;
     }
-    return new Copy(task, spec, engine, dir, local);
+    return new StandbyCopy(task, spec, engine, dir, local);
   }
 
   /** Reads what the changelogs have for the open copies and applies it, one write per batch. */
   private void follow() {
-    Map<ChangelogReader, List<Copy>> byReader = new LinkedHashMap<>();
-    for (List<Copy> copies : open.values()) {
-      for (Copy c : copies) {
+    Map<ChangelogReader, List<StandbyCopy>> byReader = new LinkedHashMap<>();
+    for (List<StandbyCopy> copies : open.values()) {
+      for (StandbyCopy c : copies) {
         if (c.index >= 0) {
           byReader.computeIfAbsent(c.reader, r -> new ArrayList<>()).add(c);
         }
       }
     }
     boolean first = true;
-    long wrote = applyNanos;
-    for (Map.Entry<ChangelogReader, List<Copy>> reader : byReader.entrySet()) {
-      List<Copy> copies = reader.getValue();
+    long wrote = applyNanos();
+    for (Map.Entry<ChangelogReader, List<StandbyCopy>> reader : byReader.entrySet()) {
+      List<StandbyCopy> copies = reader.getValue();
       if (indices.length < copies.size()) {
         indices = new int[Math.max(copies.size(), indices.length * 2)];
       }
@@ -637,7 +596,18 @@ public final class StandbyReplicas implements AutoCloseable {
       }
       first = false;
     }
-    rest(applyNanos - wrote);
+    rest(applyNanos() - wrote);
+  }
+
+  /** Nanoseconds the open copies have spent writing batches to their engines. */
+  private long applyNanos() {
+    long nanos = 0;
+    for (List<StandbyCopy> copies : open.values()) {
+      for (StandbyCopy c : copies) {
+        nanos += c.applyNanos;
+      }
+    }
+    return nanos;
   }
 
   /**
@@ -690,53 +660,6 @@ public final class StandbyReplicas implements AutoCloseable {
     this.besidePercent = percent;
   }
 
-  /** Nanoseconds spent applying batches to the copies' engines (the updater thread's). */
-  private long applyNanos;
-
-  /** Scratch for one batch of a copy's changelog (the updater's thread's). */
-  private final List<byte[]> keys = new ArrayList<>();
-  private final List<byte[]> values = new ArrayList<>();
-
-  /** Applies a copy's changelog batches to its engine, one write per batch. */
-  private final class CopySink implements BatchSink {
-    private final Copy c;
-
-    CopySink(Copy c) {
-      this.c = c;
-    }
-
-    @Override
-    public void accept(int index, Envelope[] messages, int from, int count) {
-      if (count == 0) {
-        return;
-      }
-      keys.clear();
-      values.clear();
-      ChangelogRestorer.collect(c.label, messages, from, count, Long.MAX_VALUE, keys, values);
-      long started = System.nanoTime();
-      c.engine.write(keys, values);
-      applyNanos += System.nanoTime() - started;
-      c.applied = Math.max(c.applied, messages[from + count - 1].offset());
-    }
-
-    @Override
-    public void endOfStream(int index) {}
-
-    @Override
-    public void head(int index, long upcomingOffset) {
-      c.head = upcomingOffset;
-    }
-
-    @Override
-    public void position(int index, long nextOffset) {
-      if (nextOffset - 1 > c.applied) {
-        // Everything before the position was handed over: what is left is markers, aborted
-        // records or compacted gaps, which the copy holds as much as the active does.
-        c.applied = nextOffset - 1;
-      }
-    }
-  }
-
   /**
    * Syncs every copy that moved and marks its files with the offset it holds; stops early for a
    * restore waiting for the thread or a container waiting to take a copy (a sync flushes
@@ -746,35 +669,27 @@ public final class StandbyReplicas implements AutoCloseable {
    * @return whether every copy was marked
    */
   private boolean markAll() {
-    for (List<Copy> copies : open.values()) {
-      for (Copy c : copies) {
+    for (List<StandbyCopy> copies : open.values()) {
+      for (StandbyCopy c : copies) {
         if (handOverDue() || restoreWaiting()) {
           return false;
         }
-        mark(c); // (one marked already: nothing to do again)
+        c.mark(); // (one marked already: nothing to do again)
       }
     }
     return true;
   }
 
-  private static void mark(Copy c) {
-    if (c.applied >= 0 && c.applied != c.marked) {
-      c.engine.sync(); // the files hold what the mark will claim before it claims it
-      LocalOffsetFile.write(c.dir, c.applied);
-      c.marked = c.applied;
-    }
-  }
-
   /** Closes a task's copies, synced and marked: a container of this process may take it now. */
   private void close(int task) {
-    List<Copy> copies = open.remove(task);
+    List<StandbyCopy> copies = open.remove(task);
     if (copies == null) {
       return;
     }
-    for (Copy c : copies) {
+    for (StandbyCopy c : copies) {
       release(c, true);
     }
-    LOG.info("standby copy of task {} closed: {}", task, describe(copies));
+    LOG.info("standby copy of task {} closed: {}", task, StandbyCopy.describe(copies));
   }
 
   /**
@@ -791,10 +706,10 @@ public final class StandbyReplicas implements AutoCloseable {
       close(task);
       return;
     }
-    List<Copy> copies = open.remove(task);
-    List<Copy> handed = new ArrayList<>();
+    List<StandbyCopy> copies = open.remove(task);
+    List<StandbyCopy> handed = new ArrayList<>();
     RuntimeException failure = null;
-    for (Copy c : copies) {
+    for (StandbyCopy c : copies) {
       try {
         if (c.applied >= 0) {
           detach(c);
@@ -815,7 +730,7 @@ public final class StandbyReplicas implements AutoCloseable {
       }
     }
     if (taken) {
-      LOG.info("standby copy of task {} handed over open: {}", task, describe(handed));
+      LOG.info("standby copy of task {} handed over open: {}", task, StandbyCopy.describe(handed));
     } else {
       closeMarked(handed);
     }
@@ -824,7 +739,7 @@ public final class StandbyReplicas implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(Copy c) {
+  private static void closeQuietly(StandbyCopy c) {
     try {
       c.engine.close();
     } catch (RuntimeException e) {
@@ -833,24 +748,17 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   /** Closes copies detached from the thread's reading, synced and marked. Any thread. */
-  private static void closeMarked(List<Copy> copies) {
-    if (copies == null) {
-      return;
-    }
-    for (Copy c : copies) {
-      try {
-        mark(c);
-      } finally {
-        c.engine.close();
-      }
+  private static void closeMarked(List<StandbyCopy> copies) {
+    if (copies != null) {
+      copies.forEach(StandbyCopy::closeMarked);
     }
   }
 
-  private void release(Copy c, boolean markFirst) {
+  private void release(StandbyCopy c, boolean markFirst) {
     detach(c);
     try {
       if (markFirst) {
-        mark(c);
+        c.mark();
       }
     } finally {
       c.engine.close();
@@ -858,7 +766,7 @@ public final class StandbyReplicas implements AutoCloseable {
   }
 
   /** Stops reading a copy's changelog (its engine stays as it is). */
-  private void detach(Copy c) {
+  private void detach(StandbyCopy c) {
     if (c.index < 0) {
       return;
     }
@@ -882,14 +790,6 @@ public final class StandbyReplicas implements AutoCloseable {
     publish();
   }
 
-  private static String describe(List<Copy> copies) {
-    List<String> parts = new ArrayList<>();
-    for (Copy c : copies) {
-      parts.add(c.spec.name() + " at changelog offset " + c.applied);
-    }
-    return parts.isEmpty() ? "no persistent store" : String.join(", ", parts);
-  }
-
   /** The updater stops: the copies' waits end, and no copy opens any more. Any thread. */
   void stopping() {
     synchronized (lock) {
@@ -905,7 +805,7 @@ public final class StandbyReplicas implements AutoCloseable {
   @Override
   public void close() {
     stopping();
-    List<List<Copy>> uncollected;
+    List<List<StandbyCopy>> uncollected;
     synchronized (lock) {
       uncollected = new ArrayList<>(handedOver.values());
       handedOver.clear();
