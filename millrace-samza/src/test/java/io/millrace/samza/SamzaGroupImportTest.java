@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.testing.Await;
-import io.millrace.kafka.dev.DevBroker;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,33 +35,21 @@ class SamzaGroupImportTest {
   private static final String INPUT = "group-input";
   private static final String OUTPUT = "key-counts"; // CountPerKeyTask's
   private static final String SAMZA_CHECKPOINTS = "__samza_checkpoint_ver_1_for_group-job_1";
-  private static DevBroker broker;
   private static TestKafka kafka;
 
   @BeforeAll
   static void startBroker(@TempDir Path dir) throws Exception {
-    broker = DevBroker.start(dir, 0, Path.of("target", "broker-lib"),
-        List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-        Duration.ofSeconds(90));
-    kafka = new TestKafka(broker);
+    kafka = TestKafka.start(dir);
   }
 
   @AfterAll
   static void stopBroker() {
-    if (broker != null) {
-      broker.stop();
-    }
+    TestKafka.stop(kafka);
   }
 
   /** The migration test's job file, renamed, on this broker, shared by a Kafka group. */
   private static Map<String, String> job(Path dir) throws Exception {
-    Properties p = new Properties();
-    try (InputStream in = SamzaGroupImportTest.class.getResourceAsStream(
-        "/jobs/count-per-key.properties")) {
-      p.load(in);
-    }
-    Map<String, String> config = new TreeMap<>();
-    p.stringPropertyNames().forEach(k -> config.put(k, p.getProperty(k)));
+    Map<String, String> config = SamzaTestJobs.jobFile("/jobs/count-per-key.properties");
     config.put("job.name", "group_job");
     config.put("task.inputs", "kafka." + INPUT);
     config.put("stores.counts.changelog", "kafka.group-changelog");

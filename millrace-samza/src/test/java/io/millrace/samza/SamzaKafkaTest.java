@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.millrace.core.embed.RunningJob;
-import io.millrace.kafka.dev.DevBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,23 +17,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Samza jobs on a real Kafka broker: a typical job's properties, and Samza's partitioning. */
 class SamzaKafkaTest {
-  private static DevBroker broker;
   private static TestKafka kafka;
   @TempDir Path state;
 
   @BeforeAll
   static void startBroker(@TempDir Path dir) throws Exception {
-    broker = DevBroker.start(dir, 0, Path.of("target", "broker-lib"),
-        List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-        Duration.ofSeconds(90));
-    kafka = new TestKafka(broker);
+    kafka = TestKafka.start(dir);
   }
 
   @AfterAll
   static void stopBroker() {
-    if (broker != null) {
-      broker.stop();
-    }
+    TestKafka.stop(kafka);
   }
 
   @Test

@@ -6,15 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.testing.Await;
-import io.millrace.kafka.dev.DevBroker;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -44,33 +41,21 @@ class SamzaMigrationTest {
   private static final String OUTPUT = "key-counts";
   private static final String CHANGELOG = "counts-changelog";
   private static final String SAMZA_CHECKPOINTS = "__samza_checkpoint_ver_1_for_count-per-key_1";
-  private static DevBroker broker;
   private static TestKafka kafka;
 
   @BeforeAll
   static void startBroker(@TempDir Path dir) throws Exception {
-    broker = DevBroker.start(dir, 0, Path.of("target", "broker-lib"),
-        List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-        Duration.ofSeconds(90));
-    kafka = new TestKafka(broker);
+    kafka = TestKafka.start(dir);
   }
 
   @AfterAll
   static void stopBroker() {
-    if (broker != null) {
-      broker.stop();
-    }
+    TestKafka.stop(kafka);
   }
 
   /** The job's file, with this broker and state under {@code dir}. */
   private static Map<String, String> job(Path dir) throws IOException {
-    Properties p = new Properties();
-    try (InputStream in = SamzaMigrationTest.class.getResourceAsStream(
-        "/jobs/count-per-key.properties")) {
-      p.load(in);
-    }
-    Map<String, String> config = new TreeMap<>();
-    p.stringPropertyNames().forEach(k -> config.put(k, p.getProperty(k)));
+    Map<String, String> config = SamzaTestJobs.jobFile("/jobs/count-per-key.properties");
     config.put("systems.kafka.consumer.bootstrap.servers", kafka.servers());
     config.put("systems.kafka.producer.bootstrap.servers", kafka.servers());
     config.put("job.logged.store.base.dir", dir.resolve("samza-logged").toString());

@@ -26,6 +26,20 @@ final class SamzaTestJobs {
   /**
    * The keys of a Samza job reading {@code mem.<input>}, with its state under {@code state}.
    */
+  /** A job file of the test resources, as a map of its keys. */
+  static Map<String, String> jobFile(String resource) throws java.io.IOException {
+    java.util.Properties p = new java.util.Properties();
+    try (java.io.InputStream in = SamzaTestJobs.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new java.io.FileNotFoundException("no test resource " + resource);
+      }
+      p.load(in);
+    }
+    Map<String, String> config = new java.util.TreeMap<>();
+    p.stringPropertyNames().forEach(k -> config.put(k, p.getProperty(k)));
+    return config;
+  }
+
   static Map<String, String> memoryJob(Class<?> task, String input, Path state) {
     Map<String, String> config = new HashMap<>();
     config.put("job.name", unique("samza-job"));

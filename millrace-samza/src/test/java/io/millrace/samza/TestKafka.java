@@ -28,6 +28,20 @@ final class TestKafka {
     this.broker = broker;
   }
 
+  /** Starts a test class's broker (its files under {@code dir}), sized for a busy machine. */
+  static TestKafka start(java.nio.file.Path dir) throws Exception {
+    return new TestKafka(DevBroker.start(dir, 0, java.nio.file.Path.of("target", "broker-lib"),
+        List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+        Duration.ofSeconds(90)));
+  }
+
+  /** Stops the broker; {@code kafka} may be null (its start failed). */
+  static void stop(TestKafka kafka) {
+    if (kafka != null) {
+      kafka.broker.stop();
+    }
+  }
+
   String servers() {
     return broker.bootstrapServers();
   }
