@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * The one consumer of one changelog system for the whole process, shared by every restore of an
  * arriving task and every standby copy (Kafka Streams' restore consumer): each registers the
  * changelog partitions it reads with a sink of its own, and whichever of them polls hands every
- * batch fetched to the sink of its partition. A takeover therefore opens no client, finds no
- * broker and fetches no metadata: the consumer is running, and its fetches for the other
- * partitions go on.
+ * batch fetched to the sink of its partition. One connection per system for the process, and
+ * one place where a failed read is recovered; measured, a failover is no faster or slower for it
+ * (docs/benchmarks.md, "One changelog reader").
  *
  * <p><b>Arriving tasks first.</b> A partition is registered as urgent (a restore: its task's
  * output stands still until it ends) or in the background (a copy of a task that runs elsewhere).
