@@ -189,7 +189,7 @@ final class PipelineRuntime {
 
   /** Whether the pipeline has windows to close, so the clock must be watched. */
   boolean hasWindows() {
-    return !windowed.isEmpty();
+    return watermarks;
   }
 
   long tickMs() {
@@ -301,7 +301,7 @@ final class PipelineRuntime {
    * record to is not held back by it, nor run ahead of it.
    */
   private void sendMarkers(boolean ended) {
-    if (windowed.isEmpty()) {
+    if (!watermarks) {
       return; // no operator of the pipeline waits for a watermark
     }
     for (RepartitionOut out : repartitionOuts) {
@@ -332,10 +332,7 @@ final class PipelineRuntime {
    * idle. After the tick's windows are out: a marker follows the results it closed, and a
    * record sent after it is not behind it (or it is late here already).
    */
-  private void publish() {
-    if (windowed.isEmpty()) {
-      return; // no watermark is sent
-    }
+  private void publish() { // (ticks come only to a pipeline with windows: hasWindows)
     for (RepartitionOut out : repartitionOuts) {
       out.sent = Math.max(out.sent,
           WatermarkHolds.shift(watermark.watermarkOf(out.slots, now), out.hold));

@@ -1,5 +1,8 @@
 package io.millrace.dsl.runtime;
 
+import static io.millrace.dsl.time.EventTimes.saturatedAdd;
+
+import io.millrace.dsl.serde.LongSerde;
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
 import io.millrace.dsl.time.WatermarkTracker;
@@ -44,22 +47,12 @@ final class SessionAggregateProcessor extends WindowedAggregate {
   SessionAggregateProcessor(Parts parts) {
     super(parts);
     byte[] progress = store.get(PROGRESS);
-    this.closedAt = progress == null ? WatermarkTracker.NONE : ByteBuffer.wrap(progress).getLong();
+    this.closedAt = progress == null ? WatermarkTracker.NONE : LongSerde.value(progress);
   }
 
   @Override
   public void process(Object key, Object value, long timestamp) {
-    try {
-      if (timestamp < 0) {
-        throw new IllegalArgumentException("the record has no event time (" + timestamp
-            + "): give its source a timestamp extractor (Source.withTimestamps)");
-      }
-      if (key == null) {
-        throw new NullPointerException("a record to aggregate needs a key");
-      }
-    } catch (RuntimeException e) {
-      throw OperatorException.on(node, key, value, e);
-    }
+    EventTimeRecords.check(node, key, value, timestamp, "aggregate");
     if (behind(timestamp, watermark.getAsLong()) || behind(timestamp, closedAt)) {
       lateRecord(key, value, timestamp);
       return;
@@ -76,10 +69,10 @@ final class SessionAggregateProcessor extends WindowedAggregate {
           KeyValue<byte[], byte[]> session = it.next();
           long s = start(session.key());
           long e = end(session.key());
-          if (s > add(timestamp, gap)) {
+          if (s > saturatedAdd(timestamp, gap)) {
             break; // sorted by start: no later session is within the gap
           }
-          if (add(e, gap) >= timestamp) {
+          if (saturatedAdd(e, gap) >= timestamp) {
             Object aggregate = valueSerde.fromBytes(session.value());
             merged = merged == null ? aggregate : aggregation.merger().apply(merged, aggregate);
             joined.add(session.key());
@@ -103,12 +96,12 @@ final class SessionAggregateProcessor extends WindowedAggregate {
 
   /** Whether a record at {@code time} is more than the grace behind {@code wm}. */
   private boolean behind(long time, long wm) {
-    return wm != WatermarkTracker.NONE && add(time, windows.graceMs()) < wm;
+    return wm != WatermarkTracker.NONE && saturatedAdd(time, windows.graceMs()) < wm;
   }
 
   /** Whether a session ending at {@code end} can take no record on time at {@code wm}. */
   private boolean closed(long end, long wm) {
-    return add(add(end, windows.gapMs()), windows.graceMs()) < wm;
+    return saturatedAdd(saturatedAdd(end, windows.gapMs()), windows.graceMs()) < wm;
   }
 
   /**
@@ -147,7 +140,7 @@ final class SessionAggregateProcessor extends WindowedAggregate {
       closedAt = WatermarkTracker.NONE;
     } else {
       closedAt = wm;
-      store.put(PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(wm).array());
+      store.put(PROGRESS, LongSerde.bytes(wm));
     }
     closing.sort(Comparator.<Object[]>comparingLong(s -> end((byte[]) s[0]))
         .thenComparingLong(s -> start((byte[]) s[0])));
@@ -205,8 +198,4 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     return Arrays.copyOfRange(sessionKey, Integer.BYTES, sessionKey.length - 2 * Long.BYTES);
   }
 
-  private static long add(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
-  }
 }

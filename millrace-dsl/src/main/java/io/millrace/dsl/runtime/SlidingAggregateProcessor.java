@@ -1,5 +1,8 @@
 package io.millrace.dsl.runtime;
 
+import static io.millrace.dsl.time.EventTimes.saturatedAdd;
+
+import io.millrace.dsl.serde.LongSerde;
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
 import io.millrace.dsl.time.WatermarkTracker;
@@ -44,22 +47,12 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
   SlidingAggregateProcessor(Parts parts) {
     super(parts);
     byte[] progress = store.get(PROGRESS);
-    this.emittedBelow = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
+    this.emittedBelow = progress == null ? UNKNOWN : LongSerde.value(progress);
   }
 
   @Override
   public void process(Object key, Object value, long timestamp) {
-    try {
-      if (timestamp < 0) {
-        throw new IllegalArgumentException("the record has no event time (" + timestamp
-            + "): give its source a timestamp extractor (Source.withTimestamps)");
-      }
-      if (key == null) {
-        throw new NullPointerException("a record to aggregate needs a key");
-      }
-    } catch (RuntimeException e) {
-      throw OperatorException.on(node, key, value, e);
-    }
+    EventTimeRecords.check(node, key, value, timestamp, "aggregate");
     long wm = watermark.getAsLong();
     if (emittedBelow != UNKNOWN && timestamp < emittedBelow
         || wm != WatermarkTracker.NONE && timestamp < limit(wm)) {
@@ -84,7 +77,7 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
 
   /** Windows ending before this have closed at watermark {@code wm}. */
   private long limit(long wm) {
-    return wm == Long.MAX_VALUE ? Long.MAX_VALUE : add(wm, -windows.graceMs());
+    return wm == Long.MAX_VALUE ? Long.MAX_VALUE : saturatedAdd(wm, -windows.graceMs());
   }
 
   /**
@@ -136,7 +129,7 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
       emittedBelow = UNKNOWN;
     } else {
       emittedBelow = limit;
-      store.put(PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(limit).array());
+      store.put(PROGRESS, LongSerde.bytes(limit));
     }
     results.sort(Comparator.comparingLong(r -> (Long) r[2]));
     for (Object[] result : results) {
@@ -177,7 +170,7 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     for (KeyValue<byte[], byte[]> slice : slices) {
       long t = time(slice.key());
       ends.add(t);
-      ends.add(add(add(t, d), 1));
+      ends.add(saturatedAdd(saturatedAdd(t, d), 1));
     }
     long due = NONE_DUE;
     byte[] recordKey = null;
@@ -205,7 +198,7 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
       }
     }
     for (KeyValue<byte[], byte[]> slice : slices) {
-      if (add(add(time(slice.key()), d), 1) < limit) {
+      if (saturatedAdd(saturatedAdd(time(slice.key()), d), 1) < limit) {
         gone.add(slice.key()); // every window it is in, or makes, is out
       }
     }
@@ -221,8 +214,4 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     return ByteBuffer.wrap(slice, slice.length - Long.BYTES, Long.BYTES).getLong();
   }
 
-  private static long add(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
-  }
 }

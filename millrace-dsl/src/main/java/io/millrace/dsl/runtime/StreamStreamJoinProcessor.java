@@ -1,5 +1,8 @@
 package io.millrace.dsl.runtime;
 
+import static io.millrace.dsl.time.EventTimes.saturatedAdd;
+
+import io.millrace.dsl.serde.LongSerde;
 import io.millrace.api.Serde;
 import io.millrace.api.metrics.Counter;
 import io.millrace.dsl.function.ValueJoiner;
@@ -7,7 +10,6 @@ import io.millrace.dsl.plan.JoinKind;
 import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.time.WatermarkTracker;
 import io.millrace.dsl.window.JoinWindows;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -72,7 +74,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     this.children = children;
     this.late = late;
     byte[] saved = left.store().get(PaneKeys.PROGRESS);
-    this.progress = saved == null ? WatermarkTracker.NONE : ByteBuffer.wrap(saved).getLong();
+    this.progress = saved == null ? WatermarkTracker.NONE : LongSerde.value(saved);
   }
 
   /** Where one side's records come in. */
@@ -83,29 +85,25 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
   private void process(boolean isLeft, Object key, Object value, long timestamp) {
     JoinBuffer own = isLeft ? left : right;
     JoinBuffer other = isLeft ? right : left;
-    List<Object> results = new ArrayList<>();
-    List<Long> times = new ArrayList<>();
+    List<JoinBuffer.Entry> matches = List.of();
+    Object[] results = null; // made only when something matched: most records match nothing
+    EventTimeRecords.check(node, key, value, timestamp, "join");
     try {
-      if (timestamp < 0) {
-        throw new IllegalArgumentException("the record has no event time (" + timestamp
-            + "): give its source a timestamp extractor (Source.withTimestamps)");
-      }
-      if (key == null) {
-        throw new NullPointerException("a record to join needs a key");
-      }
       long wm = Math.max(watermark.getAsLong(), progress);
-      if (wm != WatermarkTracker.NONE && add(timestamp, graceMs) < wm) {
+      if (wm != WatermarkTracker.NONE && saturatedAdd(timestamp, graceMs) < wm) {
         late.inc();
         return;
       }
       byte[] recordKey = keySerde.toBytes(key);
-      List<JoinBuffer.Entry> matches = other.find(add(timestamp, -differenceMs),
-          add(timestamp, differenceMs), recordKey);
-      Serde<Object> otherSerde = isLeft ? rightSerde : leftSerde;
-      for (JoinBuffer.Entry match : matches) {
-        Object otherValue = otherSerde.fromBytes(match.value());
-        results.add(isLeft ? joiner.apply(value, otherValue) : joiner.apply(otherValue, value));
-        times.add(Math.max(timestamp, match.time()));
+      matches = other.find(saturatedAdd(timestamp, -differenceMs),
+          saturatedAdd(timestamp, differenceMs), recordKey);
+      if (!matches.isEmpty()) {
+        Serde<Object> otherSerde = isLeft ? rightSerde : leftSerde;
+        results = new Object[matches.size()];
+        for (int i = 0; i < results.length; i++) {
+          Object otherValue = otherSerde.fromBytes(matches.get(i).value());
+          results[i] = isLeft ? joiner.apply(value, otherValue) : joiner.apply(otherValue, value);
+        }
       }
       if (isLeft ? kind.keepsRight() : kind.keepsLeft()) {
         other.markMatched(matches);
@@ -115,8 +113,9 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
-    for (int i = 0; i < results.size(); i++) {
-      Forward.to(children, key, results.get(i), times.get(i));
+    for (int i = 0; results != null && i < results.length; i++) {
+      // A result is as late as the later of the two records it joins.
+      Forward.to(children, key, results[i], Math.max(timestamp, matches.get(i).time()));
     }
   }
 
@@ -136,7 +135,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
       return;
     }
     long before = wm == Long.MAX_VALUE ? Long.MAX_VALUE
-        : add(wm, -add(differenceMs, graceMs)); // closed: t + d + grace < wm
+        : saturatedAdd(wm, -saturatedAdd(differenceMs, graceMs)); // closed: t + d + grace < wm
     List<JoinBuffer.Entry> lefts = left.between(passedBefore, before);
     List<JoinBuffer.Entry> rights = right.between(passedBefore, before);
     RuntimeException failure = null;
@@ -171,7 +170,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
       left.store().delete(PaneKeys.PROGRESS);
       progress = WatermarkTracker.NONE;
     } else {
-      left.store().put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(wm).array());
+      left.store().put(PaneKeys.PROGRESS, LongSerde.bytes(wm));
       progress = wm;
     }
   }
@@ -190,8 +189,4 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     Forward.to(children, key, result, e.time());
   }
 
-  private static long add(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
-  }
 }

@@ -1,5 +1,7 @@
 package io.millrace.dsl.runtime;
 
+import static io.millrace.dsl.time.EventTimes.saturatedAdd;
+
 import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
 import io.millrace.dsl.plan.Aggregation;
@@ -56,22 +58,12 @@ final class WindowAggregateProcessor extends WindowedAggregate {
     this.countsLongs = aggregation.kind() == Aggregation.Kind.COUNT
         && ((Object) valueSerde) instanceof LongSerde;
     byte[] progress = store.get(PaneKeys.PROGRESS);
-    this.nextStart = progress == null ? UNKNOWN : ByteBuffer.wrap(progress).getLong();
+    this.nextStart = progress == null ? UNKNOWN : LongSerde.value(progress);
   }
 
   @Override
   public void process(Object key, Object value, long timestamp) {
-    try {
-      if (timestamp < 0) {
-        throw new IllegalArgumentException("the record has no event time (" + timestamp
-            + "): give its source a timestamp extractor (Source.withTimestamps)");
-      }
-      if (key == null) {
-        throw new NullPointerException("a record to aggregate needs a key");
-      }
-    } catch (RuntimeException e) {
-      throw OperatorException.on(node, key, value, e);
-    }
+    EventTimeRecords.check(node, key, value, timestamp, "aggregate");
     long pane = Math.floorDiv(timestamp, paneMs) * paneMs;
     if (isLate(timestamp, pane)) {
       lateRecord(key, value, timestamp);
@@ -108,7 +100,7 @@ final class WindowAggregateProcessor extends WindowedAggregate {
 
   /** Whether the window starting at {@code start} has closed at watermark {@code wm}. */
   private boolean closesBy(long start, long wm) {
-    return add(add(start, windows.sizeMs()), windows.graceMs()) <= wm;
+    return saturatedAdd(saturatedAdd(start, windows.sizeMs()), windows.graceMs()) <= wm;
   }
 
   /**
@@ -176,7 +168,7 @@ final class WindowAggregateProcessor extends WindowedAggregate {
   }
 
   private void saveProgress() {
-    store.put(PaneKeys.PROGRESS, ByteBuffer.allocate(Long.BYTES).putLong(nextStart).array());
+    store.put(PaneKeys.PROGRESS, LongSerde.bytes(nextStart));
   }
 
   /** Moves past the windows {@code wm} closed that hold no record. */
@@ -184,7 +176,7 @@ final class WindowAggregateProcessor extends WindowedAggregate {
     if (wm == Long.MAX_VALUE || wm == WatermarkTracker.NONE) {
       return;
     }
-    long firstOpen = Math.floorDiv(add(wm, -add(windows.sizeMs(), windows.graceMs())),
+    long firstOpen = Math.floorDiv(saturatedAdd(wm, -saturatedAdd(windows.sizeMs(), windows.graceMs())),
         windows.advanceMs()) * windows.advanceMs() + windows.advanceMs();
     if (nextStart == UNKNOWN || firstOpen > nextStart) {
       nextStart = firstOpen;
@@ -260,8 +252,4 @@ final class WindowAggregateProcessor extends WindowedAggregate {
     }
   }
 
-  private static long add(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
-  }
 }

@@ -210,15 +210,10 @@ public final class WatermarkTracker {
     if (anyActive) {
       candidate = activeMin;
     } else if (wallClockAdvance && highest != NONE) {
-      candidate = saturatedAdd(highest, now - lastRecord);
+      candidate = EventTimes.saturatedAdd(highest, now - lastRecord);
     } else {
       candidate = highest;
     }
     return candidate;
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 }
