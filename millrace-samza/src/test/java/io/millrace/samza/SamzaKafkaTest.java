@@ -41,7 +41,7 @@ class SamzaKafkaTest {
     kafka.write("wikipedia-edits", edits);
     Map<String, String> config = SamzaJobTranslatorTest.typicalJob();
     // What --set would give on the command line: this broker, and state in the test's folder.
-    config.put("systems.kafka.producer.bootstrap.servers", broker.bootstrapServers());
+    config.put("systems.kafka.producer.bootstrap.servers", kafka.servers());
     config.put("job.state.dir", state.toString());
     ObjectMapper json = new ObjectMapper();
     try (RunningJob job = SamzaTestJobs.start(config)) {
@@ -88,7 +88,7 @@ class SamzaKafkaTest {
         SamzaTestJobs.memoryJob(SamzaPartitioningTest.KeyedTask.class, in, state);
     // The task sends to system "mem": here a Kafka system of that name.
     config.put("systems.mem.samza.factory", "org.apache.samza.system.kafka.KafkaSystemFactory");
-    config.put("systems.mem.producer.bootstrap.servers", broker.bootstrapServers());
+    config.put("systems.mem.producer.bootstrap.servers", kafka.servers());
     config.put("systems.mem.samza.key.serde", "string");
     config.put("systems.mem.samza.msg.serde", "string");
     config.put("task.outputs", "mem." + out);

@@ -71,32 +71,10 @@ public final class JobPlanner {
     Map<String, SystemAdmin> admins = new LinkedHashMap<>();
     v.factories.forEach((name, factory) -> admins.put(name,
         factory.admin(new DefaultSystemContext(name, jobName, -1, config, metrics))));
-    Map<String, Integer> counts = new LinkedHashMap<>();
-    CopartitionGroups groups = CopartitionGroups.of(config, v.inputs);
-    int taskCount = 0;
-    for (String input : v.inputs) {
-      StreamInfo info = v.streams.get(input);
-      if (!info.intermediate()) {
-        int count = admins.get(info.system()).partitionCount(info.spec());
-        counts.put(input, count);
-        taskCount = Math.max(taskCount, count);
-      }
-    }
     // A stream the job writes and reads back exists once the job writes it: created first, with
     // its stated partitions or one per task of the other inputs, so it is read like any input.
-    for (String input : v.inputs) {
-      StreamInfo info = v.streams.get(input);
-      if (info.intermediate()) {
-        int wanted = info.outputPartitions() > 0 ? info.outputPartitions()
-            : Math.max(1, groups.partitionsOf(input, counts, taskCount));
-        SystemAdmin admin = admins.get(info.system());
-        admin.ensureOutput(info.spec(), wanted);
-        int count = admin.partitionCount(info.spec());
-        counts.put(input, count);
-        taskCount = Math.max(taskCount, count);
-      }
-    }
-    groups.check(counts);
+    Map<String, Integer> counts = inputPartitions(config, v, admins::get, true);
+    int taskCount = taskCount(counts);
     for (String output : v.outputs) {
       StreamInfo info = v.streams.get(output);
       int wanted = info.outputPartitions() > 0 ? info.outputPartitions() : taskCount;
@@ -152,29 +130,11 @@ public final class JobPlanner {
     DefaultMetricsRegistry metrics = new DefaultMetricsRegistry(false);
     Map<String, SystemAdmin> admins = new LinkedHashMap<>();
     try {
-      Map<String, Integer> counts = new LinkedHashMap<>();
-      CopartitionGroups groups = CopartitionGroups.of(config, v.inputs);
-      int taskCount = 0;
-      for (String input : v.inputs) {
-        StreamInfo info = v.streams.get(input);
-        if (!info.intermediate()) {
-          SystemAdmin admin = admins.computeIfAbsent(info.system(), name -> v.factories.get(name)
-              .admin(new DefaultSystemContext(name, v.jobName, -1, config, metrics)));
-          counts.put(input, admin.partitionCount(info.spec()));
-          taskCount = Math.max(taskCount, counts.get(input));
-        }
-      }
+      Map<String, Integer> counts = inputPartitions(config, v,
+          system -> admins.computeIfAbsent(system, name -> v.factories.get(name)
+              .admin(new DefaultSystemContext(name, v.jobName, -1, config, metrics))), false);
+      int taskCount = taskCount(counts);
       List<Outline.Stream> streams = new ArrayList<>();
-      for (String input : v.inputs) {
-        StreamInfo info = v.streams.get(input);
-        if (info.intermediate()) {
-          int wanted = info.outputPartitions() > 0 ? info.outputPartitions()
-              : Math.max(1, groups.partitionsOf(input, counts, taskCount));
-          counts.put(input, wanted);
-          taskCount = Math.max(taskCount, wanted);
-        }
-      }
-      groups.check(counts);
       for (String input : v.inputs) {
         StreamInfo info = v.streams.get(input);
         streams.add(new Outline.Stream(info.intermediate() ? Outline.Role.INTERNAL
@@ -207,6 +167,47 @@ public final class JobPlanner {
     } finally {
       admins.values().forEach(SystemAdmin::close);
     }
+  }
+
+  /**
+   * Each input's partition count, the co-partition groups checked: the inputs' own, then each
+   * intermediate stream's (its stated count, else its group's, else one per task), which the
+   * plan creates ({@code create}) and the outline only states.
+   */
+  private static Map<String, Integer> inputPartitions(JobConfig config, Validated v,
+      java.util.function.Function<String, SystemAdmin> adminOf, boolean create) {
+    CopartitionGroups groups = CopartitionGroups.of(config, v.inputs); // (bad keys first)
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    for (String input : v.inputs) {
+      StreamInfo info = v.streams.get(input);
+      if (!info.intermediate()) {
+        counts.put(input, adminOf.apply(info.system()).partitionCount(info.spec()));
+      }
+    }
+    for (String input : v.inputs) {
+      StreamInfo info = v.streams.get(input);
+      if (info.intermediate()) {
+        int wanted = info.outputPartitions() > 0 ? info.outputPartitions()
+            : Math.max(1, groups.partitionsOf(input, counts, taskCount(counts)));
+        if (create) {
+          SystemAdmin admin = adminOf.apply(info.system());
+          admin.ensureOutput(info.spec(), wanted);
+          wanted = admin.partitionCount(info.spec());
+        }
+        counts.put(input, wanted);
+      }
+    }
+    groups.check(counts);
+    return counts;
+  }
+
+  /** The tasks a job of these input partition counts has: one per partition of the largest. */
+  private static int taskCount(Map<String, Integer> counts) {
+    int tasks = 0;
+    for (int count : counts.values()) {
+      tasks = Math.max(tasks, count);
+    }
+    return tasks;
   }
 
   private static CheckpointStore checkpointStore(
