@@ -123,7 +123,7 @@ public final class GroupedStream<K, V> {
       return node;
     }
     Serde<?> keySerde = grouped.keySerde != null ? grouped.keySerde : store.keySerde();
-    return repartition(graph, node, store.name() + "-repartition", keySerde, grouped.valueSerde);
+    return graph.repartition(node, store.name() + "-repartition", keySerde, grouped.valueSerde);
   }
 
   /** A table of this stream's records in a store the user names (a null value deletes). */
@@ -135,15 +135,4 @@ public final class GroupedStream<K, V> {
     return new Table<>(graph, table, store);
   }
 
-  /**
-   * Records through the intermediate stream {@code streamId}, written keyed by their key and read
-   * back by the same job, so that each key's records are in the partition its key chooses.
-   */
-  static Node repartition(StreamGraph graph, Node node, String streamId, Serde<?> keySerde,
-      Serde<?> valueSerde) {
-    graph.plan().add(new Op.Sink(streamId, keySerde, valueSerde, true),
-        node.path() + "/repartition:" + streamId, true, node);
-    return graph.plan().source(new Op.Source(streamId, keySerde, valueSerde, null,
-        graph.maxOutOfOrderMs(), true));
-  }
 }

@@ -9,6 +9,7 @@ import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.plan.Op;
 import io.millrace.dsl.plan.Plan;
 import io.millrace.dsl.plan.StoreDef;
+import io.millrace.dsl.serde.StringSerde;
 import io.millrace.dsl.window.JoinWindows;
 import java.util.ArrayList;
 import java.util.List;
@@ -151,6 +152,26 @@ public final class MessageStream<K, V> {
   }
 
   /**
+   * This stream's records through an intermediate stream you name, {@code <name>-repartition},
+   * keyed by their key: afterwards each key's records are in the partition its key chooses, so
+   * the aggregates and joins that follow repartition no more. Aggregates and joins repartition on
+   * their own where a key changed; this one names the stream they share, and forces one where
+   * none is needed (to spread a skewed input over the job's tasks, say).
+   */
+  public MessageStream<K, V> repartition(String name) {
+    return repartition(name, Grouped.none());
+  }
+
+  /** As {@link #repartition(String)}, with the serdes of the repartition's records. */
+  public MessageStream<K, V> repartition(String name, Grouped<K, V> grouped) {
+    Plan.checkName(name, "the name of the repartition after " + node.path());
+    Serde<?> keySerde = grouped.keySerde != null ? grouped.keySerde
+        : new StringSerde();
+    return new MessageStream<>(graph, graph.repartition(node, name + "-repartition", keySerde,
+        grouped.valueSerde));
+  }
+
+  /**
    * The records grouped by their key, for an aggregate. If a key was changed on the way here,
    * the aggregate repartitions first (through a stream named from its store).
    */
@@ -238,7 +259,7 @@ public final class MessageStream<K, V> {
     }
     Node upstream = node;
     if (node.keyChanged()) {
-      upstream = GroupedStream.repartition(graph, node, joined.name + "-repartition",
+      upstream = graph.repartition(node, joined.name + "-repartition",
           joined.keySerde != null ? joined.keySerde : table.store.keySerde(), joined.valueSerde);
     }
     Node join = plan().add(new Op.StreamTableJoin(joined.name, table.store.name(), kind,
@@ -309,12 +330,12 @@ public final class MessageStream<K, V> {
           + "\").withValueSerdes(...)");
     }
     Serde<?> keySerde = joined.keySerde != null ? joined.keySerde
-        : new io.millrace.dsl.serde.StringSerde();
+        : new StringSerde();
     StoreDef left = new StoreDef(joined.name + "-left", keySerde, joined.leftSerde, true);
     StoreDef right = new StoreDef(joined.name + "-right", keySerde, joined.rightSerde, true);
-    Node leftInput = node.keyChanged() ? GroupedStream.repartition(graph, node,
+    Node leftInput = node.keyChanged() ? graph.repartition(node,
         joined.name + "-left-repartition", keySerde, joined.leftSerde) : node;
-    Node rightInput = other.node.keyChanged() ? GroupedStream.repartition(graph, other.node,
+    Node rightInput = other.node.keyChanged() ? graph.repartition(other.node,
         joined.name + "-right-repartition", keySerde, joined.rightSerde) : other.node;
     String path = kind.word() + "(" + leftInput.path() + "," + rightInput.path() + "):"
         + joined.name;
