@@ -1,0 +1,117 @@
+package io.millrace.kafka;
+
+import static io.millrace.kafka.KafkaTestSupport.readAll;
+import static io.millrace.kafka.KafkaTestSupport.topic;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.store.KeyValue;
+import io.millrace.dsl.Source;
+import io.millrace.dsl.StreamApplication;
+import io.millrace.dsl.StreamGraph;
+import io.millrace.dsl.Stored;
+import io.millrace.dsl.window.Windows;
+import io.millrace.kafka.dev.DevBroker;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A DSL job under exactly-once, killed (SIGKILL) twenty times while its input keeps arriving: a
+ * windowed count on event time, whose windows' counts, the windows it has emitted and its
+ * output all commit in one transaction. A reader of committed data finds every final window
+ * result exactly once, each with the count a plain model of the input gives.
+ */
+class DslExactlyOnceKillTest {
+  static final int PARTITIONS = 2;
+  static final int KEYS = 50;
+  static final long WINDOW_MS = 1_000;
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path tmp;
+
+  /** Record i of a partition happens at 2i ms of event time: 500 records a window a partition. */
+  static long eventTime(String value) {
+    return 2 * Long.parseLong(value.substring(value.indexOf(':') + 1));
+  }
+
+  /** Per key and one-second tumbling window of event time, the count, once the window closes. */
+  public static final class WindowedCounts implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.stream(Source.<String, String>of("in")
+              .withTimestamps((key, value, recordTime) -> eventTime(value))
+              .withMaxOutOfOrder(Duration.ZERO))
+          .groupByKey()
+          .windowedBy(Windows.tumbling(Duration.ofMillis(WINDOW_MS)).grace(Duration.ZERO))
+          .count(Stored.as("counts"))
+          .map((window, count) -> new KeyValue<>(window.key() + "@" + window.start(),
+              Long.toString(count)))
+          .to("out");
+    }
+  }
+
+  @Test
+  void aWindowedCountKilledTwentyTimesEmitsEveryFinalWindowResultExactlyOnce() throws Throwable {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("dsl-eos-in");
+    String out = topic("dsl-eos-out");
+    TestBroker.createTopic(broker.bootstrapServers(), in, PARTITIONS);
+    Map<String, String> config = new HashMap<>();
+    config.put("job.name", "dsl-eos-" + in);
+    config.put("job.state.dir", tmp.resolve("state").toString());
+    config.put("app.class", WindowedCounts.class.getName());
+    config.put("systems.kafka.bootstrap.servers", broker.bootstrapServers());
+    config.put("systems.kafka.startup.timeout.ms", "20000");
+    for (String[] stream : new String[][] {{"in", in}, {"out", out}}) {
+      config.put("streams." + stream[0] + ".system", "kafka");
+      config.put("streams." + stream[0] + ".physical.name", stream[1]);
+      config.put("streams." + stream[0] + ".key.serde", "string");
+      config.put("streams." + stream[0] + ".value.serde", "string");
+    }
+    config.put("task.processing.guarantee", "exactly-once");
+    config.put("task.checkpoint.system", "kafka");
+
+    ChildKills kills = new ChildKills(config, tmp, PARTITIONS);
+    long[] written;
+    try (SteadyInput input = new SteadyInput(broker.bootstrapServers(), in, PARTITIONS,
+        (p, i) -> "p" + p + "-k" + (i % KEYS))) {
+      kills.killRepeatedly(20, input, run -> {});
+      written = input.stop();
+    }
+    kills.finish(written);
+
+    // The model: each partition's own keys, counted per window of event time.
+    Map<String, Long> model = new HashMap<>();
+    long watermark = Long.MAX_VALUE; // where the last input leaves the job's watermark
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (long i = 0; i < written[p]; i++) {
+        long start = eventTime(p + ":" + i) / WINDOW_MS * WINDOW_MS;
+        model.merge("p" + p + "-k" + (i % KEYS) + "@" + start, 1L, Long::sum);
+      }
+      watermark = Math.min(watermark, eventTime(p + ":" + (written[p] - 1)));
+    }
+    Map<String, String> emitted = new HashMap<>();
+    Map<String, String> where = new HashMap<>();
+    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), out, true)) {
+      String at = r.partition() + "@" + r.offset();
+      String before = emitted.put(r.key(), r.value());
+      assertThat(before).as("window %s emitted a second time (at %s, first at %s)", r.key(), at,
+          where.get(r.key())).isNull();
+      where.put(r.key(), at);
+      assertThat(Long.parseLong(r.value())).as("the count of window %s (at %s)", r.key(), at)
+          .isEqualTo(model.get(r.key()));
+    }
+    int closed = 0;
+    for (String window : model.keySet()) {
+      long start = Long.parseLong(window.substring(window.indexOf('@') + 1));
+      if (start + 2 * WINDOW_MS <= watermark) { // closed a whole window before the input's end
+        closed++;
+        assertThat(emitted).as("a closed window's result").containsKey(window);
+      }
+    }
+    assertThat(closed).as("windows the kills ran across").isGreaterThan(20 * KEYS);
+  }
+}
