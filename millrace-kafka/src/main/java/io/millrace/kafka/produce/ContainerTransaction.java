@@ -111,6 +111,11 @@ public final class ContainerTransaction implements Transaction {
     }
   }
 
+  /** Whether a transaction is open: something was sent since the last commit (diagnostics). */
+  public boolean isOpen() {
+    return open;
+  }
+
   /** The Kafka system (its name in the job) the transaction is on. */
   public String system() {
     return system;
