@@ -37,12 +37,14 @@ class KafkaExactlyOnceKillTest {
   static final int KILLS = 20;
   static final int KEYS = 300;
   /**
-   * The children log the offsets each commit takes and the checkpoint each writes: beside the
-   * transactions in the broker's log ({@link TransactionHistory}), what a duplicate's story needs.
+   * The children log the offsets each commit takes, the checkpoint each writes and the hold of the
+   * loop's sends around each transaction's commit: beside the transactions in the broker's log
+   * ({@link TransactionHistory}), what a duplicate's story needs.
    */
   static final String[] COMMIT_LOG = {
       "-Dorg.slf4j.simpleLogger.log.io.millrace.core.commit.Committer=debug",
-      "-Dorg.slf4j.simpleLogger.log.io.millrace.kafka.checkpoint.KafkaCheckpointStore=debug"};
+      "-Dorg.slf4j.simpleLogger.log.io.millrace.kafka.checkpoint.KafkaCheckpointStore=debug",
+      "-Dorg.slf4j.simpleLogger.log.io.millrace.kafka.produce.ContainerTransaction=debug"};
   @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS) Path tmp;
 
   /** Copies each record to the same partition of "out". */

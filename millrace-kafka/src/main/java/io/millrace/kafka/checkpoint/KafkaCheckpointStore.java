@@ -368,10 +368,11 @@ public final class KafkaCheckpointStore implements CheckpointStore {
         if (LOG.isDebugEnabled()) {
           // What each commit checkpoints, to set beside its transaction in the broker's log (the
           // exactly-once kill tests turn this on in their processes).
-          LOG.debug("checkpoint topic {}: a commit on {} writes {} record(s) for offsets {}{}",
-              topic, Thread.currentThread().getName(), pending.size(),
-              java.util.Arrays.toString(offsets), pending.isEmpty() && transaction.isOpen()
-                  ? " (none moved, while the transaction holds sends)" : "");
+          LOG.debug("checkpoint topic {}: a commit on {} writes {} record(s) for offsets {} "
+              + "(last written {}){}", topic, Thread.currentThread().getName(), pending.size(),
+              java.util.Arrays.toString(offsets), java.util.Arrays.toString(lastWritten),
+              pending.isEmpty() && transaction.isOpen()
+                  ? ": none moved, while the transaction holds sends" : "");
         }
         // Commits the records with everything the container sent since the last commit (or
         // aborts it all and throws); the records' futures are then complete.
