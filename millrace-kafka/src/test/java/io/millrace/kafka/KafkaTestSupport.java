@@ -160,19 +160,23 @@ final class KafkaTestSupport {
 
   /**
    * Runs a job with {@code bin/millrace run}'s main class in a child JVM (so a test can kill it),
-   * writing its properties to {@code dir/job.properties} and its output to {@code dir/child.log}.
+   * writing its properties to {@code dir/job.properties} and its output to {@code dir/child.log};
+   * {@code jvmOptions} go before its class path (log levels, say).
    */
-  static Process startChild(Map<String, String> config, java.nio.file.Path dir)
-      throws java.io.IOException {
+  static Process startChild(Map<String, String> config, java.nio.file.Path dir,
+      String... jvmOptions) throws java.io.IOException {
     java.nio.file.Path properties = dir.resolve("job.properties");
     StringBuilder text = new StringBuilder();
     config.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
     java.nio.file.Files.writeString(properties, text);
-    return new ProcessBuilder(
+    List<String> command = new ArrayList<>(List.of(
         java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-        io.millrace.core.cli.Main.class.getName(), "run", properties.toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("child.log").toFile()).start();
+        "-Xmx512m"));
+    command.addAll(List.of(jvmOptions));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+        io.millrace.core.cli.Main.class.getName(), "run", properties.toString()));
+    return new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("child.log").toFile()).start();
   }
 
   /** What a child started by {@link #startChild} printed. */

@@ -305,6 +305,14 @@ public final class Committer implements AutoCloseable {
     for (int i = 0; i < inputs.length; i++) {
       offsets[i] = inputs[i].lastOffset();
     }
+    if (LOG.isDebugEnabled()) {
+      // Which offsets each commit took, where and when: beside its checkpoint's write and its
+      // transaction in the broker's log, the history of a checkpoint that did not cover its sends.
+      LOG.debug("container {}: offsets {} taken for commit {} ({}) on {}", containerId,
+          java.util.Arrays.toString(offsets), begunCount,
+          pending == null ? "none on its way" : "commit " + pending.number + " on its way",
+          Thread.currentThread().getName());
+    }
   }
 
   /** FLUSHING to PREPARED: on the commit thread, or on the loop for a whole commit. */

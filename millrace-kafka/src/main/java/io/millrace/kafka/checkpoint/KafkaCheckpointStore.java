@@ -37,6 +37,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checkpoints in a compacted Kafka topic, one per job ({@code __millrace-checkpoints-<job.name>}
@@ -67,6 +69,7 @@ import org.apache.kafka.common.config.TopicConfig;
  * outputs have passed.
  */
 public final class KafkaCheckpointStore implements CheckpointStore {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaCheckpointStore.class);
   private static final String MAGIC = "millrace-checkpoint 1\n";
   private final KafkaSettings settings;
   private final String topic;
@@ -362,6 +365,15 @@ public final class KafkaCheckpointStore implements CheckpointStore {
         }
       }
       if (transaction != null) {
+        if (LOG.isDebugEnabled()) {
+          // What each commit checkpoints, to set beside its transaction in the broker's log (the
+          // exactly-once kill tests turn this on in their processes).
+          LOG.debug("checkpoint topic {}: a commit on {} writes {} record(s) for offsets {} "
+              + "(last written {}){}", topic, Thread.currentThread().getName(), pending.size(),
+              java.util.Arrays.toString(offsets), java.util.Arrays.toString(lastWritten),
+              pending.isEmpty() && transaction.isOpen()
+                  ? ": none moved, while the transaction holds sends" : "");
+        }
         // Commits the records with everything the container sent since the last commit (or
         // aborts it all and throws); the records' futures are then complete.
         transaction.commit(Map.of(), null);

@@ -21,6 +21,8 @@ import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The transaction of one container (under {@code job.coordinator=kafka}, or under exactly-once):
@@ -50,6 +52,7 @@ import org.apache.kafka.common.errors.TransactionAbortedException;
  * flusher to have sent the commit's changelog records first, and holds the loop's sends).
  */
 public final class ContainerTransaction implements Transaction {
+  private static final Logger LOG = LoggerFactory.getLogger(ContainerTransaction.class);
   private final KafkaProducer<byte[], byte[]> producer;
   private final String transactionalId;
   /** The Kafka system (its name in the job) the transaction is on. */
@@ -109,6 +112,11 @@ public final class ContainerTransaction implements Transaction {
           + "transactions (" + transactionalId + ") within its producer's max.block.ms: is the "
           + "broker reachable, and is its transaction coordinator up?", e);
     }
+  }
+
+  /** Whether a transaction is open: something was sent since the last commit (diagnostics). */
+  public boolean isOpen() {
+    return open;
   }
 
   /** The Kafka system (its name in the job) the transaction is on. */
@@ -183,6 +191,7 @@ public final class ContainerTransaction implements Transaction {
   public synchronized void holdSends() {
     sendHeldIfCommitted(); // (the last hold's, if nothing sent them yet)
     holding = Thread.currentThread();
+    LOG.debug("{}: sends of {} held (open: {})", transactionalId, holding.getName(), open);
   }
 
   /**
@@ -226,6 +235,10 @@ public final class ContainerTransaction implements Transaction {
 
   /** Drops what was held (the transaction it would follow aborted: so is it, in effect). */
   private synchronized void stopHolding() {
+    if (holding != null && LOG.isDebugEnabled()) {
+      LOG.debug("{}: hold of {} ends on {} ({} held, committed: {}, failed: {})", transactionalId,
+          holding.getName(), Thread.currentThread().getName(), held.size(), committed, failed);
+    }
     clearHeld();
     holding = null;
     committed = false;
@@ -280,6 +293,7 @@ public final class ContainerTransaction implements Transaction {
       producer.commitTransaction();
       open = false;
       done = true;
+      LOG.debug("{}: committed on {}", transactionalId, Thread.currentThread().getName());
       committed();
     } catch (CommitFailedException | FencedInstanceIdException e) {
       abortQuietly(e);
