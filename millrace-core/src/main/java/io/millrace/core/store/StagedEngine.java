@@ -1,15 +1,11 @@
 package io.millrace.core.store;
 
 import io.millrace.spi.engine.StorageEngine;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * An engine whose writes wait, in memory, for the commit that makes them true: under {@code
@@ -25,25 +21,28 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * sealed ones, then the engine's). A crash, an abort or a {@link #close} before that drops them:
  * the files keep what the last commit left.
  *
- * <p>The staged writes are a skip list, so the container's flushing thread may stage while the
- * loop thread reads ({@link #concurrentWrites}); they hold one commit interval's flushed entries,
- * which is why exactly-once commits often (docs/configuration.md).
+ * <p>The staged writes ({@link StagedWrites}: a hash map, kept in key order too once the engine
+ * was ranged) take writes from the container's flushing thread while the loop thread reads
+ * ({@link #concurrentWrites}); they hold one commit interval's flushed entries, which is why
+ * exactly-once commits often (docs/configuration.md).
  */
 public final class StagedEngine implements StorageEngine {
-  /** Marks a staged delete (compared by identity: a real value is never this array). */
-  private static final byte[] DELETED = new byte[0];
+  private static final StagedWrites NONE_SEALED = new StagedWrites(false);
   private final StorageEngine engine;
-  private static final NavigableMap<byte[], byte[]> NONE_SEALED =
-      Collections.unmodifiableNavigableMap(new TreeMap<>(Arrays::compareUnsigned));
+  /**
+   * Whether this engine was ranged: the writes staged from then on are kept in key order too
+   * ({@link StagedWrites} says why not always).
+   */
+  private volatile boolean ranged;
   /** Written by the flusher's thread; replaced by {@link #seal}, the flusher idle or parked. */
-  private volatile ConcurrentSkipListMap<byte[], byte[]> staged = newStaged();
+  private volatile StagedWrites staged = new StagedWrites(false);
   /**
    * The writes of a transaction that is committing or committed, until they are applied: set by
    * the committing thread, read on the loop, and put back to none by the thread that applies
    * them, after the engine holds them (a reader that still sees them reads what the engine now
-   * holds as well).
+   * holds as well). Never written to once sealed.
    */
-  private volatile NavigableMap<byte[], byte[]> sealed = NONE_SEALED;
+  private volatile StagedWrites sealed = NONE_SEALED;
 
   /** Stages the writes to {@code engine} (a persistent one: a memory engine needs no staging). */
   public StagedEngine(StorageEngine engine) {
@@ -53,10 +52,6 @@ public final class StagedEngine implements StorageEngine {
   /** The engine underneath, which holds only committed writes (a restore writes it directly). */
   public StorageEngine engine() {
     return engine;
-  }
-
-  private static ConcurrentSkipListMap<byte[], byte[]> newStaged() {
-    return new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
   }
 
   /** Writes staged and not sealed yet. */
@@ -71,36 +66,36 @@ public final class StagedEngine implements StorageEngine {
 
   @Override
   public byte[] get(byte[] key) {
-    byte[] value = staged.get(key);
+    StagedWrites.Key k = new StagedWrites.Key(key);
+    byte[] value = staged.get(k);
     if (value == null) {
-      value = sealed.get(key);
+      StagedWrites sealedNow = sealed;
+      value = sealedNow == NONE_SEALED ? null : sealedNow.get(k);
       if (value == null) {
         return engine.get(key);
       }
     }
-    return value == DELETED ? null : value;
+    return value == StagedWrites.DELETED ? null : value;
   }
 
   @Override
   public void write(List<byte[]> keys, List<byte[]> values) {
-    for (int i = 0; i < keys.size(); i++) {
-      byte[] value = values.get(i);
-      staged.put(keys.get(i), value == null ? DELETED : value);
-    }
+    staged.putAll(keys, values);
   }
 
   @Override
   public EngineIterator range(byte[] from, byte[] to) {
+    ranged = true; // before staged is read: a generation sealed meanwhile starts in order
     // Read in the order writes move (staged, then sealed, then the engine), as get does: a seal
     // or an apply on the commit thread between two reads then shows a write twice (the newer
     // layer wins), never not at all.
-    NavigableMap<byte[], byte[]> stagedNow = staged;
-    NavigableMap<byte[], byte[]> sealedNow = sealed;
+    StagedWrites stagedNow = staged;
+    StagedWrites sealedNow = sealed;
     EngineIterator underneath = engine.range(from, to);
     if (!sealedNow.isEmpty()) {
-      underneath = new MergedIterator(view(sealedNow, from, to), underneath);
+      underneath = new MergedIterator(view(sealedNow.sorted(), from, to), underneath);
     }
-    return new MergedIterator(view(stagedNow, from, to), underneath);
+    return new MergedIterator(view(stagedNow.sorted(), from, to), underneath);
   }
 
   private static Iterator<Map.Entry<byte[], byte[]>> view(NavigableMap<byte[], byte[]> map,
@@ -127,7 +122,7 @@ public final class StagedEngine implements StorageEngine {
     }
     if (!staged.isEmpty()) {
       sealed = staged;
-      staged = newStaged();
+      staged = new StagedWrites(ranged);
     }
   }
 
@@ -140,14 +135,11 @@ public final class StagedEngine implements StorageEngine {
   @Override
   public void sync() {
     applySealed();
-    ConcurrentSkipListMap<byte[], byte[]> writes = staged;
+    StagedWrites writes = staged;
     if (!writes.isEmpty()) {
-      Batch applied = write(writes);
-      for (int i = 0; i < applied.keys().size(); i++) {
-        // Only the value applied: a write that came meanwhile stays staged for the next apply.
-        byte[] value = applied.values().get(i);
-        writes.remove(applied.keys().get(i), value == null ? DELETED : value);
-      }
+      StagedWrites.Batch applied = write(writes);
+      // Only the value applied: a write that came meanwhile stays staged for the next apply.
+      writes.removeIfSame(applied.keys(), applied.values());
     }
     engine.sync();
   }
@@ -160,26 +152,18 @@ public final class StagedEngine implements StorageEngine {
    * last mark brings up to date.
    */
   public void applySealed() {
-    NavigableMap<byte[], byte[]> writes = sealed;
+    StagedWrites writes = sealed;
     if (!writes.isEmpty()) {
       write(writes);
       sealed = NONE_SEALED; // after the engine holds them: dropped whole, no remove per key
     }
   }
 
-  /** Keys and values written to the engine in one batch (a null value deletes). */
-  private record Batch(List<byte[]> keys, List<byte[]> values) {}
-
   /** Writes {@code writes} to the engine as one batch, its deletes as null values. */
-  private Batch write(NavigableMap<byte[], byte[]> writes) {
-    List<byte[]> keys = new ArrayList<>(writes.size());
-    List<byte[]> values = new ArrayList<>(writes.size());
-    for (Map.Entry<byte[], byte[]> e : writes.entrySet()) {
-      keys.add(e.getKey());
-      values.add(e.getValue() == DELETED ? null : e.getValue());
-    }
-    engine.write(keys, values);
-    return new Batch(keys, values);
+  private StagedWrites.Batch write(StagedWrites writes) {
+    StagedWrites.Batch batch = writes.batch();
+    engine.write(batch.keys(), batch.engineValues());
+    return batch;
   }
 
   @Override
@@ -195,7 +179,7 @@ public final class StagedEngine implements StorageEngine {
   /** Drops what is staged or sealed and not applied (never committed) and closes the engine. */
   @Override
   public void close() {
-    staged = newStaged();
+    staged = new StagedWrites(false);
     sealed = NONE_SEALED;
     engine.close();
   }
@@ -236,7 +220,7 @@ public final class StagedEngine implements StorageEngine {
         if (order == 0) {
           engineHasNext = engineEntries.next(); // the staged write replaces the engine's entry
         }
-        if (staged.getValue() != DELETED) {
+        if (staged.getValue() != StagedWrites.DELETED) {
           key = staged.getKey();
           value = staged.getValue();
           return true;
