@@ -121,8 +121,9 @@ public final class StagedEngine implements StorageEngine {
       throw new IllegalStateException("the writes of the previous commit were not applied yet");
     }
     if (!staged.isEmpty()) {
-      sealed = staged;
-      staged = new StagedWrites(ranged);
+      StagedWrites writes = staged;
+      sealed = writes;
+      staged = new StagedWrites(ranged, writes.size());
     }
   }
 
