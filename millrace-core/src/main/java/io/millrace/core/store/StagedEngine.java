@@ -1,11 +1,15 @@
 package io.millrace.core.store;
 
 import io.millrace.spi.engine.StorageEngine;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * An engine whose writes wait, in memory, for the commit that makes them true: under {@code
@@ -21,28 +25,25 @@ import java.util.NavigableMap;
  * sealed ones, then the engine's). A crash, an abort or a {@link #close} before that drops them:
  * the files keep what the last commit left.
  *
- * <p>The staged writes ({@link StagedWrites}: a hash map, kept in key order too once the engine
- * was ranged) take writes from the container's flushing thread while the loop thread reads
- * ({@link #concurrentWrites}); they hold one commit interval's flushed entries, which is why
- * exactly-once commits often (docs/configuration.md).
+ * <p>The staged writes are a skip list, so the container's flushing thread may stage while the
+ * loop thread reads ({@link #concurrentWrites}); they hold one commit interval's flushed entries,
+ * which is why exactly-once commits often (docs/configuration.md).
  */
 public final class StagedEngine implements StorageEngine {
-  private static final StagedWrites NONE_SEALED = new StagedWrites(false);
+  /** Marks a staged delete (compared by identity: a real value is never this array). */
+  private static final byte[] DELETED = new byte[0];
   private final StorageEngine engine;
-  /**
-   * Whether this engine was ranged: the writes staged from then on are kept in key order too
-   * ({@link StagedWrites} says why not always).
-   */
-  private volatile boolean ranged;
+  private static final NavigableMap<byte[], byte[]> NONE_SEALED =
+      Collections.unmodifiableNavigableMap(new TreeMap<>(Arrays::compareUnsigned));
   /** Written by the flusher's thread; replaced by {@link #seal}, the flusher idle or parked. */
-  private volatile StagedWrites staged = new StagedWrites(false);
+  private volatile ConcurrentSkipListMap<byte[], byte[]> staged = newStaged();
   /**
    * The writes of a transaction that is committing or committed, until they are applied: set by
    * the committing thread, read on the loop, and put back to none by the thread that applies
    * them, after the engine holds them (a reader that still sees them reads what the engine now
-   * holds as well). Never written to once sealed.
+   * holds as well).
    */
-  private volatile StagedWrites sealed = NONE_SEALED;
+  private volatile NavigableMap<byte[], byte[]> sealed = NONE_SEALED;
 
   /** Stages the writes to {@code engine} (a persistent one: a memory engine needs no staging). */
   public StagedEngine(StorageEngine engine) {
@@ -52,6 +53,10 @@ public final class StagedEngine implements StorageEngine {
   /** The engine underneath, which holds only committed writes (a restore writes it directly). */
   public StorageEngine engine() {
     return engine;
+  }
+
+  private static ConcurrentSkipListMap<byte[], byte[]> newStaged() {
+    return new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
   }
 
   /** Writes staged and not sealed yet. */
@@ -66,36 +71,36 @@ public final class StagedEngine implements StorageEngine {
 
   @Override
   public byte[] get(byte[] key) {
-    StagedWrites.Key k = new StagedWrites.Key(key);
-    byte[] value = staged.get(k);
+    byte[] value = staged.get(key);
     if (value == null) {
-      StagedWrites sealedNow = sealed;
-      value = sealedNow == NONE_SEALED ? null : sealedNow.get(k);
+      value = sealed.get(key);
       if (value == null) {
         return engine.get(key);
       }
     }
-    return value == StagedWrites.DELETED ? null : value;
+    return value == DELETED ? null : value;
   }
 
   @Override
   public void write(List<byte[]> keys, List<byte[]> values) {
-    staged.putAll(keys, values);
+    for (int i = 0; i < keys.size(); i++) {
+      byte[] value = values.get(i);
+      staged.put(keys.get(i), value == null ? DELETED : value);
+    }
   }
 
   @Override
   public EngineIterator range(byte[] from, byte[] to) {
-    ranged = true; // before staged is read: a generation sealed meanwhile starts in order
     // Read in the order writes move (staged, then sealed, then the engine), as get does: a seal
     // or an apply on the commit thread between two reads then shows a write twice (the newer
     // layer wins), never not at all.
-    StagedWrites stagedNow = staged;
-    StagedWrites sealedNow = sealed;
+    NavigableMap<byte[], byte[]> stagedNow = staged;
+    NavigableMap<byte[], byte[]> sealedNow = sealed;
     EngineIterator underneath = engine.range(from, to);
     if (!sealedNow.isEmpty()) {
-      underneath = new MergedIterator(view(sealedNow.sorted(), from, to), underneath);
+      underneath = new MergedIterator(view(sealedNow, from, to), underneath);
     }
-    return new MergedIterator(view(stagedNow.sorted(), from, to), underneath);
+    return new MergedIterator(view(stagedNow, from, to), underneath);
   }
 
   private static Iterator<Map.Entry<byte[], byte[]>> view(NavigableMap<byte[], byte[]> map,
@@ -121,9 +126,8 @@ public final class StagedEngine implements StorageEngine {
       throw new IllegalStateException("the writes of the previous commit were not applied yet");
     }
     if (!staged.isEmpty()) {
-      StagedWrites writes = staged;
-      sealed = writes;
-      staged = new StagedWrites(ranged, writes.size());
+      sealed = staged;
+      staged = newStaged();
     }
   }
 
@@ -136,11 +140,14 @@ public final class StagedEngine implements StorageEngine {
   @Override
   public void sync() {
     applySealed();
-    StagedWrites writes = staged;
+    ConcurrentSkipListMap<byte[], byte[]> writes = staged;
     if (!writes.isEmpty()) {
-      StagedWrites.Batch applied = write(writes);
-      // Only the value applied: a write that came meanwhile stays staged for the next apply.
-      writes.removeIfSame(applied.keys(), applied.values());
+      Batch applied = write(writes);
+      for (int i = 0; i < applied.keys().size(); i++) {
+        // Only the value applied: a write that came meanwhile stays staged for the next apply.
+        byte[] value = applied.values().get(i);
+        writes.remove(applied.keys().get(i), value == null ? DELETED : value);
+      }
     }
     engine.sync();
   }
@@ -153,18 +160,26 @@ public final class StagedEngine implements StorageEngine {
    * last mark brings up to date.
    */
   public void applySealed() {
-    StagedWrites writes = sealed;
+    NavigableMap<byte[], byte[]> writes = sealed;
     if (!writes.isEmpty()) {
       write(writes);
       sealed = NONE_SEALED; // after the engine holds them: dropped whole, no remove per key
     }
   }
 
+  /** Keys and values written to the engine in one batch (a null value deletes). */
+  private record Batch(List<byte[]> keys, List<byte[]> values) {}
+
   /** Writes {@code writes} to the engine as one batch, its deletes as null values. */
-  private StagedWrites.Batch write(StagedWrites writes) {
-    StagedWrites.Batch batch = writes.batch();
-    engine.write(batch.keys(), batch.engineValues());
-    return batch;
+  private Batch write(NavigableMap<byte[], byte[]> writes) {
+    List<byte[]> keys = new ArrayList<>(writes.size());
+    List<byte[]> values = new ArrayList<>(writes.size());
+    for (Map.Entry<byte[], byte[]> e : writes.entrySet()) {
+      keys.add(e.getKey());
+      values.add(e.getValue() == DELETED ? null : e.getValue());
+    }
+    engine.write(keys, values);
+    return new Batch(keys, values);
   }
 
   @Override
@@ -180,7 +195,7 @@ public final class StagedEngine implements StorageEngine {
   /** Drops what is staged or sealed and not applied (never committed) and closes the engine. */
   @Override
   public void close() {
-    staged = new StagedWrites(false);
+    staged = newStaged();
     sealed = NONE_SEALED;
     engine.close();
   }
@@ -221,7 +236,7 @@ public final class StagedEngine implements StorageEngine {
         if (order == 0) {
           engineHasNext = engineEntries.next(); // the staged write replaces the engine's entry
         }
-        if (staged.getValue() != StagedWrites.DELETED) {
+        if (staged.getValue() != DELETED) {
           key = staged.getKey();
           value = staged.getValue();
           return true;
