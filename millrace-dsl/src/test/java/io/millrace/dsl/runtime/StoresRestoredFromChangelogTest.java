@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.Envelope;
 import io.millrace.api.Headers;
+import io.millrace.api.store.KeyValue;
 import io.millrace.core.embed.Millrace;
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.system.memory.MemoryStream;
@@ -12,8 +13,10 @@ import io.millrace.core.testing.Await;
 import io.millrace.dsl.StreamApplication;
 import io.millrace.dsl.StreamGraph;
 import io.millrace.dsl.StreamJoined;
+import io.millrace.dsl.Stored;
 import io.millrace.dsl.serde.Serdes;
 import io.millrace.dsl.window.JoinWindows;
+import io.millrace.dsl.window.Windows;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,14 +32,28 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A task whose local store files are gone restores its stores from their changelogs and goes on
- * where it stopped: buffered join records (keys, then time, with a time index) meet their
- * matches and expire.
+ * A task whose local files are gone restores its session and join stores from their changelogs
+ * and goes on where it stopped: its open sessions (an index on the heap, rebuilt from the store)
+ * take their keys' next records, and buffered join records (keys, then time, with a time index)
+ * meet their matches and expire.
  */
 class StoresRestoredFromChangelogTest {
   private static final AtomicInteger UNIQUE = new AtomicInteger();
 
   @TempDir Path tmp;
+
+  /** Views per user per session (a gap of 10 s, no grace), as "user@start-end". */
+  public static final class Sessions implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, String>stream("views").groupByKey()
+          .windowedBy(Windows.session(Duration.ofSeconds(10)).grace(Duration.ZERO))
+          .count(Stored.as("sessions"))
+          .map((w, count) -> new KeyValue<>(w.key() + "@" + w.start() + "-" + w.end(),
+              Long.toString(count)))
+          .to("out");
+    }
+  }
 
   /** Views left-joined with clicks of the same user within 5 s, no grace. */
   public static final class ViewsAndClicks implements StreamApplication {
@@ -85,6 +102,30 @@ class StoresRestoredFromChangelogTest {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
     assertThat(dir).doesNotExist();
+  }
+
+  @Test
+  void openSessionsAreFoundAgainAfterARestoreFromTheChangelog() throws Exception {
+    String name = "sessions-restored-" + UNIQUE.incrementAndGet();
+    MemoryStream views = MemoryStreams.create(name + "-views", 1);
+    Map<String, String> config = job(name, Sessions.class, "views", "out");
+    views.append(0, "a", "/", 0, Headers.EMPTY);
+    views.append(0, "b", "/", 15_000, Headers.EMPTY);
+    views.append(0, "c", "/", 20_000, Headers.EMPTY); // closes a's session, not b's
+    try (RunningJob job = Millrace.start(config)) {
+      Await.until(Await.DEADLINE, "a's session closed", () -> out(name).size() >= 1);
+      assertThat(job.failure()).isEmpty();
+    } // stopped: committed, b's and c's sessions in the changelog
+    deleteLocalStores(tmp.resolve(name));
+
+    views.append(0, "b", "/", 24_000, Headers.EMPTY); // within the gap of b's session
+    views.append(0, "a", "/", 5_000, Headers.EMPTY); // late before the restore: late after it
+    views.append(0, "z", "/", 100_000, Headers.EMPTY); // closes b's and c's
+    try (RunningJob job = Millrace.start(config)) {
+      Await.until(Await.DEADLINE, "b's and c's sessions closed", () -> out(name).size() >= 3);
+      assertThat(job.failure()).isEmpty();
+    }
+    assertThat(out(name)).containsExactly("a@0-0=1", "c@20000-20000=1", "b@15000-24000=2");
   }
 
   @Test
