@@ -4,6 +4,7 @@ import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
 import io.millrace.api.store.KeyValueStore;
 import io.millrace.spi.engine.StorageEngine;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -12,6 +13,8 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>One map ({@link CacheMap}) holds both: each cached key has an entry with its value (null:
  * known to have none) and a dirty flag, and the dirty entries are also listed in the order they
  * were first written. Reads look in the map, then in the engine, so a task always reads its own
- * writes. A flush (at each commit, when {@code write.batch.size} entries are dirty, before an
- * iterator is opened, and before a dirty entry would be evicted) serializes the dirty entries
+ * writes. A flush (at each commit, when {@code write.batch.size} entries are dirty, before the
+ * store's first iterator, and before a dirty entry would be evicted) serializes the dirty entries
  * once, writes them to the engine as one batch and sends each to the changelog, in first-write
  * order. Hot keys therefore
  * cost a hash lookup per read and write and reach the engine and the changelog once per flush,
@@ -36,7 +39,19 @@ import org.slf4j.LoggerFactory;
  * the loop goes on. An entry leaves the cache only once the engine holds its value: until the
  * flusher has written its flush, it stays (the cache runs over its size by what the flusher is
  * behind, at most its queue of batches), so whatever a read does not find in the cache is in the
- * engine. An iterator waits for the flusher, as it reads the engine itself.
+ * engine.
+ *
+ * <p><b>Ranges.</b> An iterator merges the engine's range with the cache's entries the engine may
+ * not hold yet (dirty, or flushed in a batch the flusher has not written): such an entry's value
+ * wins over the engine's, and its delete hides the engine's entry, in the store's byte order. To
+ * find them in order, a store that was iterated once keeps them, by serialized key, in a sorted
+ * map ({@code unwritten}) from then on: a write that makes an entry dirty adds it (its key is
+ * serialized then, and the flush reuses the bytes), and it leaves once the engine holds it (at a
+ * flush done here, or when the flusher has written the batch). A store never iterated keeps no
+ * such map. (Before, an iterator flushed the store and waited for the flusher to write it: an
+ * operator that reads a range per record, a join's or a session's, paid a round trip to the
+ * flusher's thread per record.) The iterator takes a copy of the cache's part of its range when it
+ * opens: later writes are not seen there, as the engine's part may or may not see them.
  *
  * <p>Loop thread only.
  */
@@ -59,6 +74,15 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   /** The sequence number of the last flush whose engine write was deferred; 0: none. */
   private long deferredThrough;
   private final Set<StoreIterator> open = Collections.newSetFromMap(new IdentityHashMap<>());
+  /**
+   * The entries the engine may not hold (dirty, or in a flush the flusher has not written), by
+   * serialized key in the store's order, to their slots; null until the store is first iterated.
+   */
+  private TreeMap<byte[], Integer> unwritten;
+  /** A slot's serialized key while it is in {@link #unwritten}, else null. */
+  private byte[][] serialized;
+  /** The flushes the flusher writes, oldest first: their slots leave {@code unwritten} then. */
+  private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
   /** The slot of the last key looked up, for a put of the same key object that follows. */
   private int last = CacheMap.NONE;
   private long flushedEntries;
@@ -117,6 +141,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       if (last == entry) {
         last = CacheMap.NONE;
       }
+      forgetWritten(entry); // the engine holds it
       cache.remove(entry);
       entry = newer;
     }
@@ -163,6 +188,9 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     last = entry;
     if (!cache.dirty(entry)) {
       cache.dirty(entry, true);
+      if (unwritten != null) {
+        remember(entry);
+      }
       if (dirtyCount == dirty.length) {
         dirty = Arrays.copyOf(dirty, dirtyCount * 2);
       }
@@ -216,12 +244,67 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   }
 
   private KeyValueIterator<K, V> iterator(byte[] from, byte[] to) {
-    flush(); // the engine must hold the task's writes before it is iterated
-    flusher.await(deferredThrough); // this store's writes (and those handed over with them)
-    StoreIterator iterator = new StoreIterator(engine.range(from, to));
+    if (unwritten == null) {
+      // The first iteration: from an engine that holds everything, the map starts empty.
+      flush();
+      flusher.await(deferredThrough); // this store's writes (and those handed over with them)
+      unwritten = new TreeMap<>(Arrays::compareUnsigned);
+      serialized = new byte[64][];
+    } else {
+      forgetWritten(flusher.finished());
+    }
+    // The cache's part first: what leaves the map from here on is in the engine before its
+    // range opens (the flusher finished it before finished() said so).
+    SortedMap<byte[], Integer> part = from == null ? (to == null ? unwritten
+        : unwritten.headMap(to)) : to == null ? unwritten.tailMap(from)
+        : unwritten.subMap(from, to);
+    Object[] overlay = new Object[part.size() * 3];
+    int i = 0;
+    for (var e : part.entrySet()) {
+      int slot = e.getValue();
+      overlay[i++] = e.getKey();
+      overlay[i++] = cache.key(slot);
+      overlay[i++] = cache.value(slot);
+    }
+    StoreIterator iterator = new StoreIterator(engine.range(from, to), overlay);
     open.add(iterator);
     return iterator;
   }
+
+  /** Keeps a dirty entry's slot in {@link #unwritten}, if it is not there yet. */
+  private void remember(int slot) {
+    if (slot >= serialized.length) {
+      serialized = Arrays.copyOf(serialized, Math.max(slot + 1, serialized.length * 2));
+    }
+    if (serialized[slot] == null) {
+      byte[] key = serializeKey(cache.key(slot));
+      serialized[slot] = key;
+      unwritten.put(key, slot);
+    }
+  }
+
+  /** Takes a slot out of {@link #unwritten}: the engine holds its entry. */
+  private void forgetWritten(int slot) {
+    if (unwritten != null && slot < serialized.length && serialized[slot] != null) {
+      unwritten.remove(serialized[slot]);
+      serialized[slot] = null;
+    }
+  }
+
+  /** Takes out of {@link #unwritten} the entries of the flushes the flusher has written. */
+  private void forgetWritten(long finished) {
+    while (!deferred.isEmpty() && deferred.peekFirst().sequence <= finished) {
+      for (int slot : deferred.pollFirst().slots) {
+        // The slot's entry now (it may have been written again, or even evicted and reused).
+        if (!cache.dirty(slot) && cache.flushedIn(slot) <= finished) {
+          forgetWritten(slot);
+        }
+      }
+    }
+  }
+
+  /** A flush the flusher writes to the engine: its sequence number and the slots it held. */
+  private record Deferred(long sequence, int[] slots) {}
 
   /** Writes the dirty entries to the engine in one batch and to the changelog. */
   public void flush() {
@@ -246,7 +329,8 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     for (int i = 0; i < dirtyCount; i++) {
       int entry = dirty[i];
       Object value = cache.value(entry);
-      keys.add(serializeKey(cache.key(entry)));
+      byte[] key = unwritten != null && entry < serialized.length ? serialized[entry] : null;
+      keys.add(key != null ? key : serializeKey(cache.key(entry)));
       values.add(value == null ? null : serializeValue(value));
     }
     return new StoreFlusher.Flush(engine, changelog, keys, values);
@@ -267,6 +351,17 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       // write's failure fails the next eviction, flush or commit, before any checkpoint).
       cache.dirty(dirty[i], false);
       cache.flushedIn(dirty[i], deferred);
+    }
+    if (unwritten != null) {
+      if (deferred == 0) { // written here: the engine holds them
+        for (int i = 0; i < dirtyCount; i++) {
+          forgetWritten(dirty[i]);
+        }
+      } else {
+        this.deferred.addLast(new Deferred(deferred, Arrays.copyOf(dirty, dirtyCount)));
+        // (Not finished(): a failure is thrown by the next range, flush or commit, not here.)
+        forgetWritten(flusher.finishedSoFar());
+      }
     }
     flushedEntries += dirtyCount;
     dirtyCount = 0;
@@ -344,16 +439,28 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     }
   }
 
-  /** An engine iterator that deserializes, and knows where it was opened. */
+  /**
+   * An engine iterator merged with the cache's entries the engine may not hold (their values win,
+   * their deletes hide the engine's), that deserializes the engine's, and knows where it was
+   * opened.
+   */
   private final class StoreIterator implements KeyValueIterator<K, V> {
     private final StorageEngine.EngineIterator cursor;
+    /** The cache's part: serialized key, key, value (null: deleted), in key order. */
+    private final Object[] overlay;
+    private int at;
     final Throwable openedAt = new Throwable("iterator opened here");
+    /** Whether the cursor stands on an entry not taken yet; valid once it has moved. */
+    private boolean onEngine;
+    private boolean moved;
+    private K nextKey;
+    private V nextValue;
     private boolean ready;
-    private boolean more;
     private boolean closed;
 
-    StoreIterator(StorageEngine.EngineIterator cursor) {
+    StoreIterator(StorageEngine.EngineIterator cursor, Object[] overlay) {
       this.cursor = cursor;
+      this.overlay = overlay;
     }
 
     @Override
@@ -362,10 +469,43 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
         return false;
       }
       if (!ready) {
-        more = cursor.next();
-        ready = true;
+        ready = advance();
       }
-      return more;
+      return ready;
+    }
+
+    /** Finds the next entry of the merge, in nextKey and nextValue; false at the end. */
+    @SuppressWarnings("unchecked") // the cache holds this store's keys and values
+    private boolean advance() {
+      while (true) {
+        if (!moved) {
+          onEngine = cursor.next();
+          moved = true;
+        }
+        boolean cached = at < overlay.length;
+        if (!onEngine && !cached) {
+          return false;
+        }
+        int order = !cached ? -1 : !onEngine ? 1
+            : Arrays.compareUnsigned(cursor.key(), (byte[]) overlay[at]);
+        if (order < 0) { // the engine's, not in the cache's part
+          nextKey = deserializeKey(cursor.key());
+          nextValue = deserializeValue(cursor.value());
+          moved = false;
+          return true;
+        }
+        if (order == 0) {
+          moved = false; // the cache's value wins over the engine's
+        }
+        Object key = overlay[at + 1];
+        Object value = overlay[at + 2];
+        at += 3;
+        if (value != null) {
+          nextKey = (K) key;
+          nextValue = (V) value;
+          return true;
+        } // else a delete the engine may not have seen: skip it
+      }
     }
 
     @Override
@@ -374,7 +514,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
         throw new NoSuchElementException(closed ? "the iterator is closed" : "no more entries");
       }
       ready = false;
-      return new KeyValue<>(deserializeKey(cursor.key()), deserializeValue(cursor.value()));
+      return new KeyValue<>(nextKey, nextValue);
     }
 
     @Override

@@ -220,6 +220,14 @@ public final class StoreFlusher implements AutoCloseable {
     return done;
   }
 
+  /**
+   * As {@link #finished}, without throwing the thread's failure: for bookkeeping only, where the
+   * next {@link #finished}, flush or commit throws it before anything relies on a failed batch.
+   */
+  long finishedSoFar() {
+    return finished.get();
+  }
+
   /** Waits until everything handed over is done; throws the first failure. */
   public void drain() {
     await(handed);

@@ -3,6 +3,13 @@ package io.millrace.core.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.millrace.api.store.KeyValueIterator;
+import io.millrace.core.serde.LongSerde;
+import io.millrace.core.serde.StringSerde;
+import io.millrace.core.store.CachedStore;
+import io.millrace.core.store.MemoryEngine;
+import io.millrace.core.store.StoreFlusher;
+import io.millrace.core.store.StoreSpec;
 import io.millrace.spi.engine.StorageEngine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,7 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * batches applied in order, reads of what was written, deletes, ranges in unsigned byte order with
  * an inclusive start and an exclusive end, and (for a persistent engine) what a sync made durable
  * found again after reopening, also when the sync ran beside writes (an engine that takes writes
- * from another thread: a commit in the background syncs while the flusher writes).
+ * from another thread: a commit in the background syncs while the flusher writes). And a task's
+ * store over the engine ({@link CachedStore}, with the flusher's thread where the engine takes
+ * writes from one): its ranges merge what the cache holds that the engine may not (dirty puts and
+ * deletes, flushes not yet written) with the engine's entries, in the engine's order.
  */
 public abstract class StorageEngineContract {
   @TempDir protected Path dir;
@@ -184,5 +194,101 @@ public abstract class StorageEngineContract {
     }
     assertThat(found).as("writes found after %d syncs beside them and one after", syncs)
         .isEqualTo(writes);
+  }
+
+  private static StoreFlusher flusherFor(StorageEngine engine) {
+    return engine.concurrentWrites() ? StoreFlusher.threaded("contract-store-flush")
+        : StoreFlusher.inline();
+  }
+
+  private static CachedStore<String, Long> store(StorageEngine engine, int cacheSize,
+      int writeBatch, StoreFlusher flusher) {
+    StoreSpec spec = new StoreSpec("s", new MemoryEngine.Factory(), new StringSerde(),
+        new LongSerde(), null, null, cacheSize, writeBatch, Map.of());
+    return new CachedStore<>("s of the contract", spec, engine, null, flusher);
+  }
+
+  private static List<String> entries(KeyValueIterator<String, Long> it) {
+    List<String> found = new ArrayList<>();
+    try (it) {
+      it.forEachRemaining(kv -> found.add(kv.key() + "=" + kv.value()));
+    }
+    return found;
+  }
+
+  @Test
+  void aStoresRangesMergeDirtyPutsAndDeletesNotYetFlushedWithTheEngine() {
+    StorageEngine engine = engine();
+    try (StoreFlusher flusher = flusherFor(engine)) {
+      CachedStore<String, Long> store = store(engine, 100, 100, flusher);
+      for (String k : List.of("a", "b", "c", "d", "\u00e9")) {
+        store.put(k, 1L);
+      }
+      assertThat(entries(store.all())).as("the first range: from the engine")
+          .containsExactly("a=1", "b=1", "c=1", "d=1", "\u00e9=1");
+      store.delete("b"); // dirty, not flushed: hides the engine's b
+      store.put("c", 2L); // the cache's value wins over the engine's
+      store.put("bb", 3L); // only in the cache
+      store.put("\u00ea", 4L); // above every ASCII key, unsigned
+      store.delete("zz"); // a delete of a key the engine never had
+
+      assertThat(entries(store.all()))
+          .containsExactly("a=1", "bb=3", "c=2", "d=1", "\u00e9=1", "\u00ea=4");
+      assertThat(entries(store.range("b", "d"))).containsExactly("bb=3", "c=2");
+      assertThat(entries(store.prefix("b"))).containsExactly("bb=3");
+      assertThat(entries(store.range("e", "f"))).isEmpty();
+      store.flush();
+      flusher.drain();
+      assertThat(entries(store.all())).as("the same once flushed")
+          .containsExactly("a=1", "bb=3", "c=2", "d=1", "\u00e9=1", "\u00ea=4");
+    }
+  }
+
+  /**
+   * Random puts, deletes and ranges through a small cache and small batches against a sorted
+   * map: the flusher's thread writes the batches to the engine while the ranges merge the cache
+   * with it (on an engine that takes writes from one thread only, all of it on this one).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(120)
+  void aStoresRangesAgreeWithASortedMapWhileTheFlusherWrites() {
+    StorageEngine engine = engine();
+    SplittableRandom random = new SplittableRandom(3);
+    TreeMap<String, Long> reference = new TreeMap<>(
+        (a, x) -> Arrays.compareUnsigned(b(a), b(x)));
+    try (StoreFlusher flusher = flusherFor(engine)) {
+      CachedStore<String, Long> store = store(engine, 16, 8, flusher);
+      for (int op = 0; op < 40_000; op++) {
+        String key = "k" + random.nextInt(200);
+        int what = random.nextInt(10);
+        if (what < 5) {
+          long value = random.nextLong(1000);
+          store.put(key, value);
+          reference.put(key, value);
+        } else if (what < 7) {
+          store.delete(key);
+          reference.remove(key);
+        } else if (what < 9) {
+          String to = "k" + random.nextInt(200);
+          if (Arrays.compareUnsigned(b(key), b(to)) <= 0) {
+            List<String> want = new ArrayList<>();
+            reference.subMap(key, to).forEach((k, v) -> want.add(k + "=" + v));
+            assertThat(entries(store.range(key, to))).as("op %d range [%s, %s)", op, key, to)
+                .isEqualTo(want);
+          }
+        } else if (random.nextInt(20) == 0) {
+          store.flush();
+        }
+      }
+      List<String> want = new ArrayList<>();
+      reference.forEach((k, v) -> want.add(k + "=" + v));
+      assertThat(entries(store.all())).isEqualTo(want);
+      store.flush();
+      flusher.drain();
+      assertThat(entries(store.all())).isEqualTo(want);
+      for (String k : reference.keySet()) {
+        assertThat(store.get(k)).isEqualTo(reference.get(k));
+      }
+    }
   }
 }

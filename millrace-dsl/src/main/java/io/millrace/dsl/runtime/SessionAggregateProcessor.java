@@ -3,14 +3,12 @@ package io.millrace.dsl.runtime;
 import static io.millrace.dsl.time.EventTimes.saturatedAdd;
 
 import io.millrace.dsl.serde.LongSerde;
-import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
 import io.millrace.dsl.time.WatermarkTracker;
 import io.millrace.dsl.window.Windowed;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -21,33 +19,41 @@ import java.util.List;
  * big-endian, never negative, so a key's sessions sort by start) to its aggregate's bytes: a
  * record is stored once, folded into its session; a record within the gap of two sessions
  * merges them into one entry (their aggregates merged in time order, then the record folded in).
- * A key's sessions are found by a range over its prefix; nothing waits on the heap.
+ * Which sessions a key has, and which end first, an index on the heap says ({@link
+ * OpenSessions}: the sessions' times, not their aggregates), built from the store when the task
+ * starts: a record reads its key's sessions with a get each, and a watermark takes only the
+ * sessions it closes.
  *
  * <p><b>Closing.</b> A record more than the grace behind the watermark is late, so a session
  * whose end plus gap plus grace the watermark has passed can take no more records: it is
  * emitted ({@code Windowed(key, first record's time, last record's time)}, at its end) and
- * deleted. {@link #minEnd} keeps the earliest end in the store when known, so a watermark that
- * closes nothing costs no scan.
+ * deleted.
  *
  * <p><b>Restarts.</b> The watermark of the last close is kept under {@link #PROGRESS}; a restarted
- * task takes a record that was late then as late, so no session is emitted twice.
+ * task takes a record that was late then as late, so no session is emitted twice. Its index is
+ * read from the store again (restored from the changelog, or the local files).
  */
 final class SessionAggregateProcessor extends WindowedAggregate {
   /** Sorts after every session (a key's length is never negative). */
   static final byte[] PROGRESS = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
   private static final byte[] FIRST = {0, 0, 0, 0};
-  private static final long UNKNOWN = Long.MIN_VALUE;
-  private static final long EMPTY = Long.MAX_VALUE;
 
   /** The watermark sessions were last closed at (restored), or NONE. */
   private long closedAt;
-  /** The earliest session end in the store, UNKNOWN (look), or EMPTY. */
-  private long minEnd = UNKNOWN;
+  /** The store's sessions, by key and by end. */
+  private final OpenSessions open = new OpenSessions();
 
   SessionAggregateProcessor(Parts parts) {
     super(parts);
     byte[] progress = store.get(PROGRESS);
     this.closedAt = progress == null ? WatermarkTracker.NONE : LongSerde.value(progress);
+    try (KeyValueIterator<byte[], byte[]> it = store.range(FIRST, PROGRESS)) {
+      while (it.hasNext()) {
+        byte[] key = it.next().key();
+        open.add(new OpenSessions.Session(Arrays.copyOf(key, key.length - 2 * Long.BYTES),
+            start(key), end(key)));
+      }
+    }
   }
 
   @Override
@@ -60,38 +66,40 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     long gap = windows.gapMs();
     long start = timestamp;
     long end = timestamp;
+    byte[] prefix;
+    List<OpenSessions.Session> joined = new ArrayList<>(2);
     try {
-      byte[] prefix = prefix(keySerde.toBytes(key));
+      prefix = prefix(keySerde.toBytes(key));
       Object merged = null;
-      List<byte[]> joined = new ArrayList<>();
-      try (KeyValueIterator<byte[], byte[]> it = store.range(prefix, after(prefix))) {
-        while (it.hasNext()) {
-          KeyValue<byte[], byte[]> session = it.next();
-          long s = start(session.key());
-          long e = end(session.key());
-          if (s > saturatedAdd(timestamp, gap)) {
-            break; // sorted by start: no later session is within the gap
+      for (OpenSessions.Session session : open.of(prefix)) { // by start
+        if (session.start() > saturatedAdd(timestamp, gap)) {
+          break; // no later session is within the gap
+        }
+        if (saturatedAdd(session.end(), gap) >= timestamp) {
+          byte[] bytes = store.get(sessionKey(prefix, session.start(), session.end()));
+          if (bytes == null) {
+            throw new IllegalStateException("the session [" + session.start() + ", "
+                + session.end() + "] of the key is in the operator's index but not in its store");
           }
-          if (saturatedAdd(e, gap) >= timestamp) {
-            Object aggregate = valueSerde.fromBytes(session.value());
-            merged = merged == null ? aggregate : aggregation.merger().apply(merged, aggregate);
-            joined.add(session.key());
-            start = Math.min(start, s);
-            end = Math.max(end, e);
-          }
+          Object aggregate = valueSerde.fromBytes(bytes);
+          merged = merged == null ? aggregate : aggregation.merger().apply(merged, aggregate);
+          joined.add(session);
+          start = Math.min(start, session.start());
+          end = Math.max(end, session.end());
         }
       }
       Object next = aggregation.fold(key, value, merged);
-      for (byte[] old : joined) {
-        store.delete(old);
+      for (OpenSessions.Session old : joined) {
+        store.delete(sessionKey(prefix, old.start(), old.end()));
       }
       store.put(sessionKey(prefix, start, end), valueSerde.toBytes(next));
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
-    if (minEnd != UNKNOWN) {
-      minEnd = Math.min(minEnd, end);
+    for (OpenSessions.Session old : joined) {
+      open.remove(old);
     }
+    open.add(new OpenSessions.Session(prefix, start, end));
   }
 
   /** Whether a record at {@code time} is more than the grace behind {@code wm}. */
@@ -111,39 +119,28 @@ final class SessionAggregateProcessor extends WindowedAggregate {
    */
   @Override
   public void advanceTo(long wm) {
-    if (wm == WatermarkTracker.NONE || minEnd == EMPTY
-        || minEnd != UNKNOWN && !closed(minEnd, wm)) {
+    if (wm == WatermarkTracker.NONE) {
       return;
     }
-    List<Object[]> closing = new ArrayList<>();
-    long earliestLeft = EMPTY;
-    try (KeyValueIterator<byte[], byte[]> it = store.range(FIRST, PROGRESS)) {
-      while (it.hasNext()) {
-        KeyValue<byte[], byte[]> session = it.next();
-        long end = end(session.key());
-        if (closed(end, wm)) {
-          closing.add(new Object[] {session.key(), session.value()});
-        } else {
-          earliestLeft = Math.min(earliestLeft, end);
-        }
-      }
-    }
-    minEnd = earliestLeft;
-    if (closing.isEmpty()) {
+    List<OpenSessions.Session> closed = open.removeClosed(end -> closed(end, wm));
+    if (closed.isEmpty()) {
       return;
+    }
+    List<Object[]> closing = new ArrayList<>(closed.size()); // earliest end, then start, first
+    for (OpenSessions.Session s : closed) {
+      byte[] key = sessionKey(s.prefix(), s.start(), s.end());
+      closing.add(new Object[] {key, store.get(key)});
     }
     for (Object[] session : closing) {
       store.delete((byte[]) session[0]);
     }
-    if (wm == Long.MAX_VALUE && minEnd == EMPTY) {
+    if (wm == Long.MAX_VALUE && open.isEmpty()) {
       store.delete(PROGRESS); // every input ended: nothing is left to guard
       closedAt = WatermarkTracker.NONE;
     } else {
       closedAt = wm;
       store.put(PROGRESS, LongSerde.bytes(wm));
     }
-    closing.sort(Comparator.<Object[]>comparingLong(s -> end((byte[]) s[0]))
-        .thenComparingLong(s -> start((byte[]) s[0])));
     RuntimeException failure = null;
     for (Object[] session : closing) {
       byte[] sessionKey = (byte[]) session[0];
@@ -172,13 +169,6 @@ final class SessionAggregateProcessor extends WindowedAggregate {
   private static byte[] prefix(byte[] recordKey) {
     return ByteBuffer.allocate(Integer.BYTES + recordKey.length).putInt(recordKey.length)
         .put(recordKey).array();
-  }
-
-  /** Past every session of the prefix's key: their next byte (a start's first) is below 0x80. */
-  private static byte[] after(byte[] prefix) {
-    byte[] after = Arrays.copyOf(prefix, prefix.length + 1);
-    after[prefix.length] = (byte) 0xff;
-    return after;
   }
 
   private static byte[] sessionKey(byte[] prefix, long start, long end) {

@@ -180,7 +180,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     Object value = null;
     Object result;
     try {
-      key = keySerde.fromBytes(PaneKeys.recordKey(e.storeKey()));
+      key = keySerde.fromBytes(e.recordKey());
       value = (isLeft ? leftSerde : rightSerde).fromBytes(e.value());
       result = isLeft ? joiner.apply(value, null) : joiner.apply(null, value);
     } catch (RuntimeException ex) {
