@@ -190,6 +190,33 @@ class ContainerTransactionTest {
     assertThat(committed(out)).containsExactly("after");
   }
 
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void aSendAfterTheCommitFoundTheProducerFencedThrowsTheFenceNotAMessagesFailure()
+      throws Exception {
+    String out = newTopic("fenced-out");
+    String id = topic("fenced-id");
+    KafkaProducer<byte[], byte[]> zombieProducer = producer(bootstrap(), id);
+    ContainerTransaction zombie = new ContainerTransaction(zombieProducer, id, "the test broker");
+    KafkaProducer<byte[], byte[]> successor = producer(bootstrap(), id);
+    try {
+      zombie.send(record(out, "before"), NONE);
+      successor.initTransactions(); // the same id starts elsewhere: the zombie is fenced
+      assertThatThrownBy(() -> zombie.commit(Map.of(), null)).as("the commit finds the fence")
+          .hasMessageContaining("this process is fenced");
+      // The loop may send before it learns of that commit's failure (the commit runs beside it):
+      // the send must throw the fence (the container's tasks are lost), never a failure the
+      // task's error policy would charge to the message being processed.
+      assertThatThrownBy(() -> zombie.send(record(out, "after"), NONE))
+          .isInstanceOf(CommitFencedException.class)
+          .hasMessageContaining("this process is fenced");
+    } finally {
+      zombieProducer.close(java.time.Duration.ZERO);
+      successor.close();
+    }
+    assertThat(committed(out)).as("nothing of the fenced transaction is visible").isEmpty();
+  }
+
   /** The group metadata of a member that joined a group and left it: the group refuses it. */
   private static ConsumerGroupMetadata metadataOfAMemberThatLeft(String topic) {
     Properties p = new Properties();

@@ -151,8 +151,15 @@ public final class ContainerTransaction implements Transaction {
     if (h != null && h == Thread.currentThread() && hold(record, callback)) {
       return null;
     }
-    beforeSend();
-    return producer.send(record, callback);
+    try {
+      beforeSend();
+      return producer.send(record, callback);
+    } catch (ProducerFencedException e) {
+      // The producer learnt of the fence on an earlier batch: the container's tasks are lost,
+      // which no error policy may charge to the message sending now (ErrorHandler).
+      open = false;
+      throw new CommitFencedException(duplicate(e).getMessage(), e);
+    }
   }
 
   private synchronized boolean hold(ProducerRecord<byte[], byte[]> record, Callback callback) {
