@@ -31,16 +31,19 @@ final class ChildKills {
   private final Map<String, String> config;
   private final Path dir;
   private final int partitions;
+  private final String[] jvmOptions;
 
   /**
    * @param config the job's configuration (input stream id "in", checkpoints on Kafka)
    * @param dir where each run's properties and log go ({@code run-<n>/})
    * @param partitions the input's partitions
+   * @param jvmOptions the children's JVM options (loggers at debug, say)
    */
-  ChildKills(Map<String, String> config, Path dir, int partitions) {
+  ChildKills(Map<String, String> config, Path dir, int partitions, String... jvmOptions) {
     this.config = config;
     this.dir = dir;
     this.partitions = partitions;
+    this.jvmOptions = jvmOptions;
   }
 
   /** Starts and kills the job {@code kills} times; {@code check} looks at each run first. */
@@ -49,7 +52,7 @@ final class ChildKills {
     long[] before = committed();
     for (int run = 0; run < kills; run++) {
       Path runDir = Files.createDirectories(dir.resolve("run-" + run));
-      Process child = startChild(config, runDir);
+      Process child = startChild(config, runDir, jvmOptions);
       try {
         awaitProgress(child, runDir, before, 1);
         check.check(run);

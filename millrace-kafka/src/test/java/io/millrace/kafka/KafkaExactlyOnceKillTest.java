@@ -6,22 +6,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.api.Collector;
 import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
-import io.millrace.api.StreamPartition;
 import io.millrace.api.StreamTask;
-import io.millrace.core.job.LocalRunner;
 import io.millrace.kafka.dev.DevBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,70 +48,9 @@ class KafkaExactlyOnceKillTest {
     }
   }
 
-  /** Writes "p:i" records with keys k(i mod KEYS) to every partition until stopped. */
-  private static final class InputWriter implements AutoCloseable {
-    private final KafkaProducer<String, String> producer;
-    private final String topic;
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final AtomicLongArray written = new AtomicLongArray(PARTITIONS);
-    private final Thread thread;
-
-    InputWriter(String bootstrap, String topic) {
-      this.producer = TestBroker.producer(bootstrap);
-      this.topic = topic;
-      this.thread = new Thread(this::run, "input-writer");
-      thread.start();
-    }
-
-    private void run() {
-      try {
-        while (running.get()) {
-          for (int p = 0; p < PARTITIONS; p++) {
-            for (int n = 0; n < 20; n++) {
-              long i = written.getAndIncrement(p);
-              producer.send(new ProducerRecord<>(topic, p, "k" + (i % KEYS), p + ":" + i));
-            }
-          }
-          producer.flush();
-          Thread.sleep(10); // about 4,000 records a second: the job keeps up
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    /** How many records it has written so far, over every partition. */
-    long total() {
-      long sum = 0;
-      for (int p = 0; p < PARTITIONS; p++) {
-        sum += written.get(p);
-      }
-      return sum;
-    }
-
-    /** Stops writing; returns how many records each partition got. */
-    long[] stop() {
-      running.set(false);
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-      producer.close();
-      long[] counts = new long[PARTITIONS];
-      for (int p = 0; p < PARTITIONS; p++) {
-        counts[p] = written.get(p);
-      }
-      return counts;
-    }
-
-    @Override
-    public void close() {
-      if (running.get()) {
-        stop();
-      }
-    }
+  /** Records "p:i" keyed k(i mod KEYS), to every partition until stopped. */
+  private static SteadyInput input(DevBroker broker, String topic) {
+    return new SteadyInput(broker.bootstrapServers(), topic, PARTITIONS, (p, i) -> "k" + (i % KEYS));
   }
 
   private Map<String, String> exactlyOnce(Map<String, String> config) {
@@ -136,11 +68,12 @@ class KafkaExactlyOnceKillTest {
     Map<String, String> config = exactlyOnce(job(broker.bootstrapServers(), "eos-kill-" + in,
         PassThroughTask.class, in, out, tmp.resolve("state").toString()));
     long[] written;
-    try (InputWriter writer = new InputWriter(broker.bootstrapServers(), in)) {
-      killRepeatedly(config, writer, run -> {});
+    ChildKills kills = new ChildKills(config, tmp, PARTITIONS, COMMIT_LOG);
+    try (SteadyInput writer = input(broker, in)) {
+      kills.killRepeatedly(KILLS, writer, run -> {});
       written = writer.stop();
     }
-    finish(config, written);
+    kills.finish(written);
 
     long total = assertEveryInputOnce(broker, config, in, out, written);
     // The kills did land mid-transaction: a reader of uncommitted data sees aborted records.
@@ -162,20 +95,21 @@ class KafkaExactlyOnceKillTest {
     config.put("stores.counts.cache.size", "100"); // evictions, so flushes between commits too
     config.put("stores.counts.write.batch.size", "50");
     long[] written;
-    try (InputWriter writer = new InputWriter(broker.bootstrapServers(), in)) {
-      killRepeatedly(config, writer, run -> {
+    ChildKills kills = new ChildKills(config, tmp, PARTITIONS, COMMIT_LOG);
+    try (SteadyInput writer = input(broker, in)) {
+      kills.killRepeatedly(KILLS, writer, run -> {
         if (run == 0) {
           return; // the first run starts empty
         }
         // Each kill leaves aborted changelog records after what the local files hold: the restart
         // reads that tail (and applies only what committed), never the whole changelog.
-        assertThat(childLog(tmp.resolve("run-" + run))).as("restart %s restores", run)
+        assertThat(kills.runLog(run)).as("restart %s restores", run)
             .contains("(0 in full, the rest from their local files)")
             .doesNotContainPattern("\\([1-9]\\d* in full");
       });
       written = writer.stop();
     }
-    finish(config, written);
+    kills.finish(written);
 
     // Each task counts its own partition's keys: "partition/key" -> count.
     Map<String, Long> expected = new HashMap<>();
@@ -213,14 +147,16 @@ class KafkaExactlyOnceKillTest {
     Path dirA = Files.createDirectories(tmp.resolve("a"));
     Path dirB = Files.createDirectories(tmp.resolve("b"));
     long[] written;
-    try (InputWriter writer = new InputWriter(broker.bootstrapServers(), in)) {
+    ChildKills firstRuns = new ChildKills(first, tmp, PARTITIONS);
+    ChildKills secondRuns = new ChildKills(second, tmp, PARTITIONS);
+    try (SteadyInput writer = input(broker, in)) {
       Process zombie = startChild(first, dirA, COMMIT_LOG);
       Process successor = null;
       try {
-        awaitProgress(first, zombie, dirA, new long[PARTITIONS], 1);
+        firstRuns.awaitProgress(zombie, dirA, new long[PARTITIONS], 1);
         signal(zombie, "STOP"); // paused with a transaction open, most likely
         successor = startChild(second, dirB, COMMIT_LOG);
-        awaitProgress(second, successor, dirB, committed(second), 2_000);
+        secondRuns.awaitProgress(successor, dirB, secondRuns.committed(), 2_000);
         signal(zombie, "CONT");
         Process z = zombie;
         await(Duration.ofSeconds(60), "the resumed process stops, fenced", () -> !z.isAlive());
@@ -229,7 +165,7 @@ class KafkaExactlyOnceKillTest {
             .orElse("(no failure line)");
         assertThat(failure).as("what the resumed process says as it stops").contains("failed:")
             .containsPattern("is fenced|was fenced");
-        awaitProgress(second, successor, dirB, committed(second), 1_000);
+        secondRuns.awaitProgress(successor, dirB, secondRuns.committed(), 1_000);
       } finally {
         zombie.destroyForcibly();
         zombie.waitFor(30, TimeUnit.SECONDS);
@@ -240,7 +176,7 @@ class KafkaExactlyOnceKillTest {
       }
       written = writer.stop();
     }
-    finish(second, written);
+    secondRuns.finish(written);
 
     assertEveryInputOnce(broker, second, in, out, written);
   }
@@ -291,81 +227,4 @@ class KafkaExactlyOnceKillTest {
         .inheritIO().start();
     assertThat(kill.waitFor()).as("kill -%s %s", signal, process.pid()).isZero();
   }
-
-  /** Something to check about run {@code run} once it has started and made progress. */
-  interface RunCheck {
-    void check(int run) throws Exception;
-  }
-
-  /**
-   * Starts the job in a child JVM {@link #KILLS} times; each run is killed (SIGKILL) at a random
-   * moment after its committed checkpoint moved past the previous run's.
-   */
-  private void killRepeatedly(Map<String, String> config, InputWriter writer, RunCheck check)
-      throws Exception {
-    SplittableRandom random = new SplittableRandom(42);
-    long[] before = committed(config);
-    for (int run = 0; run < KILLS; run++) {
-      Path dir = Files.createDirectories(tmp.resolve("run-" + run));
-      Process child = startChild(config, dir, COMMIT_LOG);
-      try {
-        awaitProgress(config, child, dir, before, 1);
-        check.check(run);
-        // The kill lands after a random share of up to 1,600 more records (about 400 ms of input,
-        // four commit intervals): anywhere in a transaction, mostly with one open.
-        long killAt = writer.total() + random.nextInt(1_600);
-        await(Duration.ofSeconds(30), "the input writer reaches record " + killAt,
-            () -> writer.total() >= killAt);
-      } finally {
-        child.destroyForcibly(); // SIGKILL: no final commit
-        child.waitFor(30, TimeUnit.SECONDS);
-      }
-      before = committed(config);
-    }
-  }
-
-  /** Waits until every partition's committed checkpoint is {@code by} past {@code from}. */
-  private static void awaitProgress(Map<String, String> config, Process child, Path dir,
-      long[] from, long by) throws InterruptedException {
-    await(Duration.ofSeconds(90), "pid " + child.pid() + " commits " + by + " past "
-        + java.util.Arrays.toString(from), () -> {
-          if (!child.isAlive()) {
-            throw new AssertionError("pid " + child.pid() + " died: " + childLog(dir));
-          }
-          long[] now = committed(config);
-          for (int p = 0; p < PARTITIONS; p++) {
-            if (now[p] < from[p] + by) {
-              return false;
-            }
-          }
-          return true;
-        });
-  }
-
-  /** Runs the job in this JVM until it has processed everything written, then stops it. */
-  private void finish(Map<String, String> config, long[] written) throws Throwable {
-    LocalRunner runner = start(config);
-    await(Duration.ofSeconds(120), "every input processed", () -> {
-      Map<StreamPartition, Long> now = KafkaExactlyOnceTest.readCommittedCheckpoint(config);
-      for (int p = 0; p < PARTITIONS; p++) {
-        Long done = now.get(new StreamPartition("kafka", "in", p));
-        if (done == null || done < written[p] - 1) {
-          return false;
-        }
-      }
-      return true;
-    });
-    stop(runner);
-  }
-
-  /** Each input partition's committed checkpoint plus one (0: none), as readers see it. */
-  private static long[] committed(Map<String, String> config) {
-    long[] done = new long[PARTITIONS];
-    Map<StreamPartition, Long> checkpoint = KafkaExactlyOnceTest.readCommittedCheckpoint(config);
-    for (int p = 0; p < PARTITIONS; p++) {
-      done[p] = checkpoint.getOrDefault(new StreamPartition("kafka", "in", p), -1L) + 1;
-    }
-    return done;
-  }
-
 }
