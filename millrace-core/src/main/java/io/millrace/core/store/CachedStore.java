@@ -53,6 +53,10 @@ import org.slf4j.LoggerFactory;
  * flusher's thread per record.) The iterator takes a copy of the cache's part of its range when it
  * opens: later writes are not seen there, as the engine's part may or may not see them.
  *
+ * <p>Past 500 lines on purpose: the cache, its flushes and the merged ranges keep one invariant
+ * (whatever the cache does not hold, or holds unwritten, is decided here against what the engine
+ * holds), and split apart each would need the others' private state.
+ *
  * <p>Loop thread only.
  */
 public final class CachedStore<K, V> implements KeyValueStore<K, V> {
