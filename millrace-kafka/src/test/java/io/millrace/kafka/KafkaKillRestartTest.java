@@ -30,15 +30,24 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaKillRestartTest {
   static final int PARTITIONS = 2;
   static final int PER_PARTITION = 20_000;
+  static final String CRAWL_FROM_PROPERTY = "millrace.test.crawlFrom";
   @TempDir Path tmp;
 
-  /** Copies each record, a little slowly, so the kill lands mid-input after some commits. */
+  /**
+   * Copies each record, a little slowly; in the child, the second half of each partition crawls
+   * (50 ms a record), so the kill lands mid-input after some commits however busy the machine
+   * (a busy one once let the child finish all 40,000 before the test's first look).
+   */
   public static final class SlowCopyTask implements StreamTask {
+    private static final long CRAWL_FROM = Long.getLong(CRAWL_FROM_PROPERTY, Long.MAX_VALUE);
+
     @Override
     public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator)
         throws InterruptedException {
       collector.send("out", envelope.partition(), envelope.key(), envelope.value());
-      if (envelope.offset() % 100 == 0) {
+      if (envelope.offset() >= CRAWL_FROM) {
+        Thread.sleep(50);
+      } else if (envelope.offset() % 100 == 0) {
         Thread.sleep(1);
       }
     }
@@ -62,7 +71,8 @@ class KafkaKillRestartTest {
         out, tmp.resolve("state").toString());
     config.put("task.checkpoint.system", "kafka");
     config.put("task.commit.ms", "100");
-    Process child = startChild(config, tmp);
+    Process child = startChild(config, tmp,
+        "-D" + CRAWL_FROM_PROPERTY + "=" + PER_PARTITION / 2);
     KafkaSettings settings = KafkaTestSupport.settings(config);
     try {
       await(Duration.ofSeconds(90), "a few checkpoints and some output", () -> {
