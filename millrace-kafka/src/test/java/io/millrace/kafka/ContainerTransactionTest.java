@@ -172,6 +172,7 @@ class ContainerTransactionTest {
         KafkaSettings.of("kafka", systemConfig));
     producer.register(0, new StreamSpec("out", out, new StringSerde(), new StringSerde()), 1);
     producer.start();
+    Throwable failed = null;
     try {
       producer.send(0, 0, null, "aborted", -1);
       ConsumerGroupMetadata gone = metadataOfAMemberThatLeft(out);
@@ -184,8 +185,11 @@ class ContainerTransactionTest {
       producer.abandon(); // the tasks are lost: the loop drops what is uncommitted
       producer.send(0, 0, null, "after", -1);
       producer.transaction().commit(Map.of(), null);
+    } catch (Throwable t) {
+      failed = t;
+      throw t;
     } finally {
-      producer.stop();
+      stopAfter(producer, failed);
     }
     assertThat(committed(out)).containsExactly("after");
   }
@@ -232,6 +236,81 @@ class ContainerTransactionTest {
       }
       return consumer.groupMetadata();
     } // closing leaves the group
+  }
+
+  /**
+   * Stops the producer; if the test failed already, a failure of the stop is added to that one
+   * instead of hiding it.
+   */
+  private static void stopAfter(KafkaSystemProducer producer, Throwable failed) {
+    try {
+      producer.stop();
+    } catch (RuntimeException e) {
+      if (failed == null) {
+        throw e;
+      }
+      failed.addSuppressed(e);
+    }
+  }
+
+  /**
+   * A producer stopped with a transaction open aborts it: the records that abort fails were
+   * dropped on purpose, and the stop does not report them as a failure.
+   */
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void aStopThatAbortsTheOpenTransactionDoesNotReportTheRecordsItDropped() throws Exception {
+    String out = newTopic("stop-out");
+    String job = topic("stop-job");
+    Map<String, String> jobConfig = Map.of("job.name", job,
+        "task.processing.guarantee", "exactly-once", "task.checkpoint.system", "kafka");
+    // A long linger: the record still waits in the producer when the stop aborts it.
+    Map<String, String> systemConfig = Map.of("bootstrap.servers", bootstrap(),
+        "producer.linger.ms", "60000");
+    KafkaSystemProducer producer = new KafkaSystemProducer(new TestSystemContext("kafka", job, 0,
+        systemConfig, jobConfig, new DefaultMetricsRegistry(false)),
+        KafkaSettings.of("kafka", systemConfig));
+    producer.register(0, new StreamSpec("out", out, new StringSerde(), new StringSerde()), 1);
+    producer.start();
+    producer.send(0, 0, null, "committed", -1);
+    producer.transaction().commit(Map.of(), null);
+    producer.send(0, 0, null, "dropped", -1);
+    producer.stop();
+    assertThat(committed(out)).containsExactly("committed");
+  }
+
+  /**
+   * A container that lost its tasks abandons what it sent since its last commit: the abort fails
+   * the records still waiting, and that is no failure of the next transaction's sends.
+   */
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void recordsAnAbandonedTransactionDroppedDoNotFailTheSendsAfterIt() throws Exception {
+    String out = newTopic("abandon-out");
+    String job = topic("abandon-job");
+    Map<String, String> jobConfig = Map.of("job.name", job,
+        "task.processing.guarantee", "exactly-once", "task.checkpoint.system", "kafka");
+    Map<String, String> systemConfig = Map.of("bootstrap.servers", bootstrap(),
+        "producer.linger.ms", "60000");
+    KafkaSystemProducer producer = new KafkaSystemProducer(new TestSystemContext("kafka", job, 0,
+        systemConfig, jobConfig, new DefaultMetricsRegistry(false)),
+        KafkaSettings.of("kafka", systemConfig));
+    producer.register(0, new StreamSpec("out", out, new StringSerde(), new StringSerde()), 1);
+    producer.start();
+    Throwable failed = null;
+    try {
+      producer.send(0, 0, null, "abandoned", -1);
+      producer.abandon();
+      producer.send(0, 0, null, "after", -1);
+      producer.transaction().commit(Map.of(), null);
+      producer.flush();
+    } catch (Throwable t) {
+      failed = t;
+      throw t;
+    } finally {
+      stopAfter(producer, failed);
+    }
+    assertThat(committed(out)).containsExactly("after");
   }
 
   @Test

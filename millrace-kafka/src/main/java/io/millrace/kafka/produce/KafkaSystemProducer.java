@@ -169,8 +169,14 @@ public final class KafkaSystemProducer implements SystemProducer {
   @Override
   public void abandon() {
     if (transaction != null) {
-      firstFailure.set(null); // what failed is dropped with the rest
-      transaction.abort();
+      try {
+        transaction.abort();
+      } finally {
+        // What failed is dropped with the rest, and so is what the abort itself failed: the
+        // producer fails the records still waiting before the abort returns, and cleared first
+        // their failure would fence the next send again, a second loss of the tasks for nothing.
+        firstFailure.set(null);
+      }
     }
   }
 
@@ -316,11 +322,15 @@ public final class KafkaSystemProducer implements SystemProducer {
   public void stop() {
     if (producer != null) {
       if (transaction != null) {
+        Exception before = firstFailure.get();
         try {
           transaction.abort(); // what no commit took is not to be kept (closing with a
           // transaction open also waits out the whole close time-out)
         } catch (RuntimeException e) {
           LOG.warn("aborting the open transaction of {} failed: {}", transactionalId, e.toString());
+        }
+        if (before == null) {
+          firstFailure.set(null); // the records this abort failed: dropped on purpose
         }
       }
       try {
