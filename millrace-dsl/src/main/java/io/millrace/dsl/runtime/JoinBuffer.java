@@ -104,7 +104,7 @@ final class JoinBuffer {
   /**
    * Every record from {@code from} to before {@code time} (all from {@code from} for
    * {@link Long#MAX_VALUE}), in time order, then key order; left in the store
-   * ({@link #removeBefore} takes them out).
+   * ({@link #removeBetween} takes them out).
    */
   List<Entry> between(long from, long time) {
     List<Entry> found = new ArrayList<>();
@@ -120,9 +120,12 @@ final class JoinBuffer {
     return found;
   }
 
-  /** Removes every record before {@code time} (all for {@link Long#MAX_VALUE}). */
-  void removeBefore(long time) {
-    for (byte[] index : index(Long.MIN_VALUE, time)) {
+  /**
+   * Removes every record from {@code from} to before {@code time} (all from {@code from} for
+   * {@link Long#MAX_VALUE}); the caller knows there is none before {@code from}.
+   */
+  void removeBetween(long from, long time) {
+    for (byte[] index : index(from, time)) {
       byte[] recordKey = Arrays.copyOfRange(index, INDEX.length + TIME, index.length);
       store.delete(entryKey(recordKey, time(index, INDEX.length)));
       store.delete(index);

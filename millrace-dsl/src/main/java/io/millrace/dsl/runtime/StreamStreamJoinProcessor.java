@@ -55,6 +55,13 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
    * doing so (see {@link #advanceTo}); none: NONE.
    */
   private long passedBefore = WatermarkTracker.NONE;
+  /**
+   * The stores hold no record before this time: they were taken out up to it (NONE: not known,
+   * as after a restart). The scans of closing windows start here: from the beginning they would
+   * walk every record taken out since the engine last compacted (its deletes stay as tombstones
+   * until then), a walk that grows with the job's age, per watermark.
+   */
+  private long removedBefore = WatermarkTracker.NONE;
 
   StreamStreamJoinProcessor(Node node, JoinKind kind, ValueJoiner<Object, Object, Object> joiner,
       JoinWindows windows, JoinBuffer left, JoinBuffer right, Serde<Object> keySerde,
@@ -136,8 +143,9 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     }
     long before = wm == Long.MAX_VALUE ? Long.MAX_VALUE
         : saturatedAdd(wm, -saturatedAdd(differenceMs, graceMs)); // closed: t + d + grace < wm
-    List<JoinBuffer.Entry> lefts = left.between(passedBefore, before);
-    List<JoinBuffer.Entry> rights = right.between(passedBefore, before);
+    long from = Math.max(passedBefore, removedBefore);
+    List<JoinBuffer.Entry> lefts = left.between(from, before);
+    List<JoinBuffer.Entry> rights = right.between(from, before);
     RuntimeException failure = null;
     int l = 0;
     int r = 0;
@@ -161,14 +169,16 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
       passedBefore = Math.max(passedBefore, before);
       throw failure;
     }
-    left.removeBefore(before);
-    right.removeBefore(before);
+    left.removeBetween(removedBefore, before);
+    right.removeBetween(removedBefore, before);
+    removedBefore = before;
     passedBefore = WatermarkTracker.NONE;
     if (wm == Long.MAX_VALUE) {
       // Every input ended and every record is out: a job that reads its inputs again from the
       // start (offset.reset) joins them afresh.
       left.store().delete(PaneKeys.PROGRESS);
       progress = WatermarkTracker.NONE;
+      removedBefore = WatermarkTracker.NONE;
     } else {
       left.store().put(PaneKeys.PROGRESS, LongSerde.bytes(wm));
       progress = wm;

@@ -152,11 +152,11 @@ class JoinBufferTest {
     assertThat(described(buffer.between(Long.MIN_VALUE, 40)))
         .containsExactly("a@10=a10", "c@10=c10", "a@20=a20*", "b@30=b30");
     assertThat(described(buffer.between(20, 40))).containsExactly("a@20=a20*", "b@30=b30");
-    buffer.removeBefore(30);
+    buffer.removeBetween(Long.MIN_VALUE, 30);
     assertThat(described(buffer.between(Long.MIN_VALUE, Long.MAX_VALUE)))
         .containsExactly("b@30=b30", "a@40=a40");
     assertThat(described(buffer.find(0, 100, b("a")))).containsExactly("a@40=a40");
-    buffer.removeBefore(Long.MAX_VALUE);
+    buffer.removeBetween(Long.MIN_VALUE, Long.MAX_VALUE);
     try (KeyValueIterator<byte[], byte[]> left = store.all()) {
       assertThat(left.hasNext()).as("no record nor index entry left").isFalse();
     }
@@ -186,7 +186,7 @@ class JoinBufferTest {
       }
       if (random.nextInt(100) == 0) {
         removedBefore = time;
-        buffer.removeBefore(time);
+        buffer.removeBetween(Long.MIN_VALUE, time);
         model.headMap(time).clear();
       }
     }
