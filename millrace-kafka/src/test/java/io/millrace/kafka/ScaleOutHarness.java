@@ -297,6 +297,15 @@ final class ScaleOutHarness implements AutoCloseable {
     return sent;
   }
 
+  /** How many records the feeder has written so far, all partitions together. */
+  long sentTotal() {
+    long total = 0;
+    for (int p = 0; p < partitions; p++) {
+      total += feeder.sent.get(p);
+    }
+    return total;
+  }
+
   /** Writes {@code n} more records to every partition, now. */
   void feedNow(int n) {
     Feeder once = feeder == null ? new Feeder() : feeder;
