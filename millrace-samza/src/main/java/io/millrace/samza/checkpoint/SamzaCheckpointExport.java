@@ -5,7 +5,7 @@ import io.millrace.api.StreamPartition;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.samza.checkpoint.SamzaCheckpointEncoding.Entry;
-import io.millrace.samza.translate.SamzaJobTranslator;
+import io.millrace.samza.config.SamzaJob;
 import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.spi.system.StreamMetadata;
 import io.millrace.spi.system.StreamSpec;
@@ -63,17 +63,13 @@ public final class SamzaCheckpointExport {
       List<Integer> versions) {}
 
   /**
-   * Exports the job's checkpoint.
+   * Checks that a Samza job's keys let its checkpoint go back to Samza this way: Samza's Kafka
+   * checkpoints, Samza's default grouper, checkpoint versions Samza knows.
    *
-   * @param file the Samza job's properties, as Samza runs them
-   * @param loader the class loader of the job's classes (its task, serdes)
-   * @param clock the time the checkpoint id is made from (epoch millis)
-   * @throws ConfigException naming the key, when the job cannot go back this way
-   * @throws CheckpointException naming the job and what is wrong, when its checkpoint cannot be
-   *     exported; nothing was written
+   * @param file the Samza job's keys, as Samza runs them
+   * @throws ConfigException naming the key
    */
-  public static Exported export(JobConfig file, ClassLoader loader,
-      java.util.function.LongSupplier clock) {
+  public static void checkExportable(JobConfig file) {
     String factory = file.get("task.checkpoint.factory");
     if (!KAFKA_CHECKPOINTS.equals(factory)) {
       throw file.bad("task.checkpoint.factory", factory, KAFKA_CHECKPOINTS + ": Samza's Kafka"
@@ -86,9 +82,25 @@ public final class SamzaCheckpointExport {
           SamzaCheckpointEncoding.GROUP_BY_PARTITION + ": Millrace's task k reads partition k of"
               + " every input, Samza's task 'Partition k' under that grouper alone");
     }
+    writeVersions(file);
+  }
+
+  /**
+   * Exports the job's checkpoint.
+   *
+   * @param job the Samza job translated to Millrace's keys (its own kept under {@code samza.}),
+   *     as it runs here
+   * @param loader the class loader of the job's classes (its task, serdes)
+   * @param clock the time the checkpoint id is made from (epoch millis)
+   * @throws ConfigException naming the key, when the job cannot go back this way
+   * @throws CheckpointException naming the job and what is wrong, when its checkpoint cannot be
+   *     exported; nothing was written
+   */
+  public static Exported export(JobConfig job, ClassLoader loader,
+      java.util.function.LongSupplier clock) {
+    JobConfig file = new JobConfig(job.withPrefix(SamzaJob.ORIGINAL), job.source());
+    checkExportable(file);
     List<Integer> versions = writeVersions(file);
-    JobConfig job = new JobConfig(new SamzaJobTranslator().translate(file, loader).config(),
-        file.source());
     String jobName = job.required("job.name");
     JobSystems systems = new JobSystems(job, loader);
     JobSystems plain = systems.plain();

@@ -3,6 +3,7 @@ package io.millrace.samza.cli;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.samza.checkpoint.SamzaCheckpointExport;
+import io.millrace.samza.translate.SamzaJobTranslator;
 import io.millrace.spi.checkpoint.CheckpointException;
 import java.io.File;
 import java.io.IOException;
@@ -97,8 +98,11 @@ public final class SamzaCommand {
         SamzaCommand.class.getClassLoader())) {
       thread.setContextClassLoader(loader);
       JobConfig config = JobConfig.load(Path.of(file), overrides);
+      SamzaCheckpointExport.checkExportable(config); // before the job's classes are needed
+      JobConfig job = new JobConfig(new SamzaJobTranslator().translate(config, loader).config(),
+          config.source());
       SamzaCheckpointExport.Exported done =
-          SamzaCheckpointExport.export(config, loader, System::currentTimeMillis);
+          SamzaCheckpointExport.export(job, loader, System::currentTimeMillis);
       out.println("wrote the checkpoints of " + done.tasks().size() + " task(s) (versions "
           + done.versions() + ") to Samza's checkpoint topic " + done.topic() + " on system "
           + done.system() + ":");
