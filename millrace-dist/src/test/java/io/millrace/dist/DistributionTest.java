@@ -123,6 +123,28 @@ class DistributionTest {
         .containsExactly("ONE!", "TWO!");
   }
 
+  /** The launcher runs millrace-samza's own command: its help, and a job it cannot take back. */
+  @Test
+  void theSamzaExportCommandRunsAndRefusesAJobWithoutSamzasKafkaCheckpointsNamingTheKey()
+      throws Exception {
+    Result help = millrace("samza", "export-checkpoint", "--help");
+    assertThat(help.exit).as(help.output).isZero();
+    assertThat(help.output).contains("usage: millrace samza export-checkpoint");
+
+    Path job = tmp.resolve("samza-file-checkpoints.properties");
+    Files.writeString(job, String.join("\n",
+        "job.name=upper",
+        "task.class=acme.UpperTask",
+        "task.inputs=files.samza-in.txt",
+        "task.checkpoint.factory=org.apache.samza.checkpoint.file.FileSystemCheckpointManagerFactory",
+        ""));
+    Result run = millrace("samza", "export-checkpoint", job.toString());
+
+    assertThat(run.exit).as(run.output).isEqualTo(2);
+    assertThat(run.output.strip()).startsWith("error: bad value").contains(
+        "task.checkpoint.factory", "KafkaCheckpointManagerFactory").doesNotContain("\n");
+  }
+
   @Test
   void aTaskNotOnTheClasspathExitsTwoSayingHowToAddItsJar() throws Exception {
     Result run = millrace("run", job("acme.NowhereTask").toString());

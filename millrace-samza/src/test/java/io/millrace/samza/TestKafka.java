@@ -53,6 +53,14 @@ final class TestKafka {
     }
   }
 
+  /** A topic of one partition, compacted (as a checkpoint topic must be). */
+  void createCompactedTopic(String topic) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers()))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+          .configs(Map.of("cleanup.policy", "compact")))).all().get(60, TimeUnit.SECONDS);
+    }
+  }
+
   boolean exists(String topic) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers()))) {
       return admin.listTopics().names().get(60, TimeUnit.SECONDS).contains(topic);
@@ -101,26 +109,33 @@ final class TestKafka {
     return read;
   }
 
-  /** Reads all the topic holds now. */
+  /**
+   * Reads all the topic holds now: to each partition's end offset as of the call, past the
+   * markers of transactions (which a job under {@code job.coordinator=kafka} writes).
+   */
   List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int partitions) throws Exception {
     Properties p = new Properties();
     p.put("bootstrap.servers", servers());
-    Map<TopicPartition, Long> ends;
+    List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> all = new ArrayList<>();
       for (int i = 0; i < partitions; i++) {
         all.add(new TopicPartition(topic, i));
       }
-      ends = consumer.endOffsets(all);
+      consumer.assign(all);
+      consumer.seekToBeginning(all);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(all);
+      Await.until(Await.DEADLINE, "records of " + topic, () -> {
+        consumer.poll(Duration.ofMillis(100)).forEach(read::add);
+        for (TopicPartition tp : all) {
+          if (consumer.position(tp) < ends.get(tp)) {
+            return false;
+          }
+        }
+        return true;
+      });
     }
-    return read(topic, partitions, records -> {
-      Map<Integer, Long> next = new java.util.HashMap<>();
-      for (ConsumerRecord<byte[], byte[]> r : records) {
-        next.merge(r.partition(), r.offset() + 1, Math::max);
-      }
-      return ends.entrySet().stream().allMatch(e -> e.getValue() == 0
-          || next.getOrDefault(e.getKey().partition(), 0L) >= e.getValue());
-    });
+    return read;
   }
 }
