@@ -10,6 +10,8 @@ final class Usage {
       "       millrace new <dir> [--package <java.package>] [--kafka]   (a Maven project)",
       "       millrace bench <name> [options]   (a benchmark: millrace bench --help)",
       "       millrace kafka-dev start|stop|status|tail <topic>   (a development Kafka broker)",
+      "       millrace samza export-checkpoint [--classpath ...] <samza.properties>   (a Samza",
+      "                      job's checkpoint back into Samza's topic: docs/samza.md)",
       "       millrace <command> --help   (what a command does and takes)",
       "bench and kafka-dev run from a clone of the repository (its bin/millrace). Every key of a",
       "job file: docs/configuration.md.");
