@@ -62,6 +62,7 @@ public final class BenchMain {
       "  handoff    [JMH options]        micro-batched hand-off between two threads (JMH)",
       "  loop-path  [JMH options]        multiplexer + chooser + offsets per message, -prof gc (JMH)",
       "  checkpoint [JMH options]        file checkpoint of 100/1000/10000 partitions, -prof gc (JMH)",
+      "  store-range [JMH options]       a join's short range read of a RocksDB store, -prof gc (JMH)",
       "  peers-container [--runs 5] [--jvm-opts \"-Xmx8g ...\"]  the container job on Millrace and Apache Samza 1.8",
       "                                  (needs: mvn -Ppeers -pl millrace-bench -am package -DskipTests)",
       "  peers-store-count [--runs 5]     count per key in RocksDB on Millrace and Apache Samza 1.8 (peers)",
@@ -107,7 +108,7 @@ public final class BenchMain {
       case "rocksdb-get" -> RocksDbGetBench.main(rest);
       case "dsl" -> io.millrace.bench.dsl.DslBench.main(rest);
       case "dsl-run" -> io.millrace.bench.dsl.DslRun.main(rest);
-      case "handoff", "loop-path", "checkpoint" -> JmhBenchmarks.run(name, rest);
+      case "handoff", "loop-path", "checkpoint", "store-range" -> JmhBenchmarks.run(name, rest);
       case "peers-container" -> peers("io.millrace.bench.peers.PeersContainerBench", rest);
       case "peers-store-count" -> peers("io.millrace.bench.peers.PeersStoreCountBench", rest);
       case "peers-samza-task" -> peers("io.millrace.bench.peers.PeersSamzaTaskBench", rest);

@@ -19,12 +19,13 @@ public final class JmhBenchmarks {
     return result.getStatistics().getPercentile(50.0);
   }
 
-  /** Runs {@code handoff}, {@code loop-path} or {@code checkpoint}. */
+  /** Runs {@code handoff}, {@code loop-path}, {@code checkpoint} or {@code store-range}. */
   public static void run(String name, String[] args) throws Exception {
     Class<?> type = switch (name) {
       case "handoff" -> HandoffBenchmark.class;
       case "loop-path" -> LoopPathBenchmark.class;
       case "checkpoint" -> CheckpointBenchmark.class;
+      case "store-range" -> StoreRangeBenchmark.class;
       default -> throw new IllegalArgumentException(name);
     };
     ChainedOptionsBuilder options = new OptionsBuilder()
@@ -71,6 +72,10 @@ public final class JmhBenchmarks {
         case "loop-path" -> System.out.printf(Locale.ROOT,
             "RESULT loop-path msgs_per_sec=%.0f error=%.0f%s%s%n",
             median(primary), primary.getScoreError(), allocText.replace("op=", "msg="),
+            params);
+        case "store-range" -> System.out.printf(Locale.ROOT,
+            "RESULT store-range ranges_per_sec=%.0f error=%.0f%s%s%n",
+            median(primary), primary.getScoreError(), allocText.replace("op=", "range="),
             params);
         default -> System.out.printf(Locale.ROOT,
             "RESULT checkpoint checkpoints_per_sec=%.1f error=%.1f%s%s%n",

@@ -79,6 +79,12 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   private long deferredThrough;
   private final Set<StoreIterator> open = Collections.newSetFromMap(new IdentityHashMap<>());
   /**
+   * Whether each iterator records the stack it was opened from, for the warning if it leaks.
+   * Off until the store's first leak: a stack trace per iterator cost more than the short range
+   * read a join's lookup is (one per record), and a leak, once found, recurs.
+   */
+  private boolean traceIterators;
+  /**
    * The entries the engine may not hold (dirty, or in a flush the flusher has not written), by
    * serialized key in the store's order, to their slots; null until the store is first iterated.
    */
@@ -381,18 +387,37 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     return dirtyCount;
   }
 
-  /** Closes iterators left open, saying where each was opened. Called at each commit. */
+  /**
+   * Closes iterators left open, saying where each was opened once the store records it (from its
+   * first leak on). Called at each commit.
+   */
   public int closeLeakedIterators() {
     int leaked = open.size();
     if (leaked == 0) {
       return 0;
     }
     for (StoreIterator iterator : new ArrayList<>(open)) {
-      LOG.warn("store {}: an iterator was not closed; closing it now. It was opened here:", name,
-          iterator.openedAt);
+      if (iterator.openedAt != null) {
+        LOG.warn("store {}: an iterator was not closed; closing it now. It was opened here:",
+            name, iterator.openedAt);
+      } else {
+        LOG.warn("store {}: an iterator was not closed; closing it now. Where the store's "
+            + "iterators are opened is recorded from now on: the next leak says where", name);
+      }
       iterator.close();
     }
+    traceIterators = true;
     return leaked;
+  }
+
+  /** Records where each iterator is opened from now on (see {@link #closeLeakedIterators}). */
+  public void traceIterators() {
+    traceIterators = true;
+  }
+
+  /** Whether the iterators opened now record where (tests). */
+  boolean tracesIterators() {
+    return traceIterators;
   }
 
   /** Closes the store: leaked iterators, then the engine. Dirty entries must be flushed first. */
@@ -453,7 +478,8 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     /** The cache's part: serialized key, key, value (null: deleted), in key order. */
     private final Object[] overlay;
     private int at;
-    final Throwable openedAt = new Throwable("iterator opened here");
+    /** Where it was opened, if the store records it; else null. */
+    final Throwable openedAt = traceIterators ? new Throwable("iterator opened here") : null;
     /** Whether the cursor stands on an entry not taken yet; valid once it has moved. */
     private boolean onEngine;
     private boolean moved;

@@ -177,6 +177,16 @@ class CachedStoreTest {
   }
 
   @Test
+  void iteratorsRecordWhereTheyWereOpenedOnlyOnceTheStoreHasLeakedOne() {
+    CachedStore<String, Long> store = store(100, 100);
+    store.all().close();
+    assertThat(store.tracesIterators()).as("no stack per iterator while none leaked").isFalse();
+    store.all(); // leaked
+    assertThat(store.closeLeakedIterators()).isEqualTo(1);
+    assertThat(store.tracesIterators()).as("the next leak says where it was opened").isTrue();
+  }
+
+  @Test
   void nullKeysAndValuesAreRefused() {
     CachedStore<String, Long> store = store(100, 100);
     assertThatThrownBy(() -> store.put(null, 1L)).isInstanceOf(NullPointerException.class);
