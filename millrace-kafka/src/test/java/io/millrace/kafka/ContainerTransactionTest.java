@@ -161,17 +161,8 @@ class ContainerTransactionTest {
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void recordsAbortedWithOffsetsTheGroupRefusedFailTheNextSendAsTheFence() throws Exception {
     String out = newTopic("refused-out");
-    String job = topic("refused-job");
-    Map<String, String> jobConfig = Map.of("job.name", job,
-        "task.processing.guarantee", "exactly-once", "task.checkpoint.system", "kafka");
     // A long linger: the records are still waiting when the offsets are refused.
-    Map<String, String> systemConfig = Map.of("bootstrap.servers", bootstrap(),
-        "producer.linger.ms", "60000");
-    KafkaSystemProducer producer = new KafkaSystemProducer(new TestSystemContext("kafka", job, 0,
-        systemConfig, jobConfig, new DefaultMetricsRegistry(false)),
-        KafkaSettings.of("kafka", systemConfig));
-    producer.register(0, new StreamSpec("out", out, new StringSerde(), new StringSerde()), 1);
-    producer.start();
+    KafkaSystemProducer producer = lingeringProducer(topic("refused-job"), out);
     Throwable failed = null;
     try {
       producer.send(0, 0, null, "aborted", -1);
@@ -239,6 +230,23 @@ class ContainerTransactionTest {
   }
 
   /**
+   * A started exactly-once producer of job {@code job} writing stream "out" to {@code out}, whose
+   * records wait a minute before they are sent unless something flushes them.
+   */
+  private static KafkaSystemProducer lingeringProducer(String job, String out) {
+    Map<String, String> jobConfig = Map.of("job.name", job,
+        "task.processing.guarantee", "exactly-once", "task.checkpoint.system", "kafka");
+    Map<String, String> systemConfig = Map.of("bootstrap.servers", bootstrap(),
+        "producer.linger.ms", "60000");
+    KafkaSystemProducer producer = new KafkaSystemProducer(new TestSystemContext("kafka", job, 0,
+        systemConfig, jobConfig, new DefaultMetricsRegistry(false)),
+        KafkaSettings.of("kafka", systemConfig));
+    producer.register(0, new StreamSpec("out", out, new StringSerde(), new StringSerde()), 1);
+    producer.start();
+    return producer;
+  }
+
+  /**
    * Stops the producer; if the test failed already, a failure of the stop is added to that one
    * instead of hiding it.
    */
@@ -261,17 +269,8 @@ class ContainerTransactionTest {
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void aStopThatAbortsTheOpenTransactionDoesNotReportTheRecordsItDropped() throws Exception {
     String out = newTopic("stop-out");
-    String job = topic("stop-job");
-    Map<String, String> jobConfig = Map.of("job.name", job,
-        "task.processing.guarantee", "exactly-once", "task.checkpoint.system", "kafka");
     // A long linger: the record still waits in the producer when the stop aborts it.
-    Map<String, String> systemConfig = Map.of("bootstrap.servers", bootstrap(),
-        "producer.linger.ms", "60000");
-    KafkaSystemProducer producer = new KafkaSystemProducer(new TestSystemContext("kafka", job, 0,
-        systemConfig, jobConfig, new DefaultMetricsRegistry(false)),
-        KafkaSettings.of("kafka", systemConfig));
-    producer.register(0, new StreamSpec("out", out, new StringSerde(), new StringSerde()), 1);
-    producer.start();
+    KafkaSystemProducer producer = lingeringProducer(topic("stop-job"), out);
     producer.send(0, 0, null, "committed", -1);
     producer.transaction().commit(Map.of(), null);
     producer.send(0, 0, null, "dropped", -1);
@@ -287,16 +286,7 @@ class ContainerTransactionTest {
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void recordsAnAbandonedTransactionDroppedDoNotFailTheSendsAfterIt() throws Exception {
     String out = newTopic("abandon-out");
-    String job = topic("abandon-job");
-    Map<String, String> jobConfig = Map.of("job.name", job,
-        "task.processing.guarantee", "exactly-once", "task.checkpoint.system", "kafka");
-    Map<String, String> systemConfig = Map.of("bootstrap.servers", bootstrap(),
-        "producer.linger.ms", "60000");
-    KafkaSystemProducer producer = new KafkaSystemProducer(new TestSystemContext("kafka", job, 0,
-        systemConfig, jobConfig, new DefaultMetricsRegistry(false)),
-        KafkaSettings.of("kafka", systemConfig));
-    producer.register(0, new StreamSpec("out", out, new StringSerde(), new StringSerde()), 1);
-    producer.start();
+    KafkaSystemProducer producer = lingeringProducer(topic("abandon-job"), out);
     Throwable failed = null;
     try {
       producer.send(0, 0, null, "abandoned", -1);

@@ -84,7 +84,7 @@ class DslScaleOutTest {
       h.withLogsOnFailure(() -> {
         h.awaitCounts("2 tasks each", 2, 2, 2);
         h.feed();
-        awaitProgress(h, new long[TASKS], 20);
+        h.awaitProgress(new long[TASKS], 20);
 
         // A commit was just seen: the kill lands about half a commit interval of input later,
         // with the records b took since then neither committed nor aborted yet.
@@ -93,7 +93,7 @@ class DslScaleOutTest {
             () -> h.sentTotal() >= killAt);
         h.kill("b"); // SIGKILL: no commit, no leave; its transaction open
         h.awaitCounts("the dead process's tasks on the other two", 3, 3);
-        awaitProgress(h, h.checkpointed(), 20);
+        h.awaitProgress(h.checkpointed(), 20);
       });
       long[] sent = h.stopFeeding();
       Map<String, Long> model = countModel(sent);
@@ -178,19 +178,5 @@ class DslScaleOutTest {
       last.put(r.key(), Long.parseLong(r.value()));
     }
     return last;
-  }
-
-  /** Waits until every partition's checkpoint has moved {@code by} records past {@code from}. */
-  private static void awaitProgress(ScaleOutHarness h, long[] from, long by)
-      throws InterruptedException {
-    KafkaTestSupport.await(Duration.ofSeconds(120), "every task making progress", () -> {
-      long[] now = h.checkpointed();
-      for (int p = 0; p < now.length; p++) {
-        if (now[p] < from[p] + by) {
-          return false;
-        }
-      }
-      return true;
-    });
   }
 }

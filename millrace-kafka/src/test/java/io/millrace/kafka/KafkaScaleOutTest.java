@@ -49,20 +49,6 @@ class KafkaScaleOutTest {
     }
   }
 
-  /** Waits until every partition's checkpoint has moved {@code by} records past {@code from}. */
-  private static void awaitProgress(ScaleOutHarness h, long[] from, long by)
-      throws InterruptedException {
-    KafkaTestSupport.await(Duration.ofSeconds(120), "every task making progress", () -> {
-      long[] now = h.checkpointed();
-      for (int p = 0; p < now.length; p++) {
-        if (now[p] < from[p] + by) {
-          return false;
-        }
-      }
-      return true;
-    });
-  }
-
   /** Processes a, b and c hold 4 tasks each, and every task is making progress on the feed. */
   private static void threeProcessesRunning(ScaleOutHarness h) throws Exception {
     h.start("a");
@@ -70,7 +56,7 @@ class KafkaScaleOutTest {
     h.start("c");
     h.awaitCounts("4 tasks each", 4, 4, 4);
     h.feed();
-    awaitProgress(h, new long[TASKS], 20);
+    h.awaitProgress(new long[TASKS], 20);
   }
 
   @Test
@@ -82,7 +68,7 @@ class KafkaScaleOutTest {
       h.kill("b"); // SIGKILL: no commit, no leave; found out by its session timeout
       long[] atKill = h.checkpointed();
       h.awaitCounts("the dead process's tasks on the other two", 6, 6);
-      awaitProgress(h, h.checkpointed(), 20);
+      h.awaitProgress(h.checkpointed(), 20);
       long[] sent = h.stopFeeding();
       h.awaitProcessed(sent);
       h.stop("a");
@@ -118,7 +104,7 @@ class KafkaScaleOutTest {
       h.start("d");
       h.awaitCounts("3 tasks each", 3, 3, 3, 3);
       Map<String, Set<Integer>> after = h.assignment();
-      awaitProgress(h, h.checkpointed(), 20);
+      h.awaitProgress(h.checkpointed(), 20);
       Map<String, String> logOfJoin = new HashMap<>();
       for (String label : List.of("a", "b", "c")) {
         logOfJoin.put(label, h.log(label).substring(logAtJoin.get(label)));
@@ -176,7 +162,7 @@ class KafkaScaleOutTest {
       }
       h.awaitCounts("4 tasks each", 4, 4, 4);
       h.feed();
-      awaitProgress(h, new long[TASKS], 20);
+      h.awaitProgress(new long[TASKS], 20);
       Map<String, Set<Integer>> before = h.assignment();
       Map<String, Integer> settledAt = new HashMap<>();
       for (String label : configs.keySet()) {
@@ -199,7 +185,7 @@ class KafkaScaleOutTest {
                             || x.contains("fenced") || x.contains("revoked"))
                         .collect(java.util.stream.Collectors.joining("\n  ")))
                     .collect(java.util.stream.Collectors.joining("\n")));
-        awaitProgress(h, h.checkpointed(), 10);
+        h.awaitProgress(h.checkpointed(), 10);
       }
       assertThat(h.assignment()).isEqualTo(before);
       for (String label : configs.keySet()) {
@@ -225,15 +211,15 @@ class KafkaScaleOutTest {
       h.start("a");
       h.awaitCounts("every task on a", 12);
       h.feed();
-      awaitProgress(h, new long[TASKS], 20);
+      h.awaitProgress(new long[TASKS], 20);
       h.start("b");
       h.start("c");
       h.awaitCounts("4 tasks each", 4, 4, 4);
-      awaitProgress(h, h.checkpointed(), 20);
+      h.awaitProgress(h.checkpointed(), 20);
       h.stop("b");
       h.stop("c");
       h.awaitCounts("every task back on a", 12);
-      awaitProgress(h, h.checkpointed(), 20);
+      h.awaitProgress(h.checkpointed(), 20);
       long[] sent = h.stopFeeding();
       h.awaitProcessed(sent);
       h.stop("a");
@@ -303,13 +289,13 @@ class KafkaScaleOutTest {
 
     h.pause("b"); // SIGSTOP: b does not know; the group drops it after its session timeout
     h.awaitCounts("b's tasks on the other two", 6, 6);
-    awaitProgress(h, h.checkpointed(), 30);
+    h.awaitProgress(h.checkpointed(), 30);
     h.resume("b"); // the zombie wakes with its buffers, its open transaction, its old generation
     KafkaTestSupport.await(Duration.ofSeconds(60), "b finding out it lost its tasks",
         () -> h.log("b").contains("lost task(s)"));
     h.withLogsOnFailure(() -> {
       h.awaitCounts("b back in the group", 4, 4, 4);
-      awaitProgress(h, h.checkpointed(), 20);
+      h.awaitProgress(h.checkpointed(), 20);
     });
     long[] sent = h.stopFeeding();
     h.awaitProcessed(sent);

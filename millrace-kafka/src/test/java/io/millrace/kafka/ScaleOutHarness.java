@@ -312,6 +312,19 @@ final class ScaleOutHarness implements AutoCloseable {
     once.writeRound(n);
   }
 
+  /** Waits until every partition's checkpoint has moved {@code by} records past {@code from}. */
+  void awaitProgress(long[] from, long by) throws InterruptedException {
+    KafkaTestSupport.await(Duration.ofSeconds(120), "every task making progress", () -> {
+      long[] now = checkpointed();
+      for (int p = 0; p < now.length; p++) {
+        if (now[p] < from[p] + by) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
   /** Waits until the job's checkpoints say every record sent was processed. */
   void awaitProcessed(long[] sent) throws InterruptedException {
     KafkaTestSupport.await(Duration.ofSeconds(120), "every record processed", () -> {
