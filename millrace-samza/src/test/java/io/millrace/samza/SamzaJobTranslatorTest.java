@@ -56,7 +56,8 @@ class SamzaJobTranslatorTest {
         .containsEntry("stores.wikipedia-stats.factory", "rocksdb")
         .containsEntry("stores.wikipedia-stats.changelog", "kafka.wikipedia-stats-changelog")
         .containsEntry("stores.wikipedia-stats.cache.size", "1000")
-        .containsEntry("stores.wikipedia-stats.key.serde", "bytes")
+        .containsEntry("stores.wikipedia-stats.key.serde", "string") // Samza's bytes either way
+        .containsEntry("stores.wikipedia-stats.value.serde", "bytes") // integer: no twin
         .containsEntry("metrics.reporters", "jmx")
         .containsEntry("samza.task.class", WikipediaStatsTask.class.getName())
         .containsEntry("samza.yarn.package.path",

@@ -116,6 +116,38 @@ class SamzaStreamTaskTest {
     }
   }
 
+  /** Records, per message, whether the arrival clock's thread was ticking. */
+  public static final class ClockWatchingTask implements StreamTask {
+    static final List<Boolean> TICKING = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public void process(IncomingMessageEnvelope envelope, MessageCollector collector,
+        TaskCoordinator coordinator) {
+      TICKING.add(arrivalClockTicks());
+    }
+  }
+
+  private static boolean arrivalClockTicks() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .anyMatch(t -> t.getName().equals("millrace-samza-arrival-clock") && t.isAlive());
+  }
+
+  @Test
+  void theArrivalClockTicksWhileTheJobsTasksAreOpenAndStopsWhenTheyClose() throws Exception {
+    String in = SamzaTestJobs.unique("in");
+    MemoryStream input = SamzaTestJobs.input(in, 2);
+    input.append(0, "k1", "v1", 1L, Headers.EMPTY);
+    input.append(1, "k2", "v2", 2L, Headers.EMPTY);
+    input.seal();
+    ClockWatchingTask.TICKING.clear();
+
+    SamzaTestJobs.runToEnd(SamzaTestJobs.memoryJob(ClockWatchingTask.class, in, state));
+
+    assertThat(ClockWatchingTask.TICKING).containsExactly(true, true);
+    Await.until(Await.DEADLINE, "the arrival clock's thread to end with the job's tasks",
+        () -> !arrivalClockTicks());
+  }
+
   @Test
   void aStreamTaskFactoryMakesOneTaskPerPartition() throws Exception {
     String in = SamzaTestJobs.unique("in");

@@ -4,6 +4,7 @@ import io.millrace.api.Collector;
 import io.millrace.api.TaskContext;
 import io.millrace.api.config.JobConfig;
 import io.millrace.samza.config.StoreMapping;
+import io.millrace.samza.serde.SameBytesSerde;
 import io.millrace.samza.serde.SerdeRegistry;
 import io.millrace.samza.store.SamzaKeyValueStore;
 import java.util.HashMap;
@@ -67,12 +68,19 @@ final class SamzaTaskContext implements org.apache.samza.context.TaskContext {
   @Override
   public KeyValueStore<?, ?> getStore(String name) {
     return stores.computeIfAbsent(name, n -> new SamzaKeyValueStore<>(millrace.store(n),
-        serde(n, StoreMapping.KEY_SERDE), serde(n, StoreMapping.MSG_SERDE)));
+        serde(n, StoreMapping.KEY_SERDE), serde(n, StoreMapping.MSG_SERDE),
+        same(n, StoreMapping.KEY_SERDE), same(n, StoreMapping.MSG_SERDE)));
   }
 
+  /** The store's Samza serde, or null where it has none or Millrace's store applies its twin. */
   private Serde<Object> serde(String store, String which) {
     String key = "stores." + store + "." + which;
-    return config.get(key) == null ? null : serdes.serde(key, config.get(key));
+    return config.get(key) == null || same(store, which) != null ? null
+        : serdes.serde(key, config.get(key));
+  }
+
+  private SameBytesSerde same(String store, String which) {
+    return SameBytesSerde.of(config, config.get("stores." + store + "." + which));
   }
 
   @Override

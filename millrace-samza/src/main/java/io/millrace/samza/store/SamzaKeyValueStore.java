@@ -1,6 +1,7 @@
 package io.millrace.samza.store;
 
 import io.millrace.api.store.KeyValue;
+import io.millrace.samza.serde.SameBytesSerde;
 import io.millrace.samza.serde.SerdeUse;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +19,10 @@ import org.apache.samza.storage.kv.KeyValueStore;
 /**
  * Samza's {@link KeyValueStore} over a task's Millrace store, which holds the bytes of the
  * store's Samza serdes ({@code stores.<name>.key.serde}, {@code msg.serde}): what its files and
- * changelog hold is what Samza's would. Without a serde, keys and values must be {@code byte[]},
+ * changelog hold is what Samza's would. Where Millrace has a serde of the same bytes
+ * ({@link SameBytesSerde}: Samza's string and long serdes), the Millrace store is given it and
+ * this store passes the task's objects through, refusing another class as Samza's serde would;
+ * else this store applies Samza's serde. Without a serde, keys and values must be {@code byte[]},
  * as on Samza.
  *
  * <p>As on Samza (its {@code NullSafeKeyValueStore}, which every store of Samza's is wrapped in),
@@ -37,6 +41,10 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private final io.millrace.api.store.KeyValueStore<Object, Object> store;
   private final Serde<Object> keySerde;
   private final Serde<Object> valueSerde;
+  /** The class keys must be when the Millrace store serializes them, else null. */
+  private final Class<?> keyType;
+  /** The class values must be when the Millrace store serializes them, else null. */
+  private final Class<?> valueType;
   /**
    * The last key serialized and its bytes, reused while the task passes the same key object: a
    * read-modify-write ({@code get(k)} then {@code put(k, ...)}) serializes its key once. Only
@@ -53,9 +61,26 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
    */
   public SamzaKeyValueStore(io.millrace.api.store.KeyValueStore<Object, Object> store,
       Serde<Object> keySerde, Serde<Object> valueSerde) {
+    this(store, keySerde, valueSerde, null, null);
+  }
+
+  /**
+   * @param store the task's Millrace store, with {@code bytes} serdes or, for a key or value
+   *     whose {@code sameKey}/{@code sameValue} is given, that one's Millrace serde
+   * @param keySerde the Samza key serde, or null for {@code byte[]} keys or a {@code sameKey}
+   * @param valueSerde the Samza value serde, or null for {@code byte[]} values or a
+   *     {@code sameValue}
+   * @param sameKey the Samza key serde whose bytes the Millrace store's makes, or null
+   * @param sameValue the Samza value serde whose bytes the Millrace store's makes, or null
+   */
+  public SamzaKeyValueStore(io.millrace.api.store.KeyValueStore<Object, Object> store,
+      Serde<Object> keySerde, Serde<Object> valueSerde, SameBytesSerde sameKey,
+      SameBytesSerde sameValue) {
     this.store = store;
     this.keySerde = keySerde;
     this.valueSerde = valueSerde;
+    this.keyType = sameKey == null ? null : sameKey.type();
+    this.valueType = sameValue == null ? null : sameValue.type();
   }
 
   @Override
@@ -81,18 +106,21 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
   @Override
   public void put(K key, V value) {
     Object k = key(key);
-    store.put(k, SerdeUse.write(valueSerde, notNullValue(value)));
+    store.put(k, valueOut(notNullValue(value)));
   }
 
   @Override
   public void putAll(List<Entry<K, V>> entries) {
     for (Entry<K, V> entry : entries) { // all checked before any is written, as on Samza
       key(entry.getKey());
-      notNullValue(entry.getValue());
+      Object value = notNullValue(entry.getValue());
+      if (valueType != null) {
+        valueType.cast(value);
+      }
     }
     List<KeyValue<Object, Object>> puts = new ArrayList<>(entries.size());
     for (Entry<K, V> entry : entries) {
-      puts.add(new KeyValue<>(key(entry.getKey()), SerdeUse.write(valueSerde, entry.getValue())));
+      puts.add(new KeyValue<>(key(entry.getKey()), valueOut(entry.getValue())));
     }
     flushPuts(puts);
   }
@@ -102,6 +130,11 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
       throw new NullPointerException(NULL_VALUE);
     }
     return value;
+  }
+
+  /** What the Millrace store is given for {@code value}. */
+  private Object valueOut(Object value) {
+    return valueType != null ? valueType.cast(value) : SerdeUse.write(valueSerde, value);
   }
 
   private void flushPuts(List<KeyValue<Object, Object>> puts) {
@@ -172,6 +205,9 @@ public final class SamzaKeyValueStore<K, V> implements KeyValueStore<K, V> {
   private Object key(K key) {
     if (key == null) {
       throw new NullPointerException(NULL_KEY);
+    }
+    if (keyType != null) {
+      return keyType.cast(key); // the Millrace store serializes it
     }
     if (key == lastKey) {
       return lastKeyBytes;

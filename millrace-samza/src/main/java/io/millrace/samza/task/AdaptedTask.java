@@ -37,6 +37,8 @@ final class AdaptedTask {
   private SamzaCoordinator coordinator;
   /** The Samza context the task was given, or null (a task that is not initable). */
   private SamzaContext samzaContext;
+  /** Whether this task holds the {@link ArrivalClock} open (from a whole init to its close). */
+  private boolean clockOpen;
 
   /** Makes the user's task and calls its {@code init} if it has one. */
   void init(TaskContext context) throws Exception {
@@ -64,6 +66,8 @@ final class AdaptedTask {
           serdes, partitions, this::collector, this::coordinator);
       initable.init(samzaContext);
     }
+    ArrivalClock.SHARED.open();
+    clockOpen = true;
   }
 
   private static ClassLoader loader() {
@@ -118,6 +122,10 @@ final class AdaptedTask {
         closable.close();
       }
     } finally {
+      if (clockOpen) {
+        clockOpen = false;
+        ArrivalClock.SHARED.close();
+      }
       if (samzaContext != null) {
         samzaContext.close(); // the task's metrics go with it
       }

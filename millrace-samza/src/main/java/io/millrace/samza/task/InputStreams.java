@@ -17,7 +17,7 @@ import org.apache.samza.system.SystemStreamPartition;
  * {@link SystemStreamPartition} (made once per partition), the offset as Samza's decimal string,
  * key and message through the stream's serdes, the system's timestamp as Samza's event time
  * ({@link DeliveredEnvelope}: the offset's string made when asked for) and the moment of
- * delivery as its arrival time.
+ * delivery, to the {@link ArrivalClock}'s millisecond, as its arrival time.
  */
 final class InputStreams {
   private final Map<String, Input> byId = new HashMap<>();
@@ -69,11 +69,12 @@ final class InputStreams {
   IncomingMessageEnvelope incoming(Envelope envelope) {
     Input input = input(envelope.stream());
     long timestamp = envelope.timestamp();
-    return new DeliveredEnvelope(input.partition(envelope.partition()), envelope.offset(),
+    return DeliveredEnvelope.of(input.partition(envelope.partition()), envelope.offset(),
         SerdeUse.read(input.serdes.key(), envelope.key()),
         SerdeUse.read(input.serdes.msg(), envelope.value()),
         envelope.sizeInBytes(),
-        timestamp < 0 ? 0 : timestamp); // Samza's "no event time" is 0, Millrace's -1
+        timestamp < 0 ? 0 : timestamp, // Samza's "no event time" is 0, Millrace's -1
+        ArrivalClock.SHARED.millis());
   }
 
   private Input input(String streamId) {

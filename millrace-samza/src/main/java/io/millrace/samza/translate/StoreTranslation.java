@@ -8,13 +8,15 @@ import static io.millrace.samza.config.StoreMapping.changelog;
 
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
+import io.millrace.samza.serde.SameBytesSerde;
 import io.millrace.samza.serde.SerdeRegistry;
 
 /**
  * Maps Samza's stores ({@code stores.<name>.*}) to Millrace's: RocksDB and in-memory engines,
  * changelogs, the object cache and write batch. A Millrace store holds the bytes of Samza's
- * serdes ({@code bytes} serdes on Millrace's side; the adapter store applies Samza's), so its
- * files and changelog records are what Samza's would be.
+ * serdes, so its files and changelog records are what Samza's would be: Millrace's own serde
+ * where one makes the same bytes ({@link SameBytesSerde}), else {@code bytes} and the adapter
+ * store applies Samza's.
  */
 final class StoreTranslation {
   private static final String ROCKSDB_TUNING = "Samza's RocksDB settings are not mapped: Millrace"
@@ -23,6 +25,12 @@ final class StoreTranslation {
   private static final String LARGE = "Millrace's stores do not drop or refuse large messages";
 
   private StoreTranslation() {}
+
+  /** Millrace's serde of a store whose Samza serde is {@code samzaName} (null: none). */
+  private static String millraceSerde(JobConfig config, String samzaName) {
+    SameBytesSerde same = SameBytesSerde.of(config, samzaName);
+    return same != null ? same.millraceName() : "bytes";
+  }
 
   static void map(JobConfig config, SerdeRegistry serdes, KeyTranslation t) {
     for (String store : config.idsUnder("stores")) {
@@ -49,8 +57,8 @@ final class StoreTranslation {
           t.consume(key);
         }
       }
-      t.put(p + "key.serde", "bytes");
-      t.put(p + "value.serde", "bytes");
+      t.put(p + "key.serde", millraceSerde(config, config.get(p + KEY_SERDE)));
+      t.put(p + "value.serde", millraceSerde(config, config.get(p + MSG_SERDE)));
       String changelog = changelog(config, store);
       if (changelog != null) {
         t.put(p + "changelog", changelog);
