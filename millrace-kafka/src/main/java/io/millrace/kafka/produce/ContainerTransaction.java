@@ -383,21 +383,14 @@ public final class ContainerTransaction implements Transaction {
   }
 
   /**
-   * The fence a record's failure is, or null if it is the record's own: the producer fails the
-   * records still waiting in an aborted transaction with the error that aborted it, the broker's
-   * (the transaction stayed open too long) or the group's (it refused the commit's offsets, this
-   * member's generation being gone). Either way the container's tasks are lost, and no message's
-   * output failed.
+   * Whether a record's failure is its transaction's abort, not the record's own: the producer
+   * fails the records still waiting in an aborted transaction with the error that aborted it,
+   * this process's, the broker's (the transaction stayed open too long) or the group's (it
+   * refused the commit's offsets, this member's generation being gone).
    */
-  public CommitFencedException fenceOf(Throwable failure) {
-    if (isAbortedByBroker(failure)) {
-      return abortedByBroker(failure);
-    }
-    if (failure instanceof CommitFailedException || failure instanceof FencedInstanceIdException) {
-      return new CommitFencedException("the group refused the offsets of transaction "
-          + transactionalId + ", which is aborted: another member owns the tasks", failure);
-    }
-    return null;
+  public static boolean abortedWithItsTransaction(Throwable failure) {
+    return isAbortedByBroker(failure) || failure instanceof CommitFailedException
+        || failure instanceof FencedInstanceIdException;
   }
 
   private CommitFencedException abortedByBroker(Throwable e) {

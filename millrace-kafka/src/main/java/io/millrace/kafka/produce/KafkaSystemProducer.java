@@ -2,7 +2,6 @@ package io.millrace.kafka.produce;
 
 import io.millrace.api.Headers;
 import io.millrace.api.Serde;
-import io.millrace.spi.checkpoint.CommitFencedException;
 import io.millrace.api.metrics.Counter;
 import io.millrace.spi.system.OutputFailedException;
 import io.millrace.spi.system.StreamSpec;
@@ -283,6 +282,17 @@ public final class KafkaSystemProducer implements SystemProducer {
     }
     String where = metadata == null ? "" : " to topic " + metadata.topic() + " partition "
         + metadata.partition();
+    if (transaction != null && ContainerTransaction.abortedWithItsTransaction(error)) {
+      // The record was in a transaction that is aborted: by this process, by the broker (open
+      // too long) or with offsets the group refused. Whichever, that transaction's commit fails
+      // too, and says so: the one place the container learns of a fence. No message's output
+      // failed. Kept here, the failure would reach whatever send came next, and the producer
+      // reports aborted records when it gets to them, possibly after the container has dropped
+      // those tasks and taken new ones, which it would then lose for nothing.
+      LOG.debug("a record sent{} on Kafka system '{}' was aborted with its transaction: {}",
+          where, settings.system(), error.toString());
+      return;
+    }
     if (skipFailures) {
       sendFailed.inc();
       LOG.error("a record sent{} on Kafka system '{}' failed and is skipped "
@@ -300,15 +310,6 @@ public final class KafkaSystemProducer implements SystemProducer {
     if (failure == null) {
       return;
     }
-    CommitFencedException fence = transaction == null ? null
-        : transaction.fenceOf(failure.getCause());
-    if (fence != null) {
-      // The container's transaction was aborted (by the broker, or with offsets the group
-      // refused) and this record with it: its tasks are lost, and come back from their
-      // checkpoints and changelogs elsewhere or here. Not this task's output failure.
-      firstFailure.set(null);
-      throw fence;
-    }
     throw (OutputFailedException) failure;
   }
 
@@ -322,15 +323,12 @@ public final class KafkaSystemProducer implements SystemProducer {
   public void stop() {
     if (producer != null) {
       if (transaction != null) {
-        Exception before = firstFailure.get();
         try {
           transaction.abort(); // what no commit took is not to be kept (closing with a
-          // transaction open also waits out the whole close time-out)
+          // transaction open also waits out the whole close time-out); the records it fails
+          // are no output failure (onAcknowledged)
         } catch (RuntimeException e) {
           LOG.warn("aborting the open transaction of {} failed: {}", transactionalId, e.toString());
-        }
-        if (before == null) {
-          firstFailure.set(null); // the records this abort failed: dropped on purpose
         }
       }
       try {
