@@ -101,6 +101,9 @@ class KafkaExactlyOnceKillTest {
         if (run == 0) {
           return; // the first run starts empty
         }
+        if (run == 1 && kills.runLog(run).contains("(local -1,")) {
+          return; // the first run was killed before it marked any local files (a busy machine)
+        }
         // Each kill leaves aborted changelog records after what the local files hold: the restart
         // reads that tail (and applies only what committed), never the whole changelog.
         assertThat(kills.runLog(run)).as("restart %s restores", run)

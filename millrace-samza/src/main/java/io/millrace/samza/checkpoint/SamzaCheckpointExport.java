@@ -41,17 +41,7 @@ import java.util.TreeSet;
 public final class SamzaCheckpointExport {
   static final String KAFKA_CHECKPOINTS =
       "org.apache.samza.checkpoint.kafka.KafkaCheckpointManagerFactory";
-  private static final Serde<byte[]> BYTES = new Serde<>() {
-    @Override
-    public byte[] toBytes(byte[] object) {
-      return object;
-    }
-
-    @Override
-    public byte[] fromBytes(byte[] bytes) {
-      return bytes;
-    }
-  };
+  private static final Serde<byte[]> BYTES = SamzaCheckpointImport.BYTES;
 
   private SamzaCheckpointExport() {}
 

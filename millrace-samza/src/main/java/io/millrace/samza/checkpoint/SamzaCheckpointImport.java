@@ -37,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SamzaCheckpointImport implements CheckpointImport {
   private static final long READ_TIMEOUT_MS = 120_000;
-  private static final Serde<byte[]> BYTES = new Serde<>() {
+  /** Bytes as they are (the export's too): the checkpoint topic's keys and values. */
+  static final Serde<byte[]> BYTES = new Serde<>() {
     @Override
     public byte[] toBytes(byte[] object) {
       return object;
