@@ -168,14 +168,8 @@ public final class KafkaSystemProducer implements SystemProducer {
   @Override
   public void abandon() {
     if (transaction != null) {
-      try {
-        transaction.abort();
-      } finally {
-        // What failed is dropped with the rest, and so is what the abort itself failed: the
-        // producer fails the records still waiting before the abort returns, and cleared first
-        // their failure would fence the next send again, a second loss of the tasks for nothing.
-        firstFailure.set(null);
-      }
+      firstFailure.set(null); // what failed is dropped with the rest
+      transaction.abort(); // the records it fails are no output failure (onAcknowledged)
     }
   }
 
