@@ -53,6 +53,22 @@ public final class BenchApps {
     }
   }
 
+  /**
+   * A count per key in sliding windows of 10 s (Kafka Streams' sense: a window ending at each
+   * record, and one starting just after it), the DSL job only: for the closing of windows.
+   */
+  public static final class SlidingCount implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, byte[]>stream("events")
+          .groupByKey()
+          .windowedBy(Windows.sliding(Duration.ofMillis(WINDOW_MS)).grace(Duration.ZERO))
+          .count(Stored.<String, Long>as("counts").withKeySerde(new StringSerde())
+              .withValueSerde(new LongSerde()))
+          .to("out");
+    }
+  }
+
   /** As {@link WindowedCount}, after a new key ({@code groupBy}): through a repartition. */
   public static final class RepartitionCount implements StreamApplication {
     @Override

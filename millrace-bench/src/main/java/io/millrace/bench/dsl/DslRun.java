@@ -96,6 +96,12 @@ public final class DslRun {
           c.put("stores.counts.value.serde", "bytes");
         }
       }
+      case "sliding-count" -> {
+        if (!dsl) {
+          throw new IllegalArgumentException("--job sliding-count: the DSL job only (--impl dsl)");
+        }
+        c.put("app.class", BenchApps.SlidingCount.class.getName());
+      }
       case "repartition-count" -> {
         if (!dsl) {
           throw new IllegalArgumentException("--job repartition-count: the DSL job only (--impl "
@@ -106,8 +112,8 @@ public final class DslRun {
         // add up to a second to a run of a few.
         c.put("dsl.watermark.tick.ms", "10");
       }
-      default -> throw new IllegalArgumentException("--job: stateless, windowed-count or "
-          + "repartition-count, not " + job);
+      default -> throw new IllegalArgumentException("--job: stateless, windowed-count, "
+          + "sliding-count or repartition-count, not " + job);
     }
     if (!dsl) {
       c.put("task.inputs", "events");

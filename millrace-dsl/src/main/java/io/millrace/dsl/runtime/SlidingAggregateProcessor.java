@@ -12,7 +12,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -28,14 +30,25 @@ import java.util.TreeSet;
  * more than the grace behind the watermark is late), so its slices are merged, in time order, and
  * its result passed on; a slice no open window needs is deleted.
  *
+ * <p><b>The time index.</b> Beside each slice, {@code FF FF FF FE <time><key bytes>} (above every
+ * slice: a key length is never negative; below the progress) to nothing, written with the slice's
+ * first record and deleted with the slice. Windows ending in {@code [from, limit)} are those of the
+ * keys with a slice at {@code t} in {@code [from, limit)} (the window ending at {@code t}) or in
+ * {@code [from - d - 1, limit - d - 1)} (the one ending at {@code t + d + 1}), and the slices to
+ * delete are in the second range: closing reads two short ranges of the index and each key's own
+ * slices, what it closes and no more. (It read every slice in the store instead, live or deleted
+ * but not compacted yet, whenever a window was due: with records all along, at nearly every
+ * watermark.)
+ *
  * <p><b>Progress.</b> Every window ending before {@link #emittedBelow} is out; it is kept in the
  * store under {@link SessionAggregateProcessor#PROGRESS}, so a restarted task neither emits a
  * window again nor takes a record for one. {@link #nextDue} keeps the earliest window end still to
- * come when known, so a watermark that closes no window costs no scan.
+ * come when known, so a watermark that closes no window costs no read.
  */
 final class SlidingAggregateProcessor extends WindowedAggregate {
   private static final byte[] PROGRESS = SessionAggregateProcessor.PROGRESS;
-  private static final byte[] FIRST = {0, 0, 0, 0};
+  private static final byte[] INDEX = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe};
+  private static final byte[] EMPTY = {};
   private static final long UNKNOWN = Long.MIN_VALUE;
   private static final long NONE_DUE = Long.MAX_VALUE;
 
@@ -43,6 +56,12 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
   private long emittedBelow;
   /** The earliest window end not out yet, UNKNOWN (look), or NONE_DUE. */
   private long nextDue = UNKNOWN;
+  /**
+   * Whether this task has closed windows since it started. Its first close deletes from the
+   * index's beginning: a store restored from a changelog may hold slices a close before the
+   * restart deleted after its progress reached the changelog.
+   */
+  private boolean closedOnce;
 
   SlidingAggregateProcessor(Parts parts) {
     super(parts);
@@ -61,12 +80,14 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     }
     try {
       byte[] recordKey = keySerde.toBytes(key);
-      byte[] slice = ByteBuffer.allocate(Integer.BYTES + recordKey.length + Long.BYTES)
-          .putInt(recordKey.length).put(recordKey).putLong(timestamp).array();
+      byte[] slice = sliceKey(recordKey, timestamp);
       byte[] current = store.get(slice);
       Object next = aggregation.fold(key, value, current == null ? null
           : valueSerde.fromBytes(current));
       store.put(slice, valueSerde.toBytes(next));
+      if (current == null) {
+        store.put(indexKey(timestamp, recordKey), EMPTY); // the slice's first record
+      }
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
@@ -95,35 +116,31 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
       return;
     }
     if (nextDue != UNKNOWN && nextDue >= limit) {
-      emittedBelow = limit; // nothing closes: no scan, nothing stored
+      emittedBelow = limit; // nothing closes (nor is deleted): no read, nothing stored
       return;
     }
-    List<Object[]> results = new ArrayList<>(); // key bytes, start, end, aggregate bytes list
+    long d = windows.sizeMs();
+    long from = emittedBelow == UNKNOWN ? 0 : emittedBelow; // windows ending from here close
+    long goneBelow = saturatedAdd(limit, -d - 1); // a slice before it is in no open window
+    long makersFrom = closedOnce ? Math.max(0, saturatedAdd(from, -d - 1)) : 0;
+    Map<ByteBuffer, byte[]> keys = new LinkedHashMap<>(); // by content: the keys that close
     List<byte[]> gone = new ArrayList<>();
-    long due = NONE_DUE;
-    RuntimeException failure = null;
-    try (KeyValueIterator<byte[], byte[]> it = store.range(FIRST, PROGRESS)) {
-      List<KeyValue<byte[], byte[]>> group = new ArrayList<>();
-      while (true) {
-        KeyValue<byte[], byte[]> entry = it.hasNext() ? it.next() : null;
-        if (entry != null && (group.isEmpty() || sameKey(group.get(0).key(), entry.key()))) {
-          group.add(entry);
-          continue;
-        }
-        if (!group.isEmpty()) {
-          due = Math.min(due, closeKey(group, limit, results, gone));
-          group.clear();
-        }
-        if (entry == null) {
-          break;
-        }
-        group.add(entry);
-      }
+    if (goneBelow >= from) { // the two ranges meet: one read
+      readIndex(makersFrom, limit, goneBelow, keys, gone);
+    } else {
+      readIndex(makersFrom, goneBelow, goneBelow, keys, gone);
+      readIndex(from, limit, goneBelow, keys, gone);
     }
-    nextDue = due;
+    closedOnce = true;
+    List<Object[]> results = new ArrayList<>(); // key bytes, start, end, aggregate bytes list
+    for (byte[] recordKey : keys.values()) {
+      closeKey(recordKey, makersFrom, from, limit, results);
+    }
     for (byte[] key : gone) {
       store.delete(key);
     }
+    long due = nextDue(limit, goneBelow, d);
+    nextDue = due;
     if (wm == Long.MAX_VALUE && due == NONE_DUE) {
       store.delete(PROGRESS); // every input ended: nothing is left to guard
       emittedBelow = UNKNOWN;
@@ -131,6 +148,112 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
       emittedBelow = limit;
       store.put(PROGRESS, LongSerde.bytes(limit));
     }
+    emit(results);
+  }
+
+  /**
+   * Reads the index from {@code lo} to before {@code hi} (to its end for {@link Long#MAX_VALUE}):
+   * each key once into {@code keys}, and the slices before {@code goneBelow}, with their index
+   * entries, into {@code gone}.
+   */
+  private void readIndex(long lo, long hi, long goneBelow, Map<ByteBuffer, byte[]> keys,
+      List<byte[]> gone) {
+    long from = Math.max(lo, 0); // (times are never negative: a negative one sorts above them)
+    if (from >= hi) {
+      return;
+    }
+    try (KeyValueIterator<byte[], byte[]> it = store.range(indexKey(from, EMPTY),
+        hi == Long.MAX_VALUE ? PROGRESS : indexKey(hi, EMPTY))) {
+      while (it.hasNext()) {
+        byte[] index = it.next().key();
+        long t = indexTime(index);
+        byte[] recordKey = Arrays.copyOfRange(index, INDEX.length + Long.BYTES, index.length);
+        byte[] known = keys.putIfAbsent(ByteBuffer.wrap(recordKey), recordKey);
+        if (t < goneBelow) {
+          gone.add(index);
+          gone.add(sliceKey(known == null ? recordKey : known, t));
+        }
+      }
+    }
+  }
+
+  /**
+   * One key's windows ending in {@code [from, limit)} into {@code results}, from its slices at
+   * {@code lo} and after (every slice such a window holds or is made by).
+   */
+  private void closeKey(byte[] recordKey, long lo, long from, long limit,
+      List<Object[]> results) {
+    long d = windows.sizeMs();
+    List<KeyValue<byte[], byte[]>> slices = new ArrayList<>();
+    try (KeyValueIterator<byte[], byte[]> it = store.range(sliceKey(recordKey, lo),
+        limit == Long.MAX_VALUE ? afterSlices(recordKey) : sliceKey(recordKey, limit))) {
+      while (it.hasNext()) {
+        slices.add(it.next());
+      }
+    }
+    TreeSet<Long> ends = new TreeSet<>();
+    for (KeyValue<byte[], byte[]> slice : slices) {
+      long t = time(slice.key());
+      ends.add(t);
+      ends.add(saturatedAdd(saturatedAdd(t, d), 1));
+    }
+    for (long end : ends.subSet(from, limit)) {
+      List<byte[]> held = new ArrayList<>();
+      for (KeyValue<byte[], byte[]> slice : slices) {
+        long t = time(slice.key());
+        if (t >= end - d && t <= end) {
+          held.add(slice.value());
+        }
+      }
+      if (!held.isEmpty()) {
+        results.add(new Object[] {recordKey, end - d, end, held});
+      }
+    }
+  }
+
+  /**
+   * The earliest window end at {@code limit} or after, once every slice before
+   * {@code goneBelow} is gone: {@code t + d + 1} for the first slice in
+   * {@code [goneBelow, limit)}, or the first slice's time at {@code limit} or after, if earlier.
+   */
+  private long nextDue(long limit, long goneBelow, long d) {
+    long due = NONE_DUE;
+    long made = firstIndexTime(goneBelow, limit);
+    if (made != NONE_DUE) {
+      due = saturatedAdd(saturatedAdd(made, d), 1);
+    }
+    long at = firstIndexTime(limit, due);
+    return Math.min(due, at);
+  }
+
+  /**
+   * The first time in the index from {@code lo} to before {@code hi}, or NONE_DUE. It looks in
+   * ranges 1, 4, 16, ... ms wide, so that it copies no more of the cache than it must: an
+   * iterator takes the cache's unwritten entries of its whole range when it opens, and with
+   * records all along, the first ms holds one (one range of all it might have to read copied
+   * thousands of entries a close).
+   */
+  private long firstIndexTime(long lo, long hi) {
+    long from = Math.max(lo, 0);
+    for (long width = 1; from < hi; width = Math.min(width * 4, 1L << 40)) {
+      long to = hi - from <= width ? hi : from + width;
+      try (KeyValueIterator<byte[], byte[]> it = store.range(indexKey(from, EMPTY),
+          to == Long.MAX_VALUE ? PROGRESS : indexKey(to, EMPTY))) {
+        if (it.hasNext()) {
+          return indexTime(it.next().key());
+        }
+      }
+      from = to;
+    }
+    return NONE_DUE;
+  }
+
+  /**
+   * Passes each closed window's result on, earliest end first. A result that fails on its way
+   * does not stop the others: the first failure is thrown once every one is out.
+   */
+  private void emit(List<Object[]> results) {
+    RuntimeException failure = null;
     results.sort(Comparator.comparingLong(r -> (Long) r[2]));
     for (Object[] result : results) {
       long start = (Long) result[1];
@@ -158,60 +281,33 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     }
   }
 
-  /**
-   * One key's windows that {@code limit} closes (and that were not out before) into
-   * {@code results}, its slices no open window needs into {@code gone}; returns the earliest
-   * window end of the key still to come.
-   */
-  private long closeKey(List<KeyValue<byte[], byte[]>> slices, long limit, List<Object[]> results,
-      List<byte[]> gone) {
-    long d = windows.sizeMs();
-    TreeSet<Long> ends = new TreeSet<>();
-    for (KeyValue<byte[], byte[]> slice : slices) {
-      long t = time(slice.key());
-      ends.add(t);
-      ends.add(saturatedAdd(saturatedAdd(t, d), 1));
-    }
-    long due = NONE_DUE;
-    byte[] recordKey = null;
-    for (long end : ends) {
-      if (end >= limit) {
-        due = Math.min(due, end);
-        continue;
-      }
-      if (emittedBelow != UNKNOWN && end < emittedBelow) {
-        continue;
-      }
-      List<byte[]> held = new ArrayList<>();
-      for (KeyValue<byte[], byte[]> slice : slices) {
-        long t = time(slice.key());
-        if (t >= end - d && t <= end) {
-          held.add(slice.value());
-        }
-      }
-      if (!held.isEmpty()) {
-        if (recordKey == null) {
-          byte[] first = slices.get(0).key();
-          recordKey = Arrays.copyOfRange(first, Integer.BYTES, first.length - Long.BYTES);
-        }
-        results.add(new Object[] {recordKey, end - d, end, held});
-      }
-    }
-    for (KeyValue<byte[], byte[]> slice : slices) {
-      if (saturatedAdd(saturatedAdd(time(slice.key()), d), 1) < limit) {
-        gone.add(slice.key()); // every window it is in, or makes, is out
-      }
-    }
-    return due;
+  private static byte[] sliceKey(byte[] recordKey, long time) {
+    return ByteBuffer.allocate(Integer.BYTES + recordKey.length + Long.BYTES)
+        .putInt(recordKey.length).put(recordKey).putLong(time).array();
   }
 
-  private static boolean sameKey(byte[] a, byte[] b) {
-    return a.length == b.length
-        && Arrays.equals(a, 0, a.length - Long.BYTES, b, 0, b.length - Long.BYTES);
+  /** Past every slice of {@code recordKey}: its prefix, incremented (a length's first byte is below 0x80). */
+  private static byte[] afterSlices(byte[] recordKey) {
+    byte[] prefix = ByteBuffer.allocate(Integer.BYTES + recordKey.length)
+        .putInt(recordKey.length).put(recordKey).array();
+    for (int i = prefix.length - 1; ; i--) {
+      if (prefix[i] != (byte) 0xff) {
+        prefix[i]++;
+        return Arrays.copyOf(prefix, i + 1);
+      }
+    }
+  }
+
+  private static byte[] indexKey(long time, byte[] recordKey) {
+    return ByteBuffer.allocate(INDEX.length + Long.BYTES + recordKey.length)
+        .put(INDEX).putLong(time).put(recordKey).array();
+  }
+
+  private static long indexTime(byte[] index) {
+    return ByteBuffer.wrap(index, INDEX.length, Long.BYTES).getLong();
   }
 
   private static long time(byte[] slice) {
     return ByteBuffer.wrap(slice, slice.length - Long.BYTES, Long.BYTES).getLong();
   }
-
 }
