@@ -7,27 +7,38 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
- * One side of a stream-stream join waiting for matches, in its store, under two kinds of keys:
+ * One side of a stream-stream join waiting for matches: its records in its store, and an index of
+ * them by time on the heap.
  *
  * <pre>
- *   records:    | key length (4) | record key (n) | time (8) |   -&gt; the records
- *   time index: | FF FF FF FF    | time (8)       | record key (n) |   -&gt; empty
+ *   records (store): | key length (4) | record key (n) | time (8) |   -&gt; the records
+ *   time index (heap): time -&gt; the record keys with records at that time
  * </pre>
  * Times are big-endian with the sign bit flipped, so the store's unsigned byte order is the order
  * of times, negative ones included. A record key's entries sort by key first, then time: a lookup
  * of one key's records within {@code [t - d, t + d]} is one short range over that key's own
  * entries (with the time first it read every key's records in the window: about 1,500 a record
  * in Nexmark's q8). The length before the key keeps one key's entries apart from a longer key
- * that starts with it. The time index (a key length is never negative, so {@code FF FF FF FF}
- * sorts after every record entry) lists each (time, key) that holds records, so the closing of
- * windows reads only what it closes, in time order; it is written when a (time, key) gets its
- * first record and deleted with it. The value lists the records of that key at that time,
- * duplicates included, each as {@code [matched: 1 byte][length: 4 bytes][value bytes]}; the flag
- * says whether the record has matched, for a left or outer join's records without a match when
- * their window closes. The empty key holds the join's progress (left store).
+ * that starts with it. The value lists the records of that key at that time, duplicates
+ * included, each as {@code [matched: 1 byte][length: 4 bytes][value bytes]}; the flag says
+ * whether the record has matched, for a left or outer join's records without a match when their
+ * window closes. The empty key holds the join's progress (left store).
+ *
+ * <p><b>The time index</b> lists each (time, key) that holds records, so the closing of windows
+ * reads only what it closes, in time order. It is an index of the store, never the only copy:
+ * built from the store's records when the task starts (after a restore from the changelog too)
+ * and changed with them. It was in the store ({@code FF FF FF FF <time><key>} to nothing), a
+ * second entry to write, delete, send to the changelog and keep in the cache's sorted map of
+ * unwritten entries per record: Nexmark q8's containers spent about 40% of their time in that
+ * map. Its cost on the heap: about 100 bytes per (time, key) buffered. Index entries a store
+ * still holds from then are deleted when the index is built.
  *
  * <p>This layout replaced {@code <time><record key>} ({@link PaneKeys}): a join's stores written
  * before it cannot be read by it (docs/dsl.md).
@@ -37,15 +48,37 @@ final class JoinBuffer {
   record Entry(byte[] storeKey, byte[] recordKey, int index, long time, byte[] value,
       boolean matched) {}
 
-  /** Where the time index begins: above every record entry. */
-  private static final byte[] INDEX = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
+  /** Where the store's time index began, before it moved to the heap: above every record entry. */
+  private static final byte[] OLD_INDEX = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
   private static final int LENGTH = Integer.BYTES;
   private static final int TIME = Long.BYTES;
 
   private final KeyValueStore<byte[], byte[]> store;
+  /** Time to the keys with records then: one {@code byte[]}, or a list of them. */
+  private final TreeMap<Long, Object> byTime = new TreeMap<>();
 
+  /** A buffer over {@code store}, its time index built from the records it holds. */
   JoinBuffer(KeyValueStore<byte[], byte[]> store) {
     this.store = store;
+    List<byte[]> oldIndex = new ArrayList<>();
+    try (KeyValueIterator<byte[], byte[]> it = store.all()) {
+      while (it.hasNext()) {
+        byte[] key = it.next().key();
+        if (key.length == 0) {
+          continue; // the progress
+        }
+        if (key.length >= OLD_INDEX.length
+            && Arrays.equals(key, 0, OLD_INDEX.length, OLD_INDEX, 0, OLD_INDEX.length)) {
+          oldIndex.add(key);
+          continue;
+        }
+        int keyLength = ByteBuffer.wrap(key, 0, LENGTH).getInt();
+        index(time(key, LENGTH + keyLength), Arrays.copyOfRange(key, LENGTH, LENGTH + keyLength));
+      }
+    }
+    for (byte[] key : oldIndex) {
+      store.delete(key);
+    }
   }
 
   KeyValueStore<byte[], byte[]> store() {
@@ -73,7 +106,7 @@ final class JoinBuffer {
     if (current != null) {
       out.writeBytes(current);
     } else {
-      store.put(indexKey(time, recordKey), new byte[0]); // the first record of (time, key)
+      index(time, recordKey); // the first record of (time, key)
     }
     write(out, matched, value);
     store.put(key, out.toByteArray());
@@ -108,13 +141,14 @@ final class JoinBuffer {
    */
   List<Entry> between(long from, long time) {
     List<Entry> found = new ArrayList<>();
-    for (byte[] index : index(from, time)) {
-      long t = time(index, INDEX.length);
-      byte[] recordKey = Arrays.copyOfRange(index, INDEX.length + TIME, index.length);
-      byte[] key = entryKey(recordKey, t);
-      byte[] value = store.get(key);
-      if (value != null) {
-        decode(key, recordKey, t, value, found);
+    for (Map.Entry<Long, Object> at : indexed(from, time).entrySet()) {
+      long t = at.getKey();
+      for (byte[] recordKey : keys(at.getValue(), true)) {
+        byte[] key = entryKey(recordKey, t);
+        byte[] value = store.get(key);
+        if (value != null) {
+          decode(key, recordKey, t, value, found);
+        }
       }
     }
     return found;
@@ -122,32 +156,49 @@ final class JoinBuffer {
 
   /**
    * Removes every record from {@code from} to before {@code time} (all from {@code from} for
-   * {@link Long#MAX_VALUE}); the caller knows there is none before {@code from}.
+   * {@link Long#MAX_VALUE}).
    */
   void removeBetween(long from, long time) {
-    for (byte[] index : index(from, time)) {
-      byte[] recordKey = Arrays.copyOfRange(index, INDEX.length + TIME, index.length);
-      store.delete(entryKey(recordKey, time(index, INDEX.length)));
-      store.delete(index);
+    SortedMap<Long, Object> closed = indexed(from, time);
+    for (Map.Entry<Long, Object> at : closed.entrySet()) {
+      for (byte[] recordKey : keys(at.getValue(), false)) {
+        store.delete(entryKey(recordKey, at.getKey()));
+      }
+    }
+    closed.clear();
+  }
+
+  /** The time index from {@code from} to before {@code time} (to its end for MAX_VALUE). */
+  private SortedMap<Long, Object> indexed(long from, long time) {
+    return time == Long.MAX_VALUE ? byTime.tailMap(from) : from >= time
+        ? Collections.emptySortedMap() : byTime.subMap(from, time);
+  }
+
+  /** Notes that {@code recordKey} has records at {@code time}. */
+  @SuppressWarnings("unchecked")
+  private void index(long time, byte[] recordKey) {
+    Object keys = byTime.putIfAbsent(time, recordKey);
+    if (keys instanceof byte[] one) {
+      List<byte[]> several = new ArrayList<>(2);
+      several.add(one);
+      several.add(recordKey);
+      byTime.put(time, several);
+    } else if (keys != null) {
+      ((List<byte[]>) keys).add(recordKey);
     }
   }
 
-  /**
-   * The time index's keys from {@code from} to before {@code time} (to the end for
-   * {@link Long#MAX_VALUE}), in order.
-   */
-  private List<byte[]> index(long from, long time) {
-    List<byte[]> keys = new ArrayList<>();
-    try (KeyValueIterator<byte[], byte[]> it = time == Long.MAX_VALUE ? store.prefix(INDEX)
-        : store.range(indexKey(from, new byte[0]), indexKey(time, new byte[0]))) {
-      while (it.hasNext()) {
-        byte[] key = it.next().key();
-        if (time(key, INDEX.length) >= from) { // (a prefix starts at the index's beginning)
-          keys.add(key);
-        }
-      }
+  /** The keys of one time, in the store's key order if {@code sorted}. */
+  @SuppressWarnings("unchecked")
+  private static List<byte[]> keys(Object keys, boolean sorted) {
+    if (keys instanceof byte[] one) {
+      return List.of(one);
     }
-    return keys;
+    List<byte[]> several = (List<byte[]>) keys;
+    if (sorted) {
+      several.sort(Arrays::compareUnsigned); // as the store's index gave them
+    }
+    return several;
   }
 
   /** The key of {@code recordKey}'s records at {@code time}. */
@@ -167,13 +218,6 @@ final class JoinBuffer {
         return Arrays.copyOf(prefix, i + 1);
       }
     }
-  }
-
-  /** The time index's key of {@code recordKey}'s records at {@code time}. */
-  static byte[] indexKey(long time, byte[] recordKey) {
-    byte[] key = new byte[INDEX.length + TIME + recordKey.length];
-    ByteBuffer.wrap(key).put(INDEX).putLong(time ^ Long.MIN_VALUE).put(recordKey);
-    return key;
   }
 
   private static long time(byte[] key, int at) {

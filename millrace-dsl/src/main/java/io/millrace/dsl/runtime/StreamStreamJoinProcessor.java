@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Two streams joined by key within a join window, each side's records waiting in its own store
- * ({@link JoinBuffer}), never on the heap.
+ * ({@link JoinBuffer}; only their times and keys are indexed on the heap).
  *
  * <p><b>Matching.</b> A record at {@code t} is looked up against the other side's records of its
  * key from {@code t - d} to {@code t + d}; each match is passed on at once, at the later of the
@@ -57,9 +57,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
   private long passedBefore = WatermarkTracker.NONE;
   /**
    * The stores hold no record before this time: they were taken out up to it (NONE: not known,
-   * as after a restart). The scans of closing windows start here: from the beginning they would
-   * walk every record taken out since the engine last compacted (its deletes stay as tombstones
-   * until then), a walk that grows with the job's age, per watermark.
+   * as after a restart). Closing windows starts here.
    */
   private long removedBefore = WatermarkTracker.NONE;
 
@@ -144,8 +142,9 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     long before = wm == Long.MAX_VALUE ? Long.MAX_VALUE
         : saturatedAdd(wm, -saturatedAdd(differenceMs, graceMs)); // closed: t + d + grace < wm
     long from = Math.max(passedBefore, removedBefore);
-    List<JoinBuffer.Entry> lefts = left.between(from, before);
-    List<JoinBuffer.Entry> rights = right.between(from, before);
+    // Only a left or outer join's records without a match come out: an inner join reads none.
+    List<JoinBuffer.Entry> lefts = kind.keepsLeft() ? left.between(from, before) : List.of();
+    List<JoinBuffer.Entry> rights = kind.keepsRight() ? right.between(from, before) : List.of();
     RuntimeException failure = null;
     int l = 0;
     int r = 0;

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A join side's buffer in a real store: a key's lookup reads that key's records only, closing
- * reads the time index in time order, and both agree with a plain model on random records.
+ * reads the time index in time order, a buffer over a store with records (a restarted task)
+ * indexes them, and all agree with a plain model on random records.
  */
 class JoinBufferTest {
   /** A store that counts the entries its iterators hand out. */
@@ -158,8 +159,31 @@ class JoinBufferTest {
     assertThat(described(buffer.find(0, 100, b("a")))).containsExactly("a@40=a40");
     buffer.removeBetween(Long.MIN_VALUE, Long.MAX_VALUE);
     try (KeyValueIterator<byte[], byte[]> left = store.all()) {
-      assertThat(left.hasNext()).as("no record nor index entry left").isFalse();
+      assertThat(left.hasNext()).as("no record left").isFalse();
     }
+  }
+
+  @Test
+  void aBufferOverAStoreWithRecordsFindsThemByTimeAndDeletesAnIndexTheStoreStillHeld() {
+    Counting store = new Counting(4, 2); // most entries in the engine, a few in the cache
+    JoinBuffer before = new JoinBuffer(store);
+    before.add(30, b("b"), b("b30"), true);
+    before.add(10, b("c"), b("c10"), false);
+    before.add(10, b("a"), b("a10"), false);
+    before.add(10, b("a"), b("a10bis"), false);
+    store.put(new byte[0], b("progress"));
+    byte[] oldIndex = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0, 0, 0, 0, 0, 0, 0,
+        10, 'a'}; // an entry of the time index as the store kept it before
+    store.put(oldIndex, new byte[0]);
+
+    JoinBuffer restarted = new JoinBuffer(store); // a task started again over the same store
+    assertThat(described(restarted.between(Long.MIN_VALUE, Long.MAX_VALUE)))
+        .containsExactly("a@10=a10", "a@10=a10bis", "c@10=c10", "b@30=b30*");
+    assertThat(store.get(oldIndex)).as("the old index entry deleted").isNull();
+    assertThat(store.get(new byte[0])).as("the progress kept").isEqualTo(b("progress"));
+    restarted.removeBetween(Long.MIN_VALUE, 20);
+    assertThat(described(new JoinBuffer(store).between(Long.MIN_VALUE, Long.MAX_VALUE)))
+        .containsExactly("b@30=b30*");
   }
 
   @Test

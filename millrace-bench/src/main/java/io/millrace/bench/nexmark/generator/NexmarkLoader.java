@@ -47,6 +47,7 @@ public final class NexmarkLoader {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       if (existing.containsAll(names)) {
+        refuseDeletedRecords(admin, names, topics.partitions());
         long[] held = held(admin, names, topics.partitions());
         if (java.util.Arrays.equals(held, expected)) {
           System.out.printf("nexmark: topics %s already hold the run's %,d events%n", names,
@@ -60,7 +61,10 @@ public final class NexmarkLoader {
       List<NewTopic> missing = new ArrayList<>();
       for (String name : names) {
         if (!existing.contains(name)) {
-          missing.add(new NewTopic(name, topics.partitions(), (short) 1));
+          // The events' timestamps are event times long past: a broker's time retention (7
+          // days by default) would delete them once a segment rolls, under a later run's feet.
+          missing.add(new NewTopic(name, topics.partitions(), (short) 1)
+              .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1")));
         }
       }
       admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
@@ -79,6 +83,29 @@ public final class NexmarkLoader {
           : 2]++;
     }
     return counts;
+  }
+
+  /**
+   * Refuses topics whose first records the broker has deleted (a topic made by another loader,
+   * under the broker's time retention: the events' timestamps are long past): a run would wait
+   * for records that are gone.
+   */
+  static void refuseDeletedRecords(Admin admin, List<String> names, int partitions)
+      throws Exception {
+    Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+    for (String name : names) {
+      for (int p = 0; p < partitions; p++) {
+        specs.put(new TopicPartition(name, p), OffsetSpec.earliest());
+      }
+    }
+    for (var e : admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).entrySet()) {
+      if (e.getValue().offset() > 0) {
+        throw new IllegalStateException("topic " + e.getKey().topic() + " partition "
+            + e.getKey().partition() + " starts at offset " + e.getValue().offset()
+            + ", not 0: the broker deleted its first records (its retention; the events' "
+            + "timestamps are long past). Delete the topics " + names + " to load them again");
+      }
+    }
   }
 
   private static long[] held(Admin admin, List<String> names, int partitions) throws Exception {

@@ -15,11 +15,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -118,5 +122,26 @@ class NexmarkLoaderTest {
     assertThatThrownBy(() -> NexmarkLoader.ensure(broker.bootstrapServers(), config, topics))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining(topics.bid())
         .hasMessageContaining("delete them");
+  }
+
+  @Test
+  void topicsAreKeptForeverAndTopicsWhoseFirstRecordsTheBrokerDeletedAreRefused()
+      throws Exception {
+    GeneratorConfig config = GeneratorConfig.defaults(7, 500);
+    NexmarkTopics topics = NexmarkTopics.of(config, 2);
+    NexmarkLoader.ensure(broker.bootstrapServers(), config, topics);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+      ConfigResource bids = new ConfigResource(ConfigResource.Type.TOPIC, topics.bid());
+      Config topicConfig = admin.describeConfigs(List.of(bids)).all().get().get(bids);
+      assertThat(topicConfig.get("retention.ms").value()).as("no time retention: the events' "
+          + "timestamps are long past").isEqualTo("-1");
+      // What a broker's retention does to a topic it did not make so.
+      admin.deleteRecords(Map.of(new TopicPartition(topics.bid(), 1),
+          RecordsToDelete.beforeOffset(3))).all().get();
+    }
+    assertThatThrownBy(() -> NexmarkLoader.ensure(broker.bootstrapServers(), config, topics))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("topic " + topics.bid() + " partition 1 starts at offset 3")
+        .hasMessageContaining("retention");
   }
 }
