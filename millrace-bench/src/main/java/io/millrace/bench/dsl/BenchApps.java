@@ -29,6 +29,16 @@ public final class BenchApps {
     return new String(value, 0, 2, java.nio.charset.StandardCharsets.ISO_8859_1);
   }
 
+  /** A count per key of "events" in {@code windows}, into store "counts", to "out". */
+  private static void countPerKey(StreamGraph graph, Windows windows) {
+    graph.<String, byte[]>stream("events")
+        .groupByKey()
+        .windowedBy(windows)
+        .count(Stored.<String, Long>as("counts").withKeySerde(new StringSerde())
+            .withValueSerde(new LongSerde()))
+        .to("out");
+  }
+
   /** {@code filter} then {@code mapValues} to an output: no state, no event time. */
   public static final class Stateless implements StreamApplication {
     @Override
@@ -44,12 +54,7 @@ public final class BenchApps {
   public static final class WindowedCount implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.<String, byte[]>stream("events")
-          .groupByKey()
-          .windowedBy(Windows.tumbling(Duration.ofMillis(WINDOW_MS)).grace(Duration.ZERO))
-          .count(Stored.<String, Long>as("counts").withKeySerde(new StringSerde())
-              .withValueSerde(new LongSerde()))
-          .to("out");
+      countPerKey(graph, Windows.tumbling(Duration.ofMillis(WINDOW_MS)).grace(Duration.ZERO));
     }
   }
 
@@ -60,12 +65,7 @@ public final class BenchApps {
   public static final class SlidingCount implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.<String, byte[]>stream("events")
-          .groupByKey()
-          .windowedBy(Windows.sliding(Duration.ofMillis(WINDOW_MS)).grace(Duration.ZERO))
-          .count(Stored.<String, Long>as("counts").withKeySerde(new StringSerde())
-              .withValueSerde(new LongSerde()))
-          .to("out");
+      countPerKey(graph, Windows.sliding(Duration.ofMillis(WINDOW_MS)).grace(Duration.ZERO));
     }
   }
 
