@@ -81,6 +81,19 @@ final class TestKafka {
    */
   Map<Integer, List<Long>> write(String topic, List<Object[]> records, boolean transactional)
       throws Exception {
+    return write(topic, records, transactional, true);
+  }
+
+  /**
+   * Writes records in one transaction and aborts it, as a crashed transactional writer's records
+   * end: they take offsets, and a reader of committed data never sees them.
+   */
+  void writeAborted(String topic, List<Object[]> records) throws Exception {
+    write(topic, records, true, false);
+  }
+
+  private Map<Integer, List<Long>> write(String topic, List<Object[]> records,
+      boolean transactional, boolean commit) throws Exception {
     Properties p = new Properties();
     p.put("bootstrap.servers", servers());
     if (transactional) {
@@ -98,8 +111,11 @@ final class TestKafka {
         sent.add(producer.send(
             new ProducerRecord<>(topic, (Integer) r[0], bytes(r[1]), bytes(r[2]))));
       }
-      if (transactional) {
+      if (transactional && commit) {
         producer.commitTransaction();
+      } else if (transactional) {
+        producer.flush();
+        producer.abortTransaction();
       }
       producer.flush();
     }
