@@ -68,16 +68,63 @@ final class TestKafka {
   }
 
   /** Writes records of {partition, key, value} (key and value text, or null; or byte[]). */
-  void write(String topic, List<Object[]> records) {
+  void write(String topic, List<Object[]> records) throws Exception {
+    write(topic, records, false);
+  }
+
+  /**
+   * Writes records as {@link #write(String, List)} does, in one transaction when {@code
+   * transactional} (as an upstream exactly-once job writes: each partition written ends in the
+   * transaction's commit marker, which takes an offset).
+   *
+   * @return each partition's offsets of the records written, in their order
+   */
+  Map<Integer, List<Long>> write(String topic, List<Object[]> records, boolean transactional)
+      throws Exception {
+    return write(topic, records, transactional, true);
+  }
+
+  /**
+   * Writes records in one transaction and aborts it, as a crashed transactional writer's records
+   * end: they take offsets, and a reader of committed data never sees them.
+   */
+  void writeAborted(String topic, List<Object[]> records) throws Exception {
+    write(topic, records, true, false);
+  }
+
+  private Map<Integer, List<Long>> write(String topic, List<Object[]> records,
+      boolean transactional, boolean commit) throws Exception {
     Properties p = new Properties();
     p.put("bootstrap.servers", servers());
+    if (transactional) {
+      p.put("transactional.id", "test-writer-" + topic);
+    }
+    List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent =
+        new ArrayList<>();
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      if (transactional) {
+        producer.initTransactions();
+        producer.beginTransaction();
+      }
       for (Object[] r : records) {
-        producer.send(new ProducerRecord<>(topic, (Integer) r[0], bytes(r[1]), bytes(r[2])));
+        sent.add(producer.send(
+            new ProducerRecord<>(topic, (Integer) r[0], bytes(r[1]), bytes(r[2]))));
+      }
+      if (transactional && commit) {
+        producer.commitTransaction();
+      } else if (transactional) {
+        producer.flush();
+        producer.abortTransaction();
       }
       producer.flush();
     }
+    Map<Integer, List<Long>> offsets = new java.util.TreeMap<>();
+    for (var f : sent) {
+      var at = f.get(60, TimeUnit.SECONDS);
+      offsets.computeIfAbsent(at.partition(), k -> new ArrayList<>()).add(at.offset());
+    }
+    return offsets;
   }
 
   static byte[] bytes(Object value) {
@@ -114,8 +161,20 @@ final class TestKafka {
    * markers of transactions (which a job under {@code job.coordinator=kafka} writes).
    */
   List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int partitions) throws Exception {
+    return readAll(topic, partitions, false);
+  }
+
+  /**
+   * As {@link #readAll(String, int)}; {@code committedOnly}: as a reader of committed data
+   * ({@code read_committed}: to the last stable offset, aborted records left out).
+   */
+  List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int partitions,
+      boolean committedOnly) throws Exception {
     Properties p = new Properties();
     p.put("bootstrap.servers", servers());
+    if (committedOnly) {
+      p.put("isolation.level", "read_committed");
+    }
     List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -54,7 +54,8 @@ public final class SamzaCheckpointExport {
 
   /**
    * Checks that a Samza job's keys let its checkpoint go back to Samza this way: Samza's Kafka
-   * checkpoints, Samza's default grouper, checkpoint versions Samza knows.
+   * checkpoints, Samza's default grouper, checkpoint versions Samza knows, and, where the job
+   * wrote its changelogs in Kafka transactions here, Samza reading them as committed data.
    *
    * @param file the Samza job's keys, as Samza runs them
    * @throws ConfigException naming the key
@@ -73,6 +74,43 @@ public final class SamzaCheckpointExport {
               + " every input, Samza's task 'Partition k' under that grouper alone");
     }
     writeVersions(file);
+    checkReadsCommitted(file);
+  }
+
+  /**
+   * A job that ran here in Kafka transactions (under exactly-once, and under {@code
+   * job.coordinator=kafka}, whose commits are transactions) has, in its changelogs, the writes of
+   * every commit that failed (a crash, a fence, a task failure), aborted. Samza's consumers read
+   * {@code read_uncommitted} unless {@code systems.<system>.consumer.isolation.level} says
+   * otherwise (Samza passes its {@code consumer.*} keys to Kafka's consumer), and its restore
+   * would apply those writes: a count would hold an input that Samza then processes again.
+   */
+  private static void checkReadsCommitted(JobConfig file) {
+    String coordinator = file.get("job.coordinator");
+    boolean transactional = "exactly-once".equals(file.get("task.processing.guarantee"))
+        || "kafka".equals(coordinator);
+    if (!transactional) {
+      return;
+    }
+    String how = "kafka".equals(coordinator) ? "job.coordinator=kafka"
+        : "task.processing.guarantee=exactly-once";
+    for (String store : file.idsUnder("stores")) {
+      String changelog = file.get("stores." + store + ".changelog");
+      if (changelog == null || changelog.indexOf('.') < 0) {
+        continue;
+      }
+      String key = "systems." + changelog.substring(0, changelog.indexOf('.'))
+          + ".consumer.isolation.level";
+      String level = file.get(key, "read_uncommitted");
+      if (!level.equals("read_committed")) {
+        throw file.bad(key, level, "read_committed: store " + store + "'s changelog "
+            + changelog + " was written in Kafka transactions here (" + how + "), where a"
+            + " commit that failed leaves its writes in it, aborted, and Samza's restore reads"
+            + " them unless its consumers read committed data only: set the key in the job's"
+            + " file for Samza (it changes what Samza reads of a topic written in transactions"
+            + " only)");
+      }
+    }
   }
 
   /**

@@ -13,11 +13,10 @@ import org.apache.samza.system.IncomingMessageEnvelope;
 import org.apache.samza.system.SystemStreamPartition;
 
 /**
- * Turns Millrace's envelopes into Samza's: the stream id back to Samza's
- * {@link SystemStreamPartition} (made once per partition), the offset as Samza's decimal string,
- * key and message through the stream's serdes, the system's timestamp as Samza's event time
- * ({@link DeliveredEnvelope}: the offset's string made when asked for) and the moment of
- * delivery, to the {@link ArrivalClock}'s millisecond, as its arrival time.
+ * Turns Millrace's envelopes into Samza's ({@link DeliveredEnvelope}, a view of Millrace's): the
+ * stream id back to Samza's {@link SystemStreamPartition} (made once per partition), key and
+ * message through the stream's serdes where it has them, and the moment of delivery, to the
+ * {@link ArrivalClock}'s millisecond, as its arrival time.
  */
 final class InputStreams {
   private final Map<String, Input> byId = new HashMap<>();
@@ -30,24 +29,30 @@ final class InputStreams {
 
   private record Last(String id, Input input) {}
 
-  private static final class Input {
+  private static final class Input implements DeliveredEnvelope.Partitions {
     final SamzaStream stream;
     final StreamSerdes serdes;
+    /** Whether the stream has no serde: key and value pass as the system read them. */
+    final boolean plain;
     SystemStreamPartition[] partitions = new SystemStreamPartition[0];
 
     Input(SamzaStream stream, StreamSerdes serdes) {
       this.stream = stream;
       this.serdes = serdes;
+      this.plain = serdes.key() == null && serdes.msg() == null;
     }
 
-    SystemStreamPartition partition(int partition) {
+    @Override
+    public SystemStreamPartition partition(int partition) {
       SystemStreamPartition[] known = partitions;
       if (partition >= known.length || known[partition] == null) {
         SystemStreamPartition[] grown = java.util.Arrays.copyOf(known,
             Math.max(known.length, partition + 1));
         grown[partition] = new SystemStreamPartition(stream.system(), stream.physicalName(),
             new Partition(partition));
-        partitions = grown; // written on one thread at a time; a lost race only makes it again
+        // Made by the task's init for each of its partitions, so a task's envelopes (on a pool
+        // thread, an async task's) only read them; a race would only make an equal one again.
+        partitions = grown;
         return grown[partition];
       }
       return known[partition];
@@ -68,13 +73,12 @@ final class InputStreams {
   /** Samza's envelope for {@code envelope}. */
   IncomingMessageEnvelope incoming(Envelope envelope) {
     Input input = input(envelope.stream());
-    long timestamp = envelope.timestamp();
-    return DeliveredEnvelope.of(input.partition(envelope.partition()), envelope.offset(),
-        SerdeUse.read(input.serdes.key(), envelope.key()),
-        SerdeUse.read(input.serdes.msg(), envelope.value()),
-        envelope.sizeInBytes(),
-        timestamp < 0 ? 0 : timestamp, // Samza's "no event time" is 0, Millrace's -1
-        ArrivalClock.SHARED.millis());
+    long now = ArrivalClock.SHARED.millis();
+    if (input.plain) {
+      return DeliveredEnvelope.of(envelope, input, now);
+    }
+    return DeliveredEnvelope.decoded(envelope, input, SerdeUse.read(input.serdes.key(),
+        envelope.key()), SerdeUse.read(input.serdes.msg(), envelope.value()), now);
   }
 
   private Input input(String streamId) {

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,6 +93,25 @@ class SamzaCommandTest {
     assertThat(result[0]).isEqualTo("2");
     assertThat(result[2]).startsWith("error: bad value '1,3' for task.checkpoint.write.versions")
         .hasLineCount(1);
+  }
+
+  /**
+   * Its changelog holds the aborted writes of any commit that failed here, which Samza's
+   * consumers, reading {@code read_uncommitted} by default, would restore (SamzaRoundTripTest's
+   * exactly-once trips show the count it then makes).
+   */
+  @Test
+  void aJobThatWroteInTransactionsHereIsRefusedUnlessSamzaReadsCommittedDataOnly(
+      @TempDir Path dir) throws Exception {
+    for (String how : List.of("job.coordinator=kafka", "task.processing.guarantee=exactly-once")) {
+      Path file = job(dir, KAFKA_CHECKPOINTS, how, "stores.counts.changelog=kafka.counts-log");
+      String[] result = run("export-checkpoint", file.toString());
+      assertThat(result[0]).isEqualTo("2");
+      assertThat(result[2]).startsWith("error: bad value 'read_uncommitted' for"
+          + " systems.kafka.consumer.isolation.level in " + file + ": expected read_committed:"
+          + " store counts's changelog kafka.counts-log was written in Kafka transactions here ("
+          + how + ")").hasLineCount(1);
+    }
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.millrace.samza.task;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.millrace.api.Envelope;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
@@ -19,13 +20,20 @@ class DeliveredEnvelopeTest {
       new SystemStreamPartition("kafka", "page-views", new Partition(3));
 
   private static DeliveredEnvelope delivered(long offset, Object key, Object message) {
-    return DeliveredEnvelope.of(SSP, offset, key, message, 1, 0L, 0L);
+    return delivered(offset, key, message, 1, -1L, 0L);
+  }
+
+  /** The envelope of a message Millrace delivered with these fields ({@code -1}: no time). */
+  private static DeliveredEnvelope delivered(long offset, Object key, Object message, int size,
+      long timestamp, long arrivalTime) {
+    return DeliveredEnvelope.of(new Envelope("page-views-id", 3, offset, key, message, timestamp,
+        size), p -> p == 3 ? SSP : null, arrivalTime);
   }
 
   @Test
   void itShowsWhatSamzasEnvelopeOfTheSameFieldsShows() {
     DeliveredEnvelope delivered =
-        DeliveredEnvelope.of(SSP, 41L, "k", "v", 7, 1_700_000_000_000L, 1_700_000_000_123L);
+        delivered(41L, "k", "v", 7, 1_700_000_000_000L, 1_700_000_000_123L);
     IncomingMessageEnvelope samzas = new IncomingMessageEnvelope(SSP, "41", "k", "v", 7,
         1_700_000_000_000L, 1_700_000_000_123L);
 
@@ -61,10 +69,29 @@ class DeliveredEnvelopeTest {
     assertThat(delivered(1L, null, new WatermarkMessage(5L)).isWatermark()).isTrue();
   }
 
+  @Test
+  void withoutAnEventTimeItsEventTimeIsSamzasNone() {
+    assertThat(delivered(1L, "k", "v", 1, -1L, 5L).getEventTime()).isZero();
+  }
+
+  @Test
+  void aDecodedEnvelopeShowsTheSerdesObjectsNotTheBytesMillraceRead() {
+    Envelope read = new Envelope("page-views-id", 3, 9L, new byte[] {1}, new byte[] {2}, -1L, 2);
+    DeliveredEnvelope decoded =
+        DeliveredEnvelope.decoded(read, p -> SSP, "key", "message", 5L);
+
+    assertThat(decoded.getKey()).isEqualTo("key");
+    assertThat(decoded.getMessage()).isEqualTo("message");
+    assertThat(decoded.getOffset()).isEqualTo("9");
+    assertThat(decoded.getSize()).isEqualTo(2);
+    assertThat(decoded).isEqualTo(DeliveredEnvelope.decoded(read, p -> SSP, "key", "message", 6L))
+        .isNotEqualTo(delivered(9L, "key", "other"));
+  }
+
   /**
-   * Envelopes are copies of one prototype whose fields in Samza's class are never set, so every
-   * method of Samza's envelope must read this class's fields: a Samza method not overridden
-   * would answer with the prototype's.
+   * Envelopes are made without Samza's constructor, so the fields of Samza's class are never
+   * set: every method of Samza's envelope must read this class's own, and one not overridden
+   * would answer null.
    */
   @Test
   void everyPublicMethodOfSamzasEnvelopeIsOverridden() {
@@ -87,8 +114,8 @@ class DeliveredEnvelopeTest {
 
   @Test
   void envelopesAreDistinctObjectsThatKeepTheirOwnFields() {
-    DeliveredEnvelope first = DeliveredEnvelope.of(SSP, 1L, "a", "x", 1, 10L, 100L);
-    DeliveredEnvelope second = DeliveredEnvelope.of(SSP, 2L, "b", "y", 2, 20L, 200L);
+    DeliveredEnvelope first = delivered(1L, "a", "x", 1, 10L, 100L);
+    DeliveredEnvelope second = delivered(2L, "b", "y", 2, 20L, 200L);
 
     assertThat(first).isNotSameAs(second);
     assertThat(first.getOffset()).isEqualTo("1");
