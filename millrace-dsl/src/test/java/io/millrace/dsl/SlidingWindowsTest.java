@@ -211,6 +211,28 @@ class SlidingWindowsTest {
   }
 
   @Test
+  void aQuietInputsLastWindowsCloseOnTheWallClockAndLeaveTheStoreEmpty() {
+    Map<String, String> job = DslDrivers.job("quiet", SlidingCounts.class, "views", "late", "out");
+    job.put("dsl.watermark.wallclock.advance", "true");
+    try (TaskTestDriver driver = DslDrivers.driver(job, tmp)) {
+      driver.pipe("views", "a", "/", 10_000);
+      driver.pipe("views", "a", "/", 15_000);
+      driver.advanceTime(Duration.ofMinutes(2)); // event time past every window's end and grace
+      assertThat(results(driver)).containsExactly(
+          Map.entry(new Windowed<>("a", 0, 10_000), 1L),
+          Map.entry(new Windowed<>("a", 5_000, 15_000), 2L),
+          Map.entry(new Windowed<>("a", 10_001, 20_001), 1L));
+      driver.advanceTime(Duration.ofMinutes(2)); // (a close with nothing left in the index)
+      try (var all = driver.<byte[], byte[]>store("slides").all()) {
+        while (all.hasNext()) {
+          assertThat(all.next().value()).as("only the progress is left").isNotEmpty()
+              .hasSize(Long.BYTES);
+        }
+      }
+    }
+  }
+
+  @Test
   void slicesAndTheirIndexLeaveTheStoreOnceNoOpenWindowNeedsThem() {
     try (TaskTestDriver driver = DslDrivers.driver(
         DslDrivers.job("bounded", SlidingCounts.class, "views", "late", "out"), tmp)) {

@@ -235,7 +235,10 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
    */
   private long firstIndexTime(long lo, long hi) {
     long from = Math.max(lo, 0);
-    for (long width = 1; from < hi; width = Math.min(width * 4, 1L << 40)) {
+    // Widths grow without bound (at most ~32 probes to the end of time: an index with nothing
+    // after the limit, as when a quiet input's last windows close on the wall clock).
+    for (long width = 1; from < hi; width = width > Long.MAX_VALUE / 4 ? Long.MAX_VALUE
+        : width * 4) {
       long to = hi - from <= width ? hi : from + width;
       try (KeyValueIterator<byte[], byte[]> it = store.range(indexKey(from, EMPTY),
           to == Long.MAX_VALUE ? PROGRESS : indexKey(to, EMPTY))) {
