@@ -159,6 +159,9 @@ final class JoinBuffer {
    * {@link Long#MAX_VALUE}).
    */
   void removeBetween(long from, long time) {
+    if (from >= time && time != Long.MAX_VALUE) {
+      return; // nothing between (and the empty view below takes no clear())
+    }
     SortedMap<Long, Object> closed = indexed(from, time);
     for (Map.Entry<Long, Object> at : closed.entrySet()) {
       for (byte[] recordKey : keys(at.getValue(), false)) {

@@ -153,6 +153,9 @@ class JoinBufferTest {
     assertThat(described(buffer.between(Long.MIN_VALUE, 40)))
         .containsExactly("a@10=a10", "c@10=c10", "a@20=a20*", "b@30=b30");
     assertThat(described(buffer.between(20, 40))).containsExactly("a@20=a20*", "b@30=b30");
+    buffer.removeBetween(30, 30); // an empty span: nothing
+    buffer.removeBetween(Long.MIN_VALUE, Long.MIN_VALUE);
+    assertThat(buffer.between(Long.MIN_VALUE, Long.MAX_VALUE)).hasSize(5);
     buffer.removeBetween(Long.MIN_VALUE, 30);
     assertThat(described(buffer.between(Long.MIN_VALUE, Long.MAX_VALUE)))
         .containsExactly("b@30=b30", "a@40=a40");

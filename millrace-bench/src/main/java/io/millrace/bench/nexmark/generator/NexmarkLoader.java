@@ -13,9 +13,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -61,10 +63,7 @@ public final class NexmarkLoader {
       List<NewTopic> missing = new ArrayList<>();
       for (String name : names) {
         if (!existing.contains(name)) {
-          // The events' timestamps are event times long past: a broker's time retention (7
-          // days by default) would delete them once a segment rolls, under a later run's feet.
-          missing.add(new NewTopic(name, topics.partitions(), (short) 1)
-              .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1")));
+          missing.add(new NewTopic(name, topics.partitions(), (short) 1));
         }
       }
       admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
@@ -86,9 +85,9 @@ public final class NexmarkLoader {
   }
 
   /**
-   * Refuses topics whose first records the broker has deleted (a topic made by another loader,
-   * under the broker's time retention: the events' timestamps are long past): a run would wait
-   * for records that are gone.
+   * Refuses topics whose first records the broker has deleted (a long-lived broker's time
+   * retention, 7 days by default, deletes them once a segment rolls: the events' timestamps are
+   * long past): a run would wait for records that are gone.
    */
   static void refuseDeletedRecords(Admin admin, List<String> names, int partitions)
       throws Exception {
@@ -132,20 +131,32 @@ public final class NexmarkLoader {
     p.put("compression.type", "none");
     long start = System.nanoTime();
     Generator generator = new Generator(config);
+    AtomicReference<Exception> failed = new AtomicReference<>();
+    Callback onFailure = (metadata, e) -> {
+      if (e != null) {
+        failed.compareAndSet(null, e);
+      }
+    };
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
         new ByteArraySerializer())) {
       while (generator.hasNext()) {
-        producer.send(record(topics, generator.next()));
+        producer.send(record(topics, generator.next()), onFailure);
       }
       long end = config.timestampOf(config.events()) + EndOfInput.AFTER_LAST_EVENT_MS;
       for (int partition = 0; partition < topics.partitions(); partition++) {
         for (Object marker : new Object[] {EndOfInput.person(end), EndOfInput.auction(end),
             EndOfInput.bid(end)}) {
           ProducerRecord<byte[], byte[]> r = record(topics, marker);
-          producer.send(new ProducerRecord<>(r.topic(), partition, r.timestamp(), r.key(), r.value()));
+          producer.send(new ProducerRecord<>(r.topic(), partition, r.timestamp(), r.key(),
+              r.value()), onFailure);
         }
       }
       producer.flush();
+    }
+    if (failed.get() != null) {
+      throw new IllegalStateException("the events could not all be written to " + topics.person()
+          + ", " + topics.auction() + ", " + topics.bid() + " (delete them before the next run): "
+          + failed.get(), failed.get());
     }
     System.out.printf("nexmark: wrote %,d events to %s, %s, %s in %.1f s%n", config.events(),
         topics.person(), topics.auction(), topics.bid(), (System.nanoTime() - start) / 1e9);
