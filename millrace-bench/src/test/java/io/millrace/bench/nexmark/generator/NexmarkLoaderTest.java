@@ -26,9 +26,13 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /** The loader on a real broker (the one bin/millrace kafka-dev runs, from millrace-kafka's build). */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NexmarkLoaderTest {
   private static DevBroker broker;
 
@@ -122,7 +126,10 @@ class NexmarkLoaderTest {
         .hasMessageContaining("delete them");
   }
 
+  // Last: after a deleteRecords, CI's broker answered NOT_LEADER_OR_FOLLOWER for partitions of
+  // topics made in the next seconds, for two minutes (twice; never here).
   @Test
+  @Order(Integer.MAX_VALUE)
   void topicsWhoseFirstRecordsTheBrokerDeletedAreRefused() throws Exception {
     GeneratorConfig config = GeneratorConfig.defaults(7, 500);
     NexmarkTopics topics = NexmarkTopics.of(config, 2);
