@@ -88,7 +88,7 @@ final class JoinBuffer {
   /** The records of {@code recordKey} from {@code from} to {@code to}, both included, in time order. */
   List<Entry> find(long from, long to, byte[] recordKey) {
     List<Entry> found = new ArrayList<>();
-    byte[] end = to == Long.MAX_VALUE ? afterKey(recordKey) : entryKey(recordKey, to + 1);
+    byte[] end = to == Long.MAX_VALUE ? KeyPrefix.after(recordKey) : entryKey(recordKey, to + 1);
     try (KeyValueIterator<byte[], byte[]> it = store.range(entryKey(recordKey, from), end)) {
       while (it.hasNext()) {
         KeyValue<byte[], byte[]> e = it.next();
@@ -211,17 +211,6 @@ final class JoinBuffer {
     return key;
   }
 
-  /** Past every entry of {@code recordKey}: its prefix, incremented (a length's first byte is below 0x80). */
-  private static byte[] afterKey(byte[] recordKey) {
-    byte[] prefix = ByteBuffer.allocate(LENGTH + recordKey.length).putInt(recordKey.length)
-        .put(recordKey).array();
-    for (int i = prefix.length - 1; ; i--) {
-      if (prefix[i] != (byte) 0xff) {
-        prefix[i]++;
-        return Arrays.copyOf(prefix, i + 1);
-      }
-    }
-  }
 
   private static long time(byte[] key, int at) {
     return ByteBuffer.wrap(key, at, TIME).getLong() ^ Long.MIN_VALUE;

@@ -69,7 +69,7 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     byte[] prefix;
     List<OpenSessions.Session> joined = new ArrayList<>(2);
     try {
-      prefix = prefix(keySerde.toBytes(key));
+      prefix = KeyPrefix.of(keySerde.toBytes(key));
       Object merged = null;
       for (OpenSessions.Session session : open.of(prefix)) { // by start
         if (session.start() > saturatedAdd(timestamp, gap)) {
@@ -164,11 +164,6 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     if (failure != null) {
       throw failure;
     }
-  }
-
-  private static byte[] prefix(byte[] recordKey) {
-    return ByteBuffer.allocate(Integer.BYTES + recordKey.length).putInt(recordKey.length)
-        .put(recordKey).array();
   }
 
   private static byte[] sessionKey(byte[] prefix, long start, long end) {

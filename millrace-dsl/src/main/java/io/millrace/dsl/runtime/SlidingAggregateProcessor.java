@@ -162,16 +162,15 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     if (from >= hi) {
       return;
     }
-    try (KeyValueIterator<byte[], byte[]> it = store.range(indexKey(from, EMPTY),
-        hi == Long.MAX_VALUE ? PROGRESS : indexKey(hi, EMPTY))) {
+    try (KeyValueIterator<byte[], byte[]> it = index(from, hi)) {
       while (it.hasNext()) {
         byte[] index = it.next().key();
         long t = indexTime(index);
         byte[] recordKey = Arrays.copyOfRange(index, INDEX.length + Long.BYTES, index.length);
-        byte[] known = keys.putIfAbsent(ByteBuffer.wrap(recordKey), recordKey);
+        keys.putIfAbsent(ByteBuffer.wrap(recordKey), recordKey);
         if (t < goneBelow) {
           gone.add(index);
-          gone.add(sliceKey(known == null ? recordKey : known, t));
+          gone.add(sliceKey(recordKey, t));
         }
       }
     }
@@ -186,7 +185,7 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     long d = windows.sizeMs();
     List<KeyValue<byte[], byte[]>> slices = new ArrayList<>();
     try (KeyValueIterator<byte[], byte[]> it = store.range(sliceKey(recordKey, lo),
-        limit == Long.MAX_VALUE ? afterSlices(recordKey) : sliceKey(recordKey, limit))) {
+        limit == Long.MAX_VALUE ? KeyPrefix.after(recordKey) : sliceKey(recordKey, limit))) {
       while (it.hasNext()) {
         slices.add(it.next());
       }
@@ -240,8 +239,7 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     for (long width = 1; from < hi; width = width > Long.MAX_VALUE / 4 ? Long.MAX_VALUE
         : width * 4) {
       long to = hi - from <= width ? hi : from + width;
-      try (KeyValueIterator<byte[], byte[]> it = store.range(indexKey(from, EMPTY),
-          to == Long.MAX_VALUE ? PROGRESS : indexKey(to, EMPTY))) {
+      try (KeyValueIterator<byte[], byte[]> it = index(from, to)) {
         if (it.hasNext()) {
           return indexTime(it.next().key());
         }
@@ -249,6 +247,12 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
       from = to;
     }
     return NONE_DUE;
+  }
+
+  /** The index's entries from {@code from} to before {@code to} (to its end for MAX_VALUE). */
+  private KeyValueIterator<byte[], byte[]> index(long from, long to) {
+    return store.range(indexKey(from, EMPTY),
+        to == Long.MAX_VALUE ? PROGRESS : indexKey(to, EMPTY));
   }
 
   /**
@@ -289,17 +293,6 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
         .putInt(recordKey.length).put(recordKey).putLong(time).array();
   }
 
-  /** Past every slice of {@code recordKey}: its prefix, incremented (a length's first byte is below 0x80). */
-  private static byte[] afterSlices(byte[] recordKey) {
-    byte[] prefix = ByteBuffer.allocate(Integer.BYTES + recordKey.length)
-        .putInt(recordKey.length).put(recordKey).array();
-    for (int i = prefix.length - 1; ; i--) {
-      if (prefix[i] != (byte) 0xff) {
-        prefix[i]++;
-        return Arrays.copyOf(prefix, i + 1);
-      }
-    }
-  }
 
   private static byte[] indexKey(long time, byte[] recordKey) {
     return ByteBuffer.allocate(INDEX.length + Long.BYTES + recordKey.length)
