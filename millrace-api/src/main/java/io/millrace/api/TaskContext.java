@@ -73,4 +73,15 @@ public interface TaskContext {
    * @throws IllegalArgumentException if {@code interval} is not positive
    */
   Cancellable scheduleEvery(java.time.Duration interval, ScheduledCallback callback);
+
+  /**
+   * How far the task's container has committed ({@link CommitProgress}): for a task that must
+   * hold a store write back until what it sent before is acknowledged.
+   *
+   * @throws UnsupportedOperationException where the context does not count commits
+   */
+  default CommitProgress commits() {
+    throw new UnsupportedOperationException("this task context (" + getClass().getName()
+        + ") does not count commits");
+  }
 }

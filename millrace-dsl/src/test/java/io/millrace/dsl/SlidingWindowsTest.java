@@ -234,13 +234,19 @@ class SlidingWindowsTest {
 
   @Test
   void slicesAndTheirIndexLeaveTheStoreOnceNoOpenWindowNeedsThem() {
-    try (TaskTestDriver driver = DslDrivers.driver(
-        DslDrivers.job("bounded", SlidingCounts.class, "views", "late", "out"), tmp)) {
+    Map<String, String> job = DslDrivers.job("bounded", SlidingCounts.class, "views", "late",
+        "out");
+    job.put("task.commit.ms", "1000");
+    try (TaskTestDriver driver = DslDrivers.driver(job, tmp)) {
       long clock = 0;
       for (int i = 0; i < 20_000; i++) {
         clock += 100; // 2,000 s of event time, each key every 500 ms
         driver.pipe("views", "u" + i % 5, "/", clock);
+        if (i % 100 == 99) {
+          driver.advanceTime(Duration.ofSeconds(1)); // a commit: the closes held till now go
+        }
       }
+      driver.advanceTime(Duration.ofSeconds(1)); // a tick after the last commit writes them
       // Open: slices within 10 s (the window) + 1 ms + 2 s (the grace) of the watermark.
       long open = 5 * (12_001 / 500 + 2);
       int entries = 0;

@@ -13,6 +13,7 @@ import io.millrace.api.WindowableTask;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.store.KeyValueStore;
+import io.millrace.core.commit.CommitCounts;
 import io.millrace.core.config.AnyInteger;
 import io.millrace.core.config.JobFile;
 import io.millrace.core.job.JobPlanner;
@@ -94,6 +95,8 @@ public final class TaskTestDriver implements AutoCloseable {
   private long nextWindow;
   private long nextCommit;
   private int commits;
+  /** What the task reads of its commits ({@code TaskContext.commits()}). */
+  private final CommitCounts commitCounts = new CommitCounts();
   private boolean initialized;
   private boolean closed;
 
@@ -137,7 +140,7 @@ public final class TaskTestDriver implements AutoCloseable {
     // One task: what it sends to a stream it reads comes back to it alone.
     this.context = new TaskContextImpl(name, partition, 1, List.copyOf(partitions), config.asMap(),
         new DefaultMetricsRegistry(false), outputs.taskCollector(), idleActions, stores.all(),
-        scheduler);
+        scheduler, commitCounts);
   }
 
   /** A driver for a task class; give its inputs and outputs with the builder. */
@@ -372,7 +375,11 @@ public final class TaskTestDriver implements AutoCloseable {
     void release();
   }
 
-  /** Closes the task ({@link ClosableTask}) and its stores, and deletes its temporary files. */
+  /**
+   * Stops the task as a container's clean stop does: a commit, then {@link ClosableTask#close},
+   * then its stores are flushed and closed (what it wrote as it closed is kept), and its temporary
+   * files deleted.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -380,6 +387,9 @@ public final class TaskTestDriver implements AutoCloseable {
     }
     closed = true;
     try {
+      if (initialized) {
+        commit(); // as a container's clean stop: a final commit, then the task closes
+      }
       if (initialized && task instanceof ClosableTask closable) {
         invoke("close", closable::close);
       }
@@ -415,8 +425,11 @@ public final class TaskTestDriver implements AutoCloseable {
     }
   }
 
+  /** A commit as the container's: every output so far is acknowledged (captured) when it ends. */
   private void commit() {
+    long number = commitCounts.begin();
     stores.flush();
+    commitCounts.written(number);
     commits++;
   }
 

@@ -88,10 +88,8 @@ public final class Committer implements AutoCloseable {
   private Commit pending;
   /** The last commit that ended (for {@link #phase}), or null. */
   private Commit last;
-  /** Commits begun so far, whole ones too: each commit's number. */
-  private long begunCount;
-  /** The number of the last commit whose checkpoint was written (commits count from 1). */
-  private long writtenThrough;
+  /** Commits begun so far (whole ones too: each commit's number) and written through. */
+  private final CommitCounts counts = new CommitCounts();
   /** The commit thread: made at the first commit in the background, unless one was given. */
   private Executor thread;
   private ExecutorService ownThread;
@@ -280,11 +278,11 @@ public final class Committer implements AutoCloseable {
    * background before it uses the array again).
    */
   private Commit begun(CommitPath path, CommitParticipant.Round round) {
-    begunCount++;
+    long number = counts.begin();
     long began = System.nanoTime();
     long handed = handOverStores();
     takeOffsets(offsets);
-    return new Commit(begunCount, path, writer, holdingEverySend, offsets, inputs.length, round,
+    return new Commit(number, path, writer, holdingEverySend, offsets, inputs.length, round,
         handed, began, System.nanoTime());
   }
 
@@ -309,7 +307,7 @@ public final class Committer implements AutoCloseable {
       // Which offsets each commit took, where and when: beside its checkpoint's write and its
       // transaction in the broker's log, the history of a checkpoint that did not cover its sends.
       LOG.debug("container {}: offsets {} taken for commit {} ({}) on {}", containerId,
-          java.util.Arrays.toString(offsets), begunCount,
+          java.util.Arrays.toString(offsets), counts.begun(),
           pending == null ? "none on its way" : "commit " + pending.number + " on its way",
           Thread.currentThread().getName());
     }
@@ -614,7 +612,7 @@ public final class Committer implements AutoCloseable {
    * being delivered covers its last offsets. Loop thread.
    */
   public long begunCount() {
-    return begunCount;
+    return counts.begun();
   }
 
   /**
@@ -623,7 +621,12 @@ public final class Committer implements AutoCloseable {
    * commit {@code n} began. Loop thread.
    */
   public long writtenThrough() {
-    return writtenThrough;
+    return counts.writtenThrough();
+  }
+
+  /** The counters as the container's tasks read them ({@code TaskContext.commits()}). */
+  public CommitCounts counts() {
+    return counts;
   }
 
 
@@ -643,7 +646,7 @@ public final class Committer implements AutoCloseable {
   }
 
   private void committed(Commit c) {
-    writtenThrough = Math.max(writtenThrough, c.number);
+    counts.written(c.number);
     commits.inc();
     lastCommitEpochMillis = System.currentTimeMillis();
   }

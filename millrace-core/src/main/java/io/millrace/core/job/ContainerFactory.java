@@ -88,7 +88,8 @@ public final class ContainerFactory {
         new ArrayList<>(consumers.values()), producerList, committer, plan.errorPolicy(),
         deadLetters, stores, dispatched, coordinator,
         new TaskBuilder(plan, id, routes, consumers, stores, checkpoints,
-            plan.coordinatorFactory() instanceof LocalCoordinator.Factory, standbys),
+            plan.coordinatorFactory() instanceof LocalCoordinator.Factory, standbys,
+            committer.counts()),
         TimeUnit.MILLISECONDS.toNanos(Math.min(plan.shutdownMillis(),
             plan.settings().async().callbackTimeoutNanos() / 1_000_000)), updater);
     return new Container(id, new RunLoop(parts), java.util.Collections.unmodifiableMap(consumers));

@@ -1,5 +1,6 @@
 package io.millrace.core.job;
 
+import io.millrace.api.CommitProgress;
 import io.millrace.api.StreamPartition;
 import io.millrace.spi.checkpoint.CheckpointStore;
 import io.millrace.api.config.ConfigException;
@@ -58,6 +59,9 @@ final class TaskBuilder implements TaskSource {
   /** The process's standby copies, or null without {@code job.standby.replicas}. */
   private final StandbyReplicas standbys;
 
+  /** The container's commit counters, as its tasks read them. */
+  private final CommitProgress commits;
+
   /**
    * A builder for one container.
    *
@@ -67,11 +71,13 @@ final class TaskBuilder implements TaskSource {
    * @param checkpoints where the job's checkpoints are read from when tasks arrive
    * @param staticAssignment whether the tasks never move (the plan's checkpoint is theirs)
    * @param standbys the process's standby copies, or null
+   * @param commits the container's commit counters, as its tasks read them
    */
   TaskBuilder(JobPlan plan, int containerId, Map<String, OutputRoute> routes,
       Map<String, SystemConsumer> consumers, StoreRegistry stores, CheckpointStore checkpoints,
-      boolean staticAssignment, StandbyReplicas standbys) {
+      boolean staticAssignment, StandbyReplicas standbys, CommitProgress commits) {
     this.standbys = standbys;
+    this.commits = commits;
     this.plan = plan;
     this.containerId = containerId;
     this.routes = routes;
@@ -278,7 +284,8 @@ final class TaskBuilder implements TaskSource {
     TaskScheduler scheduler = new TaskScheduler();
     TaskContextImpl context = new TaskContextImpl(name, number, plan.taskCount(),
         List.copyOf(mine),
-        plan.config().asMap(), plan.metrics(), collector, idleActions, taskStores, scheduler);
+        plan.config().asMap(), plan.metrics(), collector, idleActions, taskStores, scheduler,
+        commits);
     TaskInstance task = new TaskInstance(name, number, user, collector, context,
         mine.size(), idleActions, scheduler);
     return new TaskSpec(task, inputs);

@@ -1,6 +1,7 @@
 package io.millrace.core.job;
 
 import io.millrace.api.Cancellable;
+import io.millrace.api.CommitProgress;
 import io.millrace.api.Output;
 import io.millrace.api.ScheduledCallback;
 import io.millrace.api.StreamPartition;
@@ -17,7 +18,7 @@ import java.util.Map;
 public record TaskContextImpl(String taskName, int partitionNumber, int taskCount,
     List<StreamPartition> inputs, Map<String, String> config, MetricsRegistry metrics,
     TaskCollector collector, List<Runnable> idleActions, Map<String, KeyValueStore<?, ?>> stores,
-    TaskScheduler scheduler) implements TaskContext {
+    TaskScheduler scheduler, CommitProgress commits) implements TaskContext {
   @Override
   public Cancellable schedule(Duration delay, ScheduledCallback callback) {
     return scheduler.schedule(delay, callback);

@@ -178,7 +178,7 @@ public final class RunLoop {
     } finally {
       stopMembership(null);
       try {
-        closeTasks();
+        closeTasks(committedOk);
       } finally {
         if (committedOk) {
           try {
@@ -472,9 +472,23 @@ public final class RunLoop {
     }
   }
 
-  private void closeTasks() {
+  /**
+   * Closes the tasks, then the stores. After a clean final commit ({@code committed}), what the
+   * tasks wrote to their stores as they closed is committed too: a DSL window's deletions and
+   * progress, held until that commit acknowledged its results, so that a restart does not emit
+   * the window again.
+   */
+  private void closeTasks(boolean committed) {
     taskManager.close(); // stopping: tasks still restoring never start
     delivery.closeTasks(containerId);
+    if (committed && stores != null) {
+      try {
+        commit();
+      } catch (RuntimeException e) {
+        LOG.warn("container {}: the commit of what the tasks wrote as they closed failed (a "
+            + "restart does again what it would have recorded)", containerId, e);
+      }
+    }
     committer.close(); // no commit in the background may sync a store closing under it
     if (stores != null) {
       stores.close(); // flushed by the final commit when the stop was clean

@@ -3,6 +3,7 @@ package io.millrace.core.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.api.ClosableTask;
 import io.millrace.api.Collector;
 import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
@@ -317,5 +318,51 @@ class StoreJobTest {
     runner.await();
     assertThat(runner.failure()).hasMessageContaining("store 'countz'")
         .hasMessageContaining("[counts]");
+  }
+
+  /** Counts as CountingTask does, and notes its close in the store as it closes. */
+  public static final class NotingCloseTask implements StreamTask, InitableTask, ClosableTask {
+    private KeyValueStore<String, Long> counts;
+
+    @Override
+    public void init(TaskContext context) {
+      counts = context.store("counts");
+      Long closes = counts.get("closes");
+      LAST_COUNT.put("closes seen at init of task " + context.partitionNumber(),
+          closes == null ? 0 : closes);
+    }
+
+    @Override
+    public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
+      String key = (String) envelope.key();
+      Long count = counts.get(key);
+      counts.put(key, count == null ? 1 : count + 1);
+    }
+
+    @Override
+    public void close() {
+      Long closes = counts.get("closes");
+      counts.put("closes", closes == null ? 1 : closes + 1);
+    }
+  }
+
+  /**
+   * What a task writes to its store as it closes, after the final commit (a DSL window's
+   * deletions, held until that commit acknowledged its result), is committed at a clean stop:
+   * the next run restores it from the changelog (the memory engine keeps nothing).
+   */
+  @Test
+  void aCleanStopCommitsWhatTheTasksWroteToTheirStoresAsTheyClosed() throws Throwable {
+    Map<String, String> c = job();
+    c.put("task.class", NotingCloseTask.class.getName());
+    for (int run = 0; run < 2; run++) {
+      MemoryStream in = MemoryStreams.create(input, 2);
+      append(in, 1, 4);
+      in.seal();
+      LAST_COUNT.clear();
+      LocalRunner.runToEnd(JobPlanner.plan(JobConfig.of(c)));
+      assertThat(LAST_COUNT).containsEntry("closes seen at init of task 0", (long) run)
+          .containsEntry("closes seen at init of task 1", (long) run);
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.millrace.dsl.runtime;
 
 import io.millrace.api.AsyncStreamTask;
+import io.millrace.api.ClosableTask;
 import io.millrace.api.Collector;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
@@ -15,7 +16,8 @@ import io.millrace.api.TaskCoordinator;
  * the async runtime, each input record done when its calls and what follows them are. Jobs
  * without one run on {@link DslTask}, inline on the loop thread.
  */
-public final class DslAsyncTask implements AsyncStreamTask, InitableTask, EndOfStreamListener {
+public final class DslAsyncTask implements AsyncStreamTask, InitableTask, EndOfStreamListener,
+    ClosableTask {
   private PipelineRuntime runtime;
 
   @Override
@@ -32,5 +34,16 @@ public final class DslAsyncTask implements AsyncStreamTask, InitableTask, EndOfS
   @Override
   public void onEndOfStream(Collector collector, TaskCoordinator coordinator) {
     runtime.end(collector);
+  }
+
+  /**
+   * After the container's final commit: writes what the closed windows held back until their
+   * results were acknowledged (the container commits it once every task has closed).
+   */
+  @Override
+  public void close() {
+    if (runtime != null) {
+      runtime.close();
+    }
   }
 }

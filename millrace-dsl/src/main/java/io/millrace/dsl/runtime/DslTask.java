@@ -1,5 +1,6 @@
 package io.millrace.dsl.runtime;
 
+import io.millrace.api.ClosableTask;
 import io.millrace.api.Collector;
 import io.millrace.api.EndOfStreamListener;
 import io.millrace.api.Envelope;
@@ -20,7 +21,8 @@ import java.time.Duration;
  * ({@code dsl.plan.digest}), and runs it. Set as {@code task.class} by the DSL's translator;
  * users never name it.
  */
-public final class DslTask implements StreamTask, InitableTask, EndOfStreamListener {
+public final class DslTask implements StreamTask, InitableTask, EndOfStreamListener,
+    ClosableTask {
   private PipelineRuntime runtime;
 
   @Override
@@ -61,5 +63,16 @@ public final class DslTask implements StreamTask, InitableTask, EndOfStreamListe
   @Override
   public void onEndOfStream(Collector collector, TaskCoordinator coordinator) {
     runtime.end(collector);
+  }
+
+  /**
+   * After the container's final commit: writes what the closed windows held back until their
+   * results were acknowledged (the container commits it once every task has closed).
+   */
+  @Override
+  public void close() {
+    if (runtime != null) {
+      runtime.close();
+    }
   }
 }

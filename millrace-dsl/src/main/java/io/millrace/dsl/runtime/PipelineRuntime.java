@@ -59,6 +59,8 @@ final class PipelineRuntime {
   static final String MARKER = "millrace.dsl.wm.marker";
   /** ... and the sender has nothing to send (its inputs idle): leave it out until it has. */
   static final String IDLE = "millrace.dsl.wm.idle";
+  private static final String GUARANTEE = "task.processing.guarantee";
+  private static final String EXACTLY_ONCE = "exactly-once";
 
   private final TaskContext context;
   private final WatermarkTracker watermark;
@@ -67,6 +69,8 @@ final class PipelineRuntime {
   private final List<RepartitionOut> repartitionOuts = new ArrayList<>();
   private final Map<String, Integer> slotOf = new HashMap<>();
   private final long tickMs;
+  /** Closed windows' deletions and progress, held until their results are acknowledged. */
+  private final HeldWrites held;
   /**
    * Whether an operator waits for a watermark: if none does, a record moves none (a stateless
    * job pays no watermark per record).
@@ -156,6 +160,9 @@ final class PipelineRuntime {
     this.context = context;
     this.tickMs = settings.tickMs();
     this.taskCount = context.taskCount();
+    // Before the processors are built: windowed ones hold their closing writes here.
+    this.held = new HeldWrites(EXACTLY_ONCE.equals(context.config().get(GUARANTEE))
+        ? null : context.commits());
     // One watermark slot per source the task reads: a stream with fewer partitions than the
     // job has tasks gives some tasks none of it, and a slot that never fills would hold their
     // windows open forever.
@@ -199,6 +206,9 @@ final class PipelineRuntime {
   /** Takes one input record. */
   void process(Envelope envelope, Collector collector) {
     emitter.use(collector);
+    if (watermarks) {
+      held.runDue(); // (only operators that wait for a watermark hold writes)
+    }
     SourceEntry source = source(envelope.stream());
     RepartitionIn in = source.in;
     if (in != null) {
@@ -288,6 +298,7 @@ final class PipelineRuntime {
   /** The clock moved on by a tick: idle partitions, the wall-clock advance. */
   void tick(Collector collector) {
     emitter.use(collector);
+    held.runDue();
     now += tickMs;
     watermark.advance(now);
     closeWindows();
@@ -345,11 +356,17 @@ final class PipelineRuntime {
     emitter.use(collector);
     watermark.end();
     ended = true;
+    held.runAllFromNowOn(); // the last close leaves nothing behind
     try {
       closeWindows();
     } finally {
       sendMarkers(true);
     }
+  }
+
+  /** The task closes: writes what is held and due (all of it after a final commit). */
+  void close() {
+    held.runDue();
   }
 
   /**
@@ -447,7 +464,7 @@ final class PipelineRuntime {
         w.aggregation(), context.<byte[], byte[]>store(w.store().name()),
         (Serde<Object>) w.store().keySerde(), (Serde<Object>) w.store().valueSerde(), listening,
         children, emitter, w.lateStream() == null ? null : output(w.lateStream()),
-        lateCounter(w.store().name()));
+        lateCounter(w.store().name()), held);
     WindowedAggregate window = w.windows().sliding() ? new SlidingAggregateProcessor(parts)
         : w.windows().session() ? new SessionAggregateProcessor(parts)
         : new WindowAggregateProcessor(parts);
@@ -492,7 +509,7 @@ final class PipelineRuntime {
                 j.left().name())), new JoinBuffer(context.<byte[], byte[]>store(
                 j.right().name())), (Serde<Object>) j.left().keySerde(),
             (Serde<Object>) j.left().valueSerde(), (Serde<Object>) j.right().valueSerde(),
-            listening, children, lateCounter(j.name()));
+            listening, children, lateCounter(j.name()), held);
         listening.listener = stream;
         windowed.add(listening);
         made = stream;

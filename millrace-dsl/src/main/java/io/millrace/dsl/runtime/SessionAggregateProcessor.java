@@ -29,9 +29,11 @@ import java.util.List;
  * emitted ({@code Windowed(key, first record's time, last record's time)}, at its end) and
  * deleted.
  *
- * <p><b>Restarts.</b> The watermark of the last close is kept under {@link #PROGRESS}; a restarted
- * task takes a record that was late then as late, so no session is emitted twice. Its index is
- * read from the store again (restored from the changelog, or the local files).
+ * <p><b>Restarts.</b> The watermark of the last close is kept under {@link #PROGRESS}, written with
+ * the closed sessions' deletion once their results are acknowledged; a restarted task takes a
+ * record that was late then as late, so no session is emitted twice, and emits again what it
+ * closed since. Its index is read from the store again (restored from the changelog, or the local
+ * files).
  */
 final class SessionAggregateProcessor extends WindowedAggregate {
   /** Sorts after every session (a key's length is never negative). */
@@ -113,9 +115,10 @@ final class SessionAggregateProcessor extends WindowedAggregate {
   }
 
   /**
-   * Emits every session {@code wm} has closed, earliest end first. The close is stored before
-   * the results are passed on, and a result that fails on its way does not stop the others: the
-   * first failure is thrown once every closed session is out.
+   * Emits every session {@code wm} has closed, earliest end first. The close (the sessions'
+   * deletion, the progress) reaches the store once the results are acknowledged ({@link
+   * HeldWrites}), and a result that fails on its way does not stop the others: the first failure
+   * is thrown once every closed session is out.
    */
   @Override
   public void advanceTo(long wm) {
@@ -131,16 +134,19 @@ final class SessionAggregateProcessor extends WindowedAggregate {
       byte[] key = sessionKey(s.prefix(), s.start(), s.end());
       closing.add(new Object[] {key, store.get(key)});
     }
-    for (Object[] session : closing) {
-      store.delete((byte[]) session[0]);
-    }
-    if (wm == Long.MAX_VALUE && open.isEmpty()) {
-      store.delete(PROGRESS); // every input ended: nothing is left to guard
-      closedAt = WatermarkTracker.NONE;
-    } else {
-      closedAt = wm;
-      store.put(PROGRESS, LongSerde.bytes(wm));
-    }
+    boolean done = wm == Long.MAX_VALUE && open.isEmpty(); // every input ended, all closed
+    closedAt = done ? WatermarkTracker.NONE : wm;
+    byte[] progress = done ? null : LongSerde.bytes(wm);
+    held.after(() -> { // once the results are acknowledged (at once at the end)
+      for (Object[] session : closing) {
+        store.delete((byte[]) session[0]);
+      }
+      if (progress == null) {
+        store.delete(PROGRESS); // nothing is left to guard
+      } else {
+        store.put(PROGRESS, progress);
+      }
+    });
     RuntimeException failure = null;
     for (Object[] session : closing) {
       byte[] sessionKey = (byte[]) session[0];

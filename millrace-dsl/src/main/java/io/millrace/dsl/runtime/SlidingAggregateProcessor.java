@@ -42,8 +42,10 @@ import java.util.TreeSet;
  *
  * <p><b>Progress.</b> Every window ending before {@link #emittedBelow} is out; it is kept in the
  * store under {@link SessionAggregateProcessor#PROGRESS}, so a restarted task neither emits a
- * window again nor takes a record for one. {@link #nextDue} keeps the earliest window end still to
- * come when known, so a watermark that closes no window costs no read.
+ * window again nor takes a record for one. A close's progress and deletions reach the store once
+ * its results are acknowledged ({@link HeldWrites}); a restart before that emits them again.
+ * {@link #nextDue} keeps the earliest window end still to come when known, so a watermark that
+ * closes no window costs no read.
  */
 final class SlidingAggregateProcessor extends WindowedAggregate {
   private static final byte[] PROGRESS = SessionAggregateProcessor.PROGRESS;
@@ -102,9 +104,10 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
   }
 
   /**
-   * Emits every window {@code wm} has closed, earliest end first. The progress is stored before
-   * the results are passed on, and a result that fails on its way does not stop the others: the
-   * first failure is thrown once every closed window is out.
+   * Emits every window {@code wm} has closed, earliest end first. The slices no open window
+   * holds are deleted and the progress stored once the results are acknowledged ({@link
+   * HeldWrites}), and a result that fails on its way does not stop the others: the first
+   * failure is thrown once every closed window is out.
    */
   @Override
   public void advanceTo(long wm) {
@@ -136,17 +139,21 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     for (byte[] recordKey : keys.values()) {
       closeKey(recordKey, makersFrom, from, limit, results);
     }
-    for (byte[] key : gone) {
-      store.delete(key);
-    }
-    long due = nextDue(limit, goneBelow, d);
+    long due = nextDue(limit, goneBelow, d); // (the index read before the deletions are made)
     nextDue = due;
     if (wm == Long.MAX_VALUE && due == NONE_DUE) {
-      store.delete(PROGRESS); // every input ended: nothing is left to guard
       emittedBelow = UNKNOWN;
+      held.after(() -> { // (at once: every input ended)
+        gone.forEach(store::delete);
+        store.delete(PROGRESS); // nothing is left to guard
+      });
     } else {
       emittedBelow = limit;
-      store.put(PROGRESS, LongSerde.bytes(limit));
+      byte[] progress = LongSerde.bytes(limit);
+      held.after(() -> { // once the results are acknowledged
+        gone.forEach(store::delete);
+        store.put(PROGRESS, progress);
+      });
     }
     emit(results);
   }

@@ -48,6 +48,8 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
   private final LongSupplier watermark;
   private final Processor[] children;
   private final Counter late;
+  /** Where a close's removals and progress wait for what it passed on to be acknowledged. */
+  private final HeldWrites held;
   /** The watermark the stores were last expired at, or NONE. */
   private long progress;
   /**
@@ -64,7 +66,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
   StreamStreamJoinProcessor(Node node, JoinKind kind, ValueJoiner<Object, Object, Object> joiner,
       JoinWindows windows, JoinBuffer left, JoinBuffer right, Serde<Object> keySerde,
       Serde<Object> leftSerde, Serde<Object> rightSerde, LongSupplier watermark,
-      Processor[] children, Counter late) {
+      Processor[] children, Counter late, HeldWrites held) {
     this.node = node;
     this.kind = kind;
     this.joiner = joiner;
@@ -78,6 +80,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     this.watermark = watermark;
     this.children = children;
     this.late = late;
+    this.held = held;
     byte[] saved = left.store().get(PaneKeys.PROGRESS);
     this.progress = saved == null ? WatermarkTracker.NONE : LongSerde.value(saved);
   }
@@ -129,7 +132,8 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
    * left or outer join's records among them that matched nothing. A failure on one of them (the
    * joiner's, a later operator's) does not stop the others: the first is thrown after them, so
    * the task's error policy applies once and no record is passed on twice by this task. The
-   * records leave the stores, and the progress is stored, only once they are all out: after a
+   * records leave the stores, and the progress is stored, only once they are all out and
+   * acknowledged ({@link HeldWrites}: a restart before that passes them on again): after a
    * failure, under {@code task.error.policy=fail}, the task stops with them still in its stores
    * and a restarted task passes them on again (at least once); under {@code skip} the next
    * watermark takes them out.
@@ -168,20 +172,23 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
       passedBefore = Math.max(passedBefore, before);
       throw failure;
     }
-    left.removeBetween(removedBefore, before);
-    right.removeBetween(removedBefore, before);
-    removedBefore = before;
+    long removeFrom = removedBefore;
     passedBefore = WatermarkTracker.NONE;
-    if (wm == Long.MAX_VALUE) {
-      // Every input ended and every record is out: a job that reads its inputs again from the
-      // start (offset.reset) joins them afresh.
-      left.store().delete(PaneKeys.PROGRESS);
-      progress = WatermarkTracker.NONE;
-      removedBefore = WatermarkTracker.NONE;
-    } else {
-      left.store().put(PaneKeys.PROGRESS, LongSerde.bytes(wm));
-      progress = wm;
-    }
+    // Every input ended and every record is out: a job that reads its inputs again from the
+    // start (offset.reset) joins them afresh.
+    boolean done = wm == Long.MAX_VALUE;
+    byte[] saved = done ? null : LongSerde.bytes(wm);
+    progress = done ? WatermarkTracker.NONE : wm;
+    removedBefore = done ? WatermarkTracker.NONE : before;
+    held.after(() -> { // once what was passed on is acknowledged (at once at the end)
+      left.removeBetween(removeFrom, before);
+      right.removeBetween(removeFrom, before);
+      if (saved == null) {
+        left.store().delete(PaneKeys.PROGRESS);
+      } else {
+        left.store().put(PaneKeys.PROGRESS, saved);
+      }
+    });
   }
 
   private void unmatched(JoinBuffer.Entry e, boolean isLeft) {

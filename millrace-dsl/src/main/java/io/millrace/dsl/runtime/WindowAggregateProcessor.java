@@ -28,8 +28,11 @@ import java.util.Map;
  *
  * <p><b>Progress.</b> The start of the earliest window not yet emitted is kept in the store
  * (under {@link PaneKeys#PROGRESS}), so a restarted task neither emits a closed window again
- * from the panes it left nor takes records for it. Once every input has ended and every window
- * is emitted, the store is left empty.
+ * from the panes it left nor takes records for it. A close's deletions and progress are written
+ * once its results are acknowledged ({@link HeldWrites}: under at-least-once, after the next
+ * commit), so the changelog never says a window closed whose result a crash could still lose; a
+ * restart before that emits the window again. Once every input has ended and every window is
+ * emitted, the store is left empty.
  *
  * <p><b>Cost.</b> A record costs a read and a write of its pane; the store is scanned only when
  * a window may close ({@link #minPane} keeps the earliest pane in the store, when known, so a
@@ -118,7 +121,8 @@ final class WindowAggregateProcessor extends WindowedAggregate {
    * <p>A result that fails on its way (a later operator throws) does not stop the others: the
    * first failure is thrown once every closed window is out, so the task's error policy applies
    * and no key of a window comes out twice from this task. A window's panes are deleted and its
-   * progress stored only once its results are out, and not at all after a failure in the same
+   * progress stored only once its results are out (and acknowledged), and not at all after a
+   * failure in the same
    * call: under {@code task.error.policy=fail} the task stops with the failed window still in
    * its store, and a restarted task emits it again (at least once); under {@code skip} the next
    * window closed clears it.
@@ -166,7 +170,8 @@ final class WindowAggregateProcessor extends WindowedAggregate {
         }
       }
       if (failure == null) {
-        deletePanesBefore(nextStart);
+        long closedBefore = nextStart;
+        held.after(() -> deletePanesBefore(closedBefore)); // once the results are acknowledged
         saveProgress();
       }
     }
@@ -175,8 +180,10 @@ final class WindowAggregateProcessor extends WindowedAggregate {
     }
   }
 
+  /** Stores the progress once what was emitted before it is acknowledged ({@link HeldWrites}). */
   private void saveProgress() {
-    store.put(PaneKeys.PROGRESS, LongSerde.bytes(nextStart));
+    byte[] progress = LongSerde.bytes(nextStart);
+    held.after(() -> store.put(PaneKeys.PROGRESS, progress));
   }
 
   /** Moves past the windows {@code wm} closed that hold no record. */

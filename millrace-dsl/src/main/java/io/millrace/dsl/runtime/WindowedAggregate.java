@@ -28,12 +28,14 @@ abstract class WindowedAggregate implements Processor, WatermarkListener {
   final Emitter emitter;
   private final Output lateOutput;
   private final Counter late;
+  /** Where a close's deletions and progress wait for its results to be acknowledged. */
+  final HeldWrites held;
 
   /** What a windowed aggregation is made of, gathered where the pipeline is built. */
   record Parts(Node node, Windows windows, Aggregation aggregation,
       KeyValueStore<byte[], byte[]> store, Serde<Object> keySerde, Serde<Object> valueSerde,
       LongSupplier watermark, Processor[] children, Emitter emitter, Output lateOutput,
-      Counter late) {}
+      Counter late, HeldWrites held) {}
 
   WindowedAggregate(Parts parts) {
     this.node = parts.node();
@@ -47,6 +49,7 @@ abstract class WindowedAggregate implements Processor, WatermarkListener {
     this.emitter = parts.emitter();
     this.lateOutput = parts.lateOutput();
     this.late = parts.late();
+    this.held = parts.held();
   }
 
   /** A record too late for its windows: counted, and sent to the side output if there is one. */

@@ -1,0 +1,78 @@
+package io.millrace.dsl.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.api.CommitProgress;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HeldWritesTest {
+  /** Commit counters moved by the test. */
+  private static final class Counters implements CommitProgress {
+    long begun;
+    long written;
+
+    @Override
+    public long begun() {
+      return begun;
+    }
+
+    @Override
+    public long writtenThrough() {
+      return written;
+    }
+  }
+
+  private final Counters commits = new Counters();
+  private final List<String> done = new ArrayList<>();
+
+  @Test
+  void aWriteWaitsForACommitThatBeganAfterItWasMadeToBeWritten() {
+    HeldWrites held = new HeldWrites(commits);
+    commits.begun = 3; // commit 3 is on its way: it may have flushed before the write's results
+    held.after(() -> done.add("w1"));
+    commits.written = 3;
+    held.runDue();
+    assertThat(done).as("commit 3 began before the write").isEmpty();
+    commits.begun = 4;
+    held.after(() -> done.add("w2"));
+    commits.written = 4;
+    held.runDue();
+    assertThat(done).as("commit 4 began after w1, not after w2").containsExactly("w1");
+    commits.begun = 5;
+    commits.written = 5;
+    held.runDue();
+    assertThat(done).containsExactly("w1", "w2");
+    assertThat(held.size()).isZero();
+  }
+
+  @Test
+  void writesRunInTheOrderTheyWereMadeWhenSeveralFallDueAtOnce() {
+    HeldWrites held = new HeldWrites(commits);
+    for (int i = 0; i < 5; i++) {
+      int n = i;
+      commits.begun = i; // commits began between the writes, none written
+      held.after(() -> done.add("w" + n));
+    }
+    commits.written = 10;
+    held.runDue();
+    assertThat(done).containsExactly("w0", "w1", "w2", "w3", "w4");
+  }
+
+  @Test
+  void underExactlyOnceAWriteRunsAtOnce() {
+    HeldWrites held = new HeldWrites(null);
+    held.after(() -> done.add("w"));
+    assertThat(done).containsExactly("w");
+  }
+
+  @Test
+  void onceEveryInputEndedTheHeldWritesRunAndLaterOnesAtOnce() {
+    HeldWrites held = new HeldWrites(commits);
+    held.after(() -> done.add("held"));
+    held.runAllFromNowOn();
+    held.after(() -> done.add("last"));
+    assertThat(done).containsExactly("held", "last");
+  }
+}
