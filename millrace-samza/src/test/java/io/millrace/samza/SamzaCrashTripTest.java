@@ -136,8 +136,8 @@ class SamzaCrashTripTest {
     SplittableRandom random = new SplittableRandom(34);
     long[] written;
     Map<Integer, Long> exported;
-    // About 1,000 records a second in all: the kills land among 2 to 4 commits (task.commit.ms
-    // 500) after a run's first.
+    // About 1,000 records a second in all: a kill lands up to about 2 s (four commit intervals,
+    // task.commit.ms=500) after the run's first commit past the last run's.
     try (ArrivingInput input = new ArrivingInput(kafka.servers(), INPUT, PARTITIONS, 5,
         SamzaCrashTripTest::key)) {
       // 1. Millrace, killed at least four times: each run once it has committed past the last
@@ -178,8 +178,8 @@ class SamzaCrashTripTest {
       }
       assertThat(export[1]).contains("wrote the checkpoints of " + PARTITIONS + " task(s)");
       exported = CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT);
-      assertThat(exported).isEqualTo(CheckpointTopics.millrace(kafka, MILLRACE_JOB, INPUT))
-          .isEqualTo(committed);
+      // (read after the export's fence: a kill during a commit may have committed it since)
+      assertThat(exported).isEqualTo(CheckpointTopics.millrace(kafka, MILLRACE_JOB, INPUT));
 
       // 3. Samza resumes while the input still arrives, then runs to its end.
       String log = "crash-trip-samza.log";
