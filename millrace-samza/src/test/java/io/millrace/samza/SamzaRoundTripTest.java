@@ -431,19 +431,8 @@ class SamzaRoundTripTest {
 
     assertThat(run[2]).isEmpty();
     assertThat(run[0]).isEqualTo("0");
-    Map<Integer, Long> written = new TreeMap<>();
-    for (ConsumerRecord<byte[], byte[]> r :
-        kafka.readAll("__samza_checkpoint_ver_1_for_grouped-job_1", 1)) {
-      if ("checkpoint".equals(JSON.readValue(r.key(), Map.class).get("type"))) {
-        for (Object ssp : JSON.readValue(r.value(), Map.class).values()) {
-          Map<?, ?> e = (Map<?, ?>) ssp;
-          if (input.equals(e.get("stream"))) {
-            written.put(Integer.parseInt((String) e.get("partition")),
-                Long.parseLong((String) e.get("offset")));
-          }
-        }
-      }
-    }
+    Map<Integer, Long> written =
+        CheckpointTopics.samza(kafka, "__samza_checkpoint_ver_1_for_grouped-job_1", input);
     assertThat(written).isEqualTo(Map.of(0, 7L, 1, 7L, 2, 6L));
   }
 
