@@ -47,7 +47,13 @@ public final class KafkaSystemFactory implements SystemFactory, CheckpointStoreF
 
   @Override
   public void validate(SystemContext context) {
-    new KafkaSettings(context).validate();
+    KafkaSettings settings = new KafkaSettings(context);
+    settings.validate();
+    if (transactional(context)) {
+      settings.requireReadCommitted(JobTransactions.exactlyOnce(context.jobConfig())
+          ? "the job is exactly-once (task.processing.guarantee=exactly-once)"
+          : "the job commits in Kafka transactions on this cluster (job.coordinator=kafka)");
+    }
   }
 
   @Override

@@ -74,6 +74,41 @@ class KafkaStartupErrorsTest {
         .hasMessageContaining("streams.<id>.value.serde");
   }
 
+  /**
+   * Where the job writes in Kafka transactions, its consumers read committed data: a key saying
+   * otherwise made restores apply a crashed commit's aborted changelog writes (a count then held
+   * the inputs it processed again: SamzaCrashTripTest, its Millrace file so set, counted them
+   * twice), so it is refused.
+   */
+  @Test
+  void readingUncommittedDataIsRefusedWhereTheJobWritesInTransactions() {
+    Map<String, String> config = job("127.0.0.1:9092", "uncommitted", UpperCaseTask.class, "in",
+        null, state.toString());
+    config.put("systems.kafka.consumer.isolation.level", "read_uncommitted");
+    JobPlanner.check(JobConfig.of(config)); // at-least-once: the user's choice
+
+    config.put("task.processing.guarantee", "exactly-once");
+    config.put("task.checkpoint.system", "kafka");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(config)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("bad value 'read_uncommitted' for"
+            + " systems.kafka.consumer.isolation.level")
+        .hasMessageContaining("expected read_committed, or no such key, since the job is"
+            + " exactly-once (task.processing.guarantee=exactly-once): reading uncommitted data,"
+            + " its stores would restore the changelog writes of commits that failed")
+        .message().doesNotContain("\n");
+
+    Map<String, String> grouped = new java.util.HashMap<>(config);
+    grouped.remove("task.processing.guarantee");
+    grouped.put("job.coordinator", "kafka");
+    assertThatThrownBy(() -> JobPlanner.check(JobConfig.of(grouped)))
+        .hasMessageContaining("since the job commits in Kafka transactions on this cluster"
+            + " (job.coordinator=kafka)");
+
+    config.put("systems.kafka.consumer.isolation.level", "read_committed");
+    JobPlanner.check(JobConfig.of(config)); // what Millrace reads anyway
+  }
+
   @Test
   void securitySettingsPassThroughToEveryClient() {
     Map<String, String> config = job("127.0.0.1:9092", "sasl", UpperCaseTask.class, "in", null,

@@ -3,22 +3,17 @@ package io.millrace.samza;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.testing.Await;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,15 +68,6 @@ class SamzaMigrationTest {
     return messages;
   }
 
-  /** One output record: the input it counted, the count after it, and who counted it. */
-  private record Counted(String key, int partition, long offset, int count, String runtime) {
-    static Counted of(ConsumerRecord<byte[], byte[]> r) {
-      String[] f = new String(r.value(), StandardCharsets.UTF_8).split(",");
-      return new Counted(new String(r.key(), StandardCharsets.UTF_8), Integer.parseInt(f[0]),
-          Long.parseLong(f[1]), Integer.parseInt(f[2]), f[3]);
-    }
-  }
-
   private static List<Counted> outputs() throws Exception {
     List<Counted> all = new ArrayList<>();
     for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(OUTPUT, PARTITIONS)) {
@@ -94,24 +80,9 @@ class SamzaMigrationTest {
     return kafka.readAll(OUTPUT, PARTITIONS).size();
   }
 
-  /** Samza's last checkpointed offset of each input partition, read as the test reads JSON. */
+  /** Samza's last checkpointed offset of each input partition. */
   private static Map<Integer, Long> samzaCheckpoints() throws Exception {
-    ObjectMapper json = new ObjectMapper();
-    Map<Integer, Long> offsets = new TreeMap<>();
-    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(SAMZA_CHECKPOINTS, 1)) {
-      Map<?, ?> key = json.readValue(r.key(), Map.class);
-      if (!"checkpoint".equals(key.get("type"))) {
-        continue;
-      }
-      for (Object ssp : json.readValue(r.value(), Map.class).values()) {
-        Map<?, ?> s = (Map<?, ?>) ssp;
-        if (INPUT.equals(s.get("stream")) && s.get("offset") != null) {
-          offsets.put(Integer.parseInt((String) s.get("partition")),
-              Long.parseLong((String) s.get("offset")));
-        }
-      }
-    }
-    return offsets;
+    return CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT);
   }
 
   /** The store's final counts, per partition and key, as its changelog holds them. */
@@ -129,23 +100,8 @@ class SamzaMigrationTest {
   }
 
   private static Process startSamza(Map<String, String> config, Path dir) throws IOException {
-    Path file = dir.resolve("samza-job.properties");
-    Properties p = new Properties();
-    p.putAll(config);
-    try (OutputStream out = Files.newOutputStream(file)) {
-      p.store(out, "written by SamzaMigrationTest");
-    }
-    String lib = System.getProperty("samza.runtime.lib",
-        Path.of("..", "millrace-samza-peer", "target", "samza-lib").toString());
-    String classPath = Path.of(lib).toAbsolutePath() + "/*" + java.io.File.pathSeparator
-        + Path.of("target", "test-classes").toAbsolutePath();
-    ProcessBuilder pb = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx384m", "-XX:+UseSerialGC", "-cp", classPath, SamzaMain.class.getName(),
-        file.toString());
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(Path.of("target", "samza-child.log").toFile());
-    return pb.start();
+    return ChildJvms.samza(ChildJvms.jobFile(config, dir, "samza-job.properties"),
+        "samza-child.log");
   }
 
   @Test
@@ -161,22 +117,15 @@ class SamzaMigrationTest {
     Process samza = startSamza(config, dir);
     try {
       // Samza has processed the first messages and checkpointed: more arrive while it runs.
-      Await.until(Await.DEADLINE, "Samza's first checkpoints and outputs (target/samza-child.log)",
-          () -> {
-            if (!samza.isAlive()) {
-              throw new AssertionError("Samza stopped: see target/samza-child.log");
-            }
-            return kafka.exists(SAMZA_CHECKPOINTS) && samzaCheckpoints().size() == PARTITIONS
-                && countOutputs() >= first;
-          });
+      ChildJvms.awaitWhileAlive(samza, "samza-child.log", "Samza's first checkpoints and outputs",
+          () -> samzaCheckpoints().size() == PARTITIONS && countOutputs() >= first);
       kafka.write(INPUT, messages(first, second));
       // Killed once Samza has checkpointed into the second messages, and counted past that.
       long firstEnd = first / PARTITIONS - 1;
       Await.until(Await.DEADLINE, "Samza checkpointing the second messages",
           () -> samzaCheckpoints().values().stream().anyMatch(offset -> offset > firstEnd));
     } finally {
-      samza.destroyForcibly(); // SIGKILL: no final commit, no clean close
-      assertThat(samza.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      ChildJvms.kill(samza); // SIGKILL: no final commit, no clean close
     }
     Map<Integer, Long> samzaCheckpoint = samzaCheckpoints();
     int total = first + second;

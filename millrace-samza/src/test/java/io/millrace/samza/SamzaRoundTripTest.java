@@ -5,22 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.testing.Await;
-import io.millrace.samza.cli.SamzaCommand;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,86 +72,14 @@ class SamzaRoundTripTest {
     return counts;
   }
 
-  /**
-   * One output record: the input it counted, the count after it, who counted it, and where it
-   * is in the output ({@code partition@offset}).
-   */
-  private record Counted(String key, int partition, long offset, int count, String runtime,
-      String at) {
-    static Counted of(ConsumerRecord<byte[], byte[]> r) {
-      String[] f = new String(r.value(), StandardCharsets.UTF_8).split(",");
-      return new Counted(new String(r.key(), StandardCharsets.UTF_8), Integer.parseInt(f[0]),
-          Long.parseLong(f[1]), Integer.parseInt(f[2]), f[3], r.partition() + "@" + r.offset());
-    }
-  }
-
-  /** The input offset of each task's newest version 1 checkpoint in Samza's {@code topic}. */
-  private static Map<Integer, Long> samzaCheckpoints(String topic, String input)
-      throws Exception {
-    Map<Integer, Long> offsets = new TreeMap<>();
-    if (!kafka.exists(topic)) {
-      return offsets;
-    }
-    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(topic, 1)) {
-      if (!"checkpoint".equals(JSON.readValue(r.key(), Map.class).get("type"))) {
-        continue;
-      }
-      for (Object ssp : JSON.readValue(r.value(), Map.class).values()) {
-        Map<?, ?> s = (Map<?, ?>) ssp;
-        if (input.equals(s.get("stream"))) {
-          offsets.put(Integer.parseInt((String) s.get("partition")),
-              Long.parseLong((String) s.get("offset")));
-        }
-      }
-    }
-    return offsets;
-  }
-
   /** Writes the job's file, as a user keeps it. */
   private static Path file(Map<String, String> config, Path dir) throws IOException {
-    return file(config, dir, "round-trip.properties");
+    return ChildJvms.jobFile(config, dir, "round-trip.properties");
   }
 
   private static Path file(Map<String, String> config, Path dir, String name)
       throws IOException {
-    Path file = dir.resolve(name);
-    Properties p = new Properties();
-    p.putAll(config);
-    try (OutputStream out = Files.newOutputStream(file)) {
-      p.store(out, "written by SamzaRoundTripTest");
-    }
-    return file;
-  }
-
-  private static Process startSamza(Path file, String log) throws IOException {
-    String lib = System.getProperty("samza.runtime.lib",
-        Path.of("..", "millrace-samza-peer", "target", "samza-lib").toString());
-    String classPath = Path.of(lib).toAbsolutePath() + "/*" + java.io.File.pathSeparator
-        + Path.of("target", "test-classes").toAbsolutePath();
-    ProcessBuilder pb = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx384m", "-XX:+UseSerialGC", "-cp", classPath, SamzaMain.class.getName(),
-        file.toString());
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(Path.of("target", log).toFile());
-    return pb.start();
-  }
-
-  /** Runs Samza until {@code done} holds, then kills it (SIGKILL: no clean close). */
-  private static void runSamza(Path file, String log, String what,
-      java.util.concurrent.Callable<Boolean> done) throws Exception {
-    Process samza = startSamza(file, log);
-    try {
-      Await.until(Await.DEADLINE, what + " (target/" + log + ")", () -> {
-        if (!samza.isAlive()) {
-          throw new AssertionError("Samza stopped: see target/" + log);
-        }
-        return done.call();
-      });
-    } finally {
-      samza.destroyForcibly();
-      assertThat(samza.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    }
+    return ChildJvms.jobFile(config, dir, name);
   }
 
   /** Each key's first and last count among {@code outputs}. */
@@ -294,7 +215,7 @@ class SamzaRoundTripTest {
 
     /** The newest version 1 checkpoint of each task in Samza's topic: its input offset. */
     Map<Integer, Long> samzaCheckpoints(String topic) throws Exception {
-      return SamzaRoundTripTest.samzaCheckpoints(samzaCheckpoints(), topic);
+      return CheckpointTopics.samza(kafka, samzaCheckpoints(), topic);
     }
 
     /** Each task's checkpointed input offset is {@code last}'s (Samza's: the last processed). */
@@ -352,7 +273,8 @@ class SamzaRoundTripTest {
 
     // 1. Samza 1.8 counts the first round, checkpoints all of it, and is killed.
     Map<Integer, List<Long>> firstAt = trip.write(first);
-    runSamza(file, trip.job() + "-samza-1.log", "Samza checkpointing the first round",
+    ChildJvms.runSamzaUntil(file, trip.job() + "-samza-1.log",
+        "Samza checkpointing the first round",
         () -> trip.checkpointedThrough(lasts(firstAt)));
     List<Counted> bySamza = trip.outputs();
     assertThat(bySamza).extracting(Counted::runtime).containsOnly("samza");
@@ -391,7 +313,8 @@ class SamzaRoundTripTest {
 
     // 3. Back to Samza: the export (with the keys the job ran with here) writes Millrace's
     // checkpoint as Samza's own.
-    String[] export = export(file(trip.millraceKeys(config), dir, "millrace-leg.properties"));
+    String[] export = SamzaTestJobs.exportCheckpoint(
+        file(trip.millraceKeys(config), dir, "millrace-leg.properties"));
     assertThat(export[2]).isEmpty();
     assertThat(export[0]).isEqualTo("0");
     Map<Integer, Long> exported = trip.samzaCheckpoints(trip.input());
@@ -411,7 +334,8 @@ class SamzaRoundTripTest {
     Map<Integer, List<Long>> thirdAt = trip.write(third);
     java.util.Set<String> before = new java.util.HashSet<>();
     trip.outputs().forEach(c -> before.add(c.at()));
-    runSamza(file, trip.job() + "-samza-2.log", "Samza checkpointing the third round",
+    ChildJvms.runSamzaUntil(file, trip.job() + "-samza-2.log",
+        "Samza checkpointing the third round",
         () -> trip.checkpointedThrough(lasts(thirdAt)));
     List<Counted> final3 = trip.outputs();
     List<Counted> bySamzaAgain = new ArrayList<>(final3);
@@ -433,17 +357,6 @@ class SamzaRoundTripTest {
     assertThat(final3).hasSize(all.size());
   }
 
-  /** Runs {@code millrace samza export-checkpoint <file>}: its exit code, output and errors. */
-  private static String[] export(Path file) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = SamzaCommand.run(new String[] {"export-checkpoint", file.toString()},
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new String[] {Integer.toString(exit), out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8)};
-  }
-
   @Test
   void aJobWithNoCheckpointHereIsRefusedInOneLineAndNothingIsWritten(@TempDir Path dir)
       throws Exception {
@@ -452,7 +365,7 @@ class SamzaRoundTripTest {
     config.put("job.name", "never_here");
     config.put("task.inputs", "kafka.never-input");
 
-    String[] run = export(file(config, dir));
+    String[] run = SamzaTestJobs.exportCheckpoint(file(config, dir));
 
     assertThat(run[0]).isEqualTo("1");
     assertThat(run[1]).isEmpty();
@@ -476,7 +389,7 @@ class SamzaRoundTripTest {
     config.put("job.name", "stray_job");
     config.put("task.inputs", "kafka.stray-input");
 
-    String[] run = export(file(config, dir));
+    String[] run = SamzaTestJobs.exportCheckpoint(file(config, dir));
 
     assertThat(run[0]).isEqualTo("1");
     assertThat(run[2]).startsWith("error: job stray_job-1's checkpoint names stream"
@@ -514,23 +427,12 @@ class SamzaRoundTripTest {
       job.stop();
     }
 
-    String[] run = export(file(config, dir));
+    String[] run = SamzaTestJobs.exportCheckpoint(file(config, dir));
 
     assertThat(run[2]).isEmpty();
     assertThat(run[0]).isEqualTo("0");
-    Map<Integer, Long> written = new TreeMap<>();
-    for (ConsumerRecord<byte[], byte[]> r :
-        kafka.readAll("__samza_checkpoint_ver_1_for_grouped-job_1", 1)) {
-      if ("checkpoint".equals(JSON.readValue(r.key(), Map.class).get("type"))) {
-        for (Object ssp : JSON.readValue(r.value(), Map.class).values()) {
-          Map<?, ?> e = (Map<?, ?>) ssp;
-          if (input.equals(e.get("stream"))) {
-            written.put(Integer.parseInt((String) e.get("partition")),
-                Long.parseLong((String) e.get("offset")));
-          }
-        }
-      }
-    }
+    Map<Integer, Long> written =
+        CheckpointTopics.samza(kafka, "__samza_checkpoint_ver_1_for_grouped-job_1", input);
     assertThat(written).isEqualTo(Map.of(0, 7L, 1, 7L, 2, 6L));
   }
 

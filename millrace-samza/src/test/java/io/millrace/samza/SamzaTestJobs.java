@@ -4,6 +4,10 @@ import io.millrace.core.embed.Millrace;
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
+import io.millrace.samza.cli.SamzaCommand;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -59,6 +63,21 @@ final class SamzaTestJobs {
 
   static RunningJob start(Map<String, String> config) {
     return Millrace.start(config);
+  }
+
+  /**
+   * Runs {@code millrace samza export-checkpoint <file>} as the command line does: {exit code,
+   * output, errors}.
+   */
+  static String[] exportCheckpoint(Path file) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int exit = SamzaCommand.run(
+        new String[] {"export-checkpoint", file.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new String[] {Integer.toString(exit), out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8)};
   }
 
   /** Runs a job over sealed inputs to its end; fails if it failed. */

@@ -157,6 +157,29 @@ final class TestKafka {
   }
 
   /**
+   * Each partition's end offset now: the next offset to be written, or {@code committedOnly},
+   * the last stable offset (a transaction still open holds it at its first record).
+   */
+  long[] endOffsets(String topic, int partitions, boolean committedOnly) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", servers());
+    p.put("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> all = new ArrayList<>();
+      for (int i = 0; i < partitions; i++) {
+        all.add(new TopicPartition(topic, i));
+      }
+      Map<TopicPartition, Long> ends = consumer.endOffsets(all, Duration.ofSeconds(60));
+      long[] offsets = new long[partitions];
+      for (int i = 0; i < partitions; i++) {
+        offsets[i] = ends.get(all.get(i));
+      }
+      return offsets;
+    }
+  }
+
+  /**
    * Reads all the topic holds now: to each partition's end offset as of the call, past the
    * markers of transactions (which a job under {@code job.coordinator=kafka} writes).
    */

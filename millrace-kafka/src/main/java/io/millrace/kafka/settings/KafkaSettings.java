@@ -168,6 +168,22 @@ public final class KafkaSettings {
     }
   }
 
+  /**
+   * Refuses {@code consumer.isolation.level} set to anything but {@code read_committed}, for a
+   * system whose readers must see committed data only ({@code why}): its restores would apply
+   * the changelog writes of commits that failed, and its inputs would include aborted records.
+   * Unset, Millrace's consumers read committed data there.
+   */
+  public void requireReadCommitted(String why) {
+    String level = raw.get("consumer.isolation.level");
+    if (level != null && !level.trim().equals("read_committed")) {
+      throw config.bad(key("consumer.isolation.level"), level, "read_committed, or no such key, "
+          + "since " + why + ": reading uncommitted data, its stores would restore the "
+          + "changelog writes of commits that failed (a crash, a fence) and it would read the "
+          + "aborted writes of other transactional jobs");
+    }
+  }
+
   private void check(String k, String prefix, Set<String> names, String value) {
     String name = k.substring(prefix.length());
     if (OWNED.containsKey(name)) {
