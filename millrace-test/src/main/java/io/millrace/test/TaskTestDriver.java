@@ -76,7 +76,9 @@ import java.util.Set;
  * <p>Not thread-safe: one test thread drives it.
  *
  * <p><b>Size.</b> Past 500 lines: it is the test driver's whole public surface, each method
- * documented for users.
+ * documented for users, and the hand-over of an async task's records, which needs the task, its
+ * coordinator and the driver's way of reporting what the task threw (what is handed over when is
+ * {@link CallGate}'s, the calls themselves {@link AsyncCalls}').
  */
 public final class TaskTestDriver implements AutoCloseable {
   private static final long NANOS_PER_MS = 1_000_000;
