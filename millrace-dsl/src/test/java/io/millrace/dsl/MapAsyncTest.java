@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.store.KeyValue;
+import io.millrace.core.testing.Await;
 import io.millrace.dsl.translate.DslJobTranslator;
 import io.millrace.dsl.window.Windows;
 import io.millrace.test.Output;
@@ -18,8 +19,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -28,9 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code mapAsync} on the test driver: each record's call completed by the test, out of order and
- * from several threads, against a plain-Java model; failures named; pipelines it cannot run
- * refused before a record is read. (Bounds and per-key order are the run loop's:
- * {@code MapAsyncEndToEndTest}.)
+ * from several threads, against a plain-Java model; the bound on calls in flight and the order per
+ * key held as the run loop holds them ({@code MapAsyncEndToEndTest} shows the loop); failures
+ * named; pipelines it cannot run refused before a record is read.
  */
 class MapAsyncTest {
   @TempDir Path tmp;
@@ -67,32 +70,118 @@ class MapAsyncTest {
     Random random = new Random(11);
     List<int[]> records = new ArrayList<>(); // key number, value, time
     for (int i = 0; i < 400; i++) {
-      records.add(new int[] {random.nextInt(10), random.nextInt(1000), 1_000 + i});
+      records.add(new int[] {random.nextInt(20), random.nextInt(1000), 1_000 + i});
     }
-    List<List<Object>> model = new ArrayList<>();
+    Map<String, List<List<Object>>> model = new TreeMap<>();
+    int called = (int) records.stream().filter(r -> r[1] % 5 != 0).count();
     try (TaskTestDriver driver = driver(LookUp.class)) {
       for (int[] r : records) {
         driver.pipe("in", "k" + r[0], r[1], r[2]);
         if (r[1] % 5 != 0 && (r[1] * 3) % 2 == 0) {
-          model.add(List.of("k" + r[0], "v" + r[1] * 3, (long) r[2]));
+          model.computeIfAbsent("k" + r[0], k -> new ArrayList<>())
+              .add(List.of("v" + r[1] * 3, (long) r[2]));
         }
       }
-      List<Pending> calls = new ArrayList<>(CALLS);
-      assertThat(calls).as("one call per record the filter before it keeps")
-          .hasSize((int) records.stream().filter(r -> r[1] % 5 != 0).count());
       assertThat(driver.outputs("out")).as("nothing before its call completes").isEmpty();
-      Collections.shuffle(calls, random);
+      // Rounds: the calls the driver has made so far, completed in a shuffled order from four
+      // threads; then the driver takes the completions and makes the next ones.
       ExecutorService threads = Executors.newFixedThreadPool(4);
-      for (Pending call : calls) {
-        threads.execute(() -> call.result.complete(call.value * 3));
+      int done = 0;
+      while (done < called) {
+        List<Pending> calls = new ArrayList<>(CALLS);
+        CALLS.clear();
+        assertThat(calls).as("calls in flight: at most the bound, one per key").isNotEmpty()
+            .hasSizeLessThanOrEqualTo(16)
+            .extracting(Pending::key).doesNotHaveDuplicates();
+        Collections.shuffle(calls, random);
+        CountDownLatch completed = new CountDownLatch(calls.size());
+        for (Pending call : calls) {
+          threads.execute(() -> {
+            call.result.complete(call.value * 3);
+            completed.countDown();
+          });
+        }
+        Await.until(Await.DEADLINE, "the round's calls completed",
+            () -> completed.getCount() == 0);
+        done += calls.size();
+        driver.takeCompletions();
       }
       threads.shutdown();
       assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
       driver.awaitCalls(Duration.ofSeconds(30));
-      assertThat(driver.outputs("out"))
-          .extracting(o -> List.of(o.key(), o.value(), o.timestamp()))
-          .as("each record with its own call's value, key and event time")
-          .containsExactlyInAnyOrderElementsOf(model);
+      Map<String, List<List<Object>>> out = new TreeMap<>();
+      for (Output o : driver.outputs("out")) {
+        out.computeIfAbsent((String) o.key(), k -> new ArrayList<>())
+            .add(List.of(o.value(), o.timestamp()));
+      }
+      assertThat(out).as("each record with its own call's value and event time, each key's in "
+          + "the order its records came").isEqualTo(model);
+    }
+  }
+
+  /** A service that answers only when the test says: each call's future kept, in call order. */
+  public static final class Slow implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, Integer>stream("in")
+          .mapAsync((k, v) -> {
+            CompletableFuture<Integer> result = new CompletableFuture<>();
+            CALLS.add(new Pending(k, v, result));
+            return result;
+          }, 3)
+          .to("out");
+    }
+  }
+
+  private static Pending callFor(int value) {
+    return CALLS.stream().filter(p -> p.value == value).findFirst().orElseThrow();
+  }
+
+  @Test
+  void noMoreThanMaxInFlightCallsAreMadeAndTheNextRecordIsCalledOnceOneCompletes() {
+    CALLS.clear();
+    try (TaskTestDriver driver = driver(Slow.class)) {
+      for (int i = 0; i < 4; i++) {
+        driver.pipe("in", "k" + i, i, 1_000 + i);
+      }
+      assertThat(CALLS).as("a service that never answers gets maxInFlight=3 calls")
+          .extracting(Pending::value).containsExactly(0, 1, 2);
+      assertThat(driver.waiting()).isEqualTo(1);
+      driver.advanceTime(Duration.ofMinutes(1));
+      assertThat(CALLS).as("time alone frees no place").hasSize(3);
+
+      callFor(1).result.complete(10);
+      driver.takeCompletions();
+      assertThat(CALLS).as("the fourth record, once one call completed")
+          .extracting(Pending::value).containsExactly(0, 1, 2, 3);
+      assertThat(driver.values("out")).containsExactly(10);
+    }
+  }
+
+  @Test
+  void aKeysSecondRecordIsCalledOnlyOnceItsFirstCompletedAndOtherKeysPassIt() {
+    CALLS.clear();
+    try (TaskTestDriver driver = driver(Slow.class)) {
+      driver.pipe("in", "a", 1, 1_000);
+      driver.pipe("in", "a", 2, 1_001);
+      driver.pipe("in", "b", 3, 1_002);
+      assertThat(CALLS).as("a's second waits for its first; b passes it")
+          .extracting(Pending::value).containsExactly(1, 3);
+      callFor(3).result.complete(30);
+      driver.pipe("in", "b", 4, 1_003);
+      callFor(4).result.complete(40);
+      driver.takeCompletions();
+      assertThat(CALLS).as("a's second is not called while its first is out")
+          .extracting(Pending::value).containsExactly(1, 3, 4);
+
+      callFor(1).result.complete(10); // the first of a completed last
+      driver.takeCompletions();
+      assertThat(CALLS).extracting(Pending::value).containsExactly(1, 3, 4, 2);
+      callFor(2).result.complete(20);
+      driver.awaitCalls(Duration.ofSeconds(30));
+      assertThat(driver.outputs("out")).extracting(o -> o.key() + "=" + o.value())
+          .as("each key's results in the order its records came")
+          .containsExactly("b=30", "b=40", "a=10", "a=20");
     }
   }
 
@@ -102,9 +191,9 @@ class MapAsyncTest {
     try (TaskTestDriver driver = driver(LookUp.class)) {
       driver.pipe("in", "k", 2, 1_000);
       driver.pipe("in", "k", 4, 1_001);
-      List<Pending> calls = new ArrayList<>(CALLS);
-      calls.get(0).result.complete(2);
-      calls.get(1).result.completeExceptionally(new IllegalStateException("service down"));
+      callFor(2).result.complete(2);
+      driver.takeCompletions(); // the key's next record is called once its first completed
+      callFor(4).result.completeExceptionally(new IllegalStateException("service down"));
       assertThatThrownBy(() -> driver.awaitCalls(Duration.ofSeconds(30)))
           .isInstanceOf(TaskFailure.class)
           .hasMessageContaining("mapAsync at in/filter/mapAsync: failed on record (key k, value 4)")

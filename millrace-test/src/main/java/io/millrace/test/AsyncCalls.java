@@ -11,17 +11,28 @@ import java.util.concurrent.TimeUnit;
 /**
  * An async task's calls under the driver. A call's sends are held until it completes (the loop,
  * too, writes them only then); then they are captured, or, when the test holds calls, kept until
- * it releases the call. Completions may come from the task's own threads: one lock guards all.
+ * it releases the call. A call applied so is done: it waits in {@link #drainDone} for the test's
+ * thread to free its place ({@link CallGate}), as completions wait in the loop's queue for the
+ * loop thread. Completions may come from the task's own threads: one lock guards all.
  */
 final class AsyncCalls {
   private final CapturedOutputs outputs;
   private final boolean hold;
+  private final Runnable afterRelease;
   private final List<CallImpl> open = new ArrayList<>();
+  private final List<CallGate.Entry> done = new ArrayList<>();
+  /** Calls the task has completed or failed, ever: what a waiting test thread watches. */
+  private long finished;
   private TaskFailure failure;
 
-  AsyncCalls(CapturedOutputs outputs, boolean hold) {
+  /**
+   * Calls whose outputs go to {@code outputs}; when {@code hold}, a completed call waits for the
+   * test's release, after which {@code afterRelease} runs on the test's thread.
+   */
+  AsyncCalls(CapturedOutputs outputs, boolean hold, Runnable afterRelease) {
     this.outputs = outputs;
     this.hold = hold;
+    this.afterRelease = afterRelease;
   }
 
   /** A call the task's processAsync gets: its collector, and its callback. */
@@ -29,15 +40,35 @@ final class AsyncCalls {
     Collector collector();
   }
 
-  synchronized Call begin(Envelope envelope) {
-    CallImpl call = new CallImpl(envelope);
+  synchronized Call begin(CallGate.Entry entry) {
+    CallImpl call = new CallImpl(entry);
     open.add(call);
     return call;
   }
 
-  /** The task threw from processAsync itself: the call never began. */
-  synchronized void abandon(Call call) {
-    open.remove(call);
+  /**
+   * The task threw from processAsync itself (the driver reports it): the call is done with, unless
+   * the task completed it before it threw, which stands, as in the loop.
+   */
+  synchronized void threw(Call call) {
+    CallImpl c = (CallImpl) call;
+    if (!c.completed) {
+      c.completed = true;
+      finished++;
+      open.remove(c);
+      done.add(c.entry);
+      notifyAll();
+    }
+  }
+
+  /** The calls applied since the last drain, whose places the driver frees. */
+  synchronized List<CallGate.Entry> drainDone() {
+    if (done.isEmpty()) {
+      return List.of();
+    }
+    List<CallGate.Entry> taken = List.copyOf(done);
+    done.clear();
+    return taken;
   }
 
   boolean holding() {
@@ -48,25 +79,43 @@ final class AsyncCalls {
     return open.size();
   }
 
+  /** Open calls the task has not completed yet. */
+  synchronized int running() {
+    return (int) open.stream().filter(c -> !c.completed).count();
+  }
+
+  synchronized long finished() {
+    return finished;
+  }
+
   synchronized List<TaskTestDriver.Call> held() {
     return List.copyOf(open);
   }
 
-  /** Waits until the task has completed every open call. */
-  synchronized void awaitCompleted(long timeoutNanos) throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutNanos;
-    while (open.stream().anyMatch(c -> !c.completedByTask())) {
-      if (System.nanoTime() >= deadline) {
-        long running = open.stream().filter(c -> !c.completedByTask()).count();
-        throw new IllegalStateException(running + " async call(s) not completed by the task "
-            + "within " + timeoutNanos / 1_000_000 + " ms, the oldest for "
-            + open.stream().filter(c -> !c.completedByTask()).findFirst().orElseThrow().envelope);
+  /**
+   * Waits until the task completes a call after the {@code seen}-th one, or the deadline passes.
+   *
+   * @return false if the deadline passed first
+   */
+  synchronized boolean awaitFinished(long seen, long deadlineNanos) throws InterruptedException {
+    while (finished == seen) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0) {
+        return false;
       }
-      long left = deadline - System.nanoTime();
-      if (left > 0) {
-        TimeUnit.NANOSECONDS.timedWait(this, left);
-      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
     }
+    return true;
+  }
+
+  /** What the oldest call the task has not completed is for, to name it in a time-out. */
+  synchronized String oldestRunning() {
+    return open.stream().filter(c -> !c.completed).findFirst()
+        .map(c -> c.entry.envelope.toString()).orElse("none");
+  }
+
+  synchronized boolean failed() {
+    return failure != null;
   }
 
   synchronized void throwIfFailed() {
@@ -78,14 +127,14 @@ final class AsyncCalls {
   }
 
   private final class CallImpl implements Call, TaskTestDriver.Call {
-    private final Envelope envelope;
+    private final CallGate.Entry entry;
     private final BufferedCollector collector;
     private boolean completed;
     private Throwable error;
 
-    CallImpl(Envelope envelope) {
-      this.envelope = envelope;
-      this.collector = outputs.held(envelope.timestamp());
+    CallImpl(CallGate.Entry entry) {
+      this.entry = entry;
+      this.collector = outputs.held(entry.envelope.timestamp());
     }
 
     @Override
@@ -95,7 +144,7 @@ final class AsyncCalls {
 
     @Override
     public Envelope envelope() {
-      return envelope;
+      return entry.envelope;
     }
 
     @Override
@@ -118,10 +167,11 @@ final class AsyncCalls {
     private void finish(Throwable e) {
       synchronized (AsyncCalls.this) {
         if (completed) {
-          failure = new TaskFailure("the task completed the call for " + envelope + " twice",
-              null);
+          failure = new TaskFailure("the task completed the call for " + entry.envelope
+              + " twice", null);
         } else {
           completed = true;
+          finished++;
           error = e;
           if (!hold) {
             apply();
@@ -133,14 +183,19 @@ final class AsyncCalls {
 
     @Override
     public void release() {
+      boolean applied = false;
       synchronized (AsyncCalls.this) {
         if (!completed) {
-          throw new IllegalStateException("the task has not completed the call for " + envelope
-              + " yet");
+          throw new IllegalStateException("the task has not completed the call for "
+              + entry.envelope + " yet");
         }
         if (open.contains(this)) {
           apply();
+          applied = true;
         }
+      }
+      if (applied) {
+        afterRelease.run(); // the records waiting for its place go on, on the test's thread
       }
       throwIfFailed();
     }
@@ -148,9 +203,11 @@ final class AsyncCalls {
     /** Under the lock: the call leaves the open ones; its outputs show, or its failure. */
     private void apply() {
       open.remove(this);
+      done.add(entry);
       if (error != null) {
         if (failure == null) {
-          failure = new TaskFailure("async call for " + envelope + " failed: " + error, error);
+          failure = new TaskFailure("async call for " + entry.envelope + " failed: " + error,
+              error);
         }
         return;
       }
@@ -158,8 +215,8 @@ final class AsyncCalls {
         collector.replay();
       } catch (RuntimeException e) { // a partition out of range, say: as the loop fails it
         if (failure == null) {
-          failure = new TaskFailure("output could not be sent for async call for " + envelope
-              + ": " + e, e);
+          failure = new TaskFailure("output could not be sent for async call for "
+              + entry.envelope + ": " + e, e);
         }
       }
     }

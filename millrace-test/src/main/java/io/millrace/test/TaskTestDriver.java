@@ -13,6 +13,7 @@ import io.millrace.api.WindowableTask;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.store.KeyValueStore;
+import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.commit.CommitCounts;
 import io.millrace.core.config.AnyInteger;
 import io.millrace.core.config.JobFile;
@@ -30,6 +31,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -63,13 +65,21 @@ import java.util.Set;
  * <p>An async task's calls may complete on threads of the task's own (a client's): their outputs
  * show once the task completes the call; {@link #awaitCalls} waits for them. Built with
  * {@link Builder#holdCalls()}, a completed call's outputs stay held until the test releases it
- * ({@link Call#release}), in whatever order the test chooses. The driver does not bound the calls
- * in flight: {@code task.max.concurrency} and {@code task.ordering} are the run loop's.
+ * ({@link Call#release}), in whatever order the test chooses. The driver hands piped records to
+ * an async task as the run loop does: at most {@code task.max.concurrency} calls in flight (a held
+ * call counts until released); under {@code task.ordering=key} a key's next record is not handed
+ * over until its previous call is done, while other keys' records pass it. Records held back wait
+ * in the driver, in the order piped ({@link #waiting}), and go on when the driver takes the
+ * completions that freed their place, as the loop takes them at each cycle: at every pipe, time
+ * advance, idle, end of stream, {@link #awaitCalls}, release of a held call, and
+ * {@link #takeCompletions}.
  *
  * <p>Not thread-safe: one test thread drives it.
  *
  * <p><b>Size.</b> Past 500 lines: it is the test driver's whole public surface, each method
- * documented for users.
+ * documented for users, and the hand-over of an async task's records, which needs the task, its
+ * coordinator and the driver's way of reporting what the task threw (what is handed over when is
+ * {@link CallGate}'s, the calls themselves {@link AsyncCalls}').
  */
 public final class TaskTestDriver implements AutoCloseable {
   private static final long NANOS_PER_MS = 1_000_000;
@@ -87,6 +97,11 @@ public final class TaskTestDriver implements AutoCloseable {
   private final List<Runnable> idleActions = new ArrayList<>();
   private final Requests requests = new Requests();
   private final AsyncCalls calls;
+  /** Which piped records an async task gets now: the loop's bound and order per key. */
+  private final CallGate gate;
+  private final AsyncSettings asyncSettings;
+  /** The task threw from processAsync: what the action that handed it the record throws. */
+  private TaskFailure thrown;
   /** The task's scheduled callbacks, as its container keeps them, due by the driver's clock. */
   private final CallbackTimers timers = new CallbackTimers(() -> this.now * NANOS_PER_MS);
   private final long windowMs;
@@ -129,7 +144,13 @@ public final class TaskTestDriver implements AutoCloseable {
     String name = "Partition " + partition;
     this.outputs = new CapturedOutputs(outputPartitions, name, () -> now);
     this.stores = TaskStores.open(config, b.stateDir, partition);
-    this.calls = new AsyncCalls(outputs, b.holdCalls);
+    // Read and checked as the job reads them (a bad value is refused, naming its key).
+    this.asyncSettings = JobPlanner.asyncSettings(config);
+    this.gate = new CallGate(asyncSettings);
+    this.calls = new AsyncCalls(outputs, b.holdCalls, () -> {
+      dispatch();
+      throwIfThrew();
+    });
     TaskScheduler scheduler = new TaskScheduler();
     scheduler.attach(timers, null);
     List<StreamPartition> partitions = new ArrayList<>();
@@ -192,15 +213,10 @@ public final class TaskTestDriver implements AutoCloseable {
     long offset = nextOffset.merge(stream, 1L, Long::sum) - 1;
     Envelope envelope = new Envelope(stream, partition, offset, key, value, timestamp, 0,
         headers);
-    if (task instanceof AsyncStreamTask async) {
-      AsyncCalls.Call call = calls.begin(envelope);
-      try {
-        invoke("message " + envelope, () -> async.processAsync(envelope, call.collector(),
-            requests, call));
-      } catch (TaskFailure e) {
-        calls.abandon(call);
-        throw e;
-      }
+    if (task instanceof AsyncStreamTask) {
+      gate.offer(envelope); // handed over now, or once what holds it back is done
+      dispatch();
+      throwIfThrew();
     } else {
       invoke("message " + envelope, () -> ((StreamTask) task).process(envelope,
           outputs.collector(timestamp), requests));
@@ -215,17 +231,18 @@ public final class TaskTestDriver implements AutoCloseable {
    */
   public void endOfStream(String stream) {
     checkInput(stream);
-    start();
+    startWithCompletions();
     if (!ended.add(stream) || ended.size() + intermediates.size() < inputs.size()) {
       return;
     }
     feedIntermediates();
-    ended.addAll(intermediates.keySet()); // everything the task sent itself has been read
-    if (calls.holding() && calls.inFlight() > 0) {
-      throw new IllegalStateException(calls.inFlight() + " async call(s) not released: release "
-          + "them before the inputs end, as the loop waits for them");
+    if (calls.holding() && (calls.inFlight() > 0 || gate.waiting() > 0)) {
+      throw new IllegalStateException(calls.inFlight() + " async call(s) not released (and "
+          + gate.waiting() + " record(s) waiting for them): release them before the inputs end, "
+          + "as the loop waits for them");
     }
-    awaitCalls(Duration.ofSeconds(30));
+    awaitCalls(Duration.ofSeconds(30)); // feeds back what the calls sent to a repartition
+    ended.addAll(intermediates.keySet()); // everything the task sent itself has been read
     if (task instanceof EndOfStreamListener listener) {
       invoke("end of stream", () -> listener.onEndOfStream(outputs.collector(-1), requests));
     }
@@ -237,7 +254,7 @@ public final class TaskTestDriver implements AutoCloseable {
    * ({@code TaskContext.whenIdle}), as the loop does once per idle spell.
    */
   public void idle() {
-    start();
+    startWithCompletions();
     outputs.collector(-1);
     for (Runnable action : idleActions) {
       invoke("idle action", action::run);
@@ -255,7 +272,7 @@ public final class TaskTestDriver implements AutoCloseable {
     if (by.isNegative()) {
       throw new IllegalArgumentException("time only moves forward: " + by);
     }
-    start();
+    startWithCompletions();
     long until = now + by.toMillis();
     while (Math.min(Math.min(nextWindow, nextCommit), nextCallback()) <= until) {
       long callbackDue = nextCallback();
@@ -337,19 +354,67 @@ public final class TaskTestDriver implements AutoCloseable {
   }
 
   /**
-   * Waits until the task has completed every async call it began; without
-   * {@link Builder#holdCalls()} their outputs are then visible.
+   * Piped records an async task has not been handed yet: behind {@code task.max.concurrency}
+   * calls in flight, behind a call of their key ({@code task.ordering=key}), or behind a call far
+   * older than the rest (the loop's watermark ring is full). They go on, in order, as the driver
+   * takes the completions that free their place.
+   */
+  public int waiting() {
+    return gate.waiting();
+  }
+
+  /**
+   * Takes the completions of async calls that have come (from any thread) since the driver last
+   * took them, as the loop does at the start of each cycle: their places in flight and their keys
+   * are freed, and the records waiting for them are handed to the task, in order. Every pipe,
+   * time advance, idle, end of stream and release does this first; a test that completes calls
+   * itself calls it to see what the loop would do next.
+   *
+   * @return how many records it handed to the task
+   * @throws TaskFailure if a call failed, or the task threw on a record it was handed
+   */
+  public int takeCompletions() {
+    start();
+    int handed = dispatch();
+    throwIfThrew();
+    calls.throwIfFailed();
+    afterCall();
+    return handed;
+  }
+
+  /**
+   * Waits until the task has completed every async call it began, and every record waiting for
+   * one of them has been handed to it and completed too; without {@link Builder#holdCalls()} their
+   * outputs are then visible. When holding, it waits for the calls handed out so far: the records
+   * behind them wait for the test's releases.
    *
    * @throws TaskFailure if a call failed
    * @throws IllegalStateException if they did not complete within {@code timeout}
    */
   public void awaitCalls(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
     try {
-      calls.awaitCompleted(timeout.toNanos());
+      while (thrown == null && !calls.failed()) {
+        long seen = calls.finished();
+        dispatch();
+        feedIntermediates();
+        int running = calls.running();
+        if (running == 0 && (calls.holding() || gate.waiting() == 0)) {
+          break;
+        }
+        if (running > 0 && !calls.awaitFinished(seen, deadline)) {
+          throw new IllegalStateException(running + " async call(s) not completed by the task "
+              + "within " + timeout.toMillis() + " ms, the oldest for " + calls.oldestRunning()
+              + (gate.waiting() == 0 ? "" : "; " + gate.waiting() + " record(s) wait for them ("
+              + "task.max.concurrency=" + asyncSettings.maxConcurrency() + ", task.ordering="
+              + asyncSettings.ordering().name().toLowerCase(Locale.ROOT) + ")"));
+        }
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for async calls", e);
     }
+    throwIfThrew();
     calls.throwIfFailed();
   }
 
@@ -413,6 +478,67 @@ public final class TaskTestDriver implements AutoCloseable {
       initialized = true;
       if (task instanceof InitableTask initable) {
         invoke("init", () -> initable.init(context));
+      }
+    }
+  }
+
+  /** Takes the completions that came, as the loop does at each cycle, before an action. */
+  private void startWithCompletions() {
+    start();
+    dispatch();
+    throwIfThrew();
+  }
+
+  private void throwIfThrew() {
+    if (thrown != null) {
+      TaskFailure t = thrown;
+      thrown = null;
+      throw t;
+    }
+  }
+
+  /**
+   * Frees the places of the calls done since the last time and hands the task what may go now,
+   * until nothing changes (a call may complete inside processAsync). A task that throws on a
+   * record fails its call: the failure is thrown by the action that called this. Test thread.
+   *
+   * @return how many records it handed to the task
+   */
+  private int dispatch() {
+    if (!(task instanceof AsyncStreamTask async) || !initialized) {
+      return 0;
+    }
+    int handed = 0;
+    boolean moved = true;
+    while (moved) {
+      moved = false;
+      for (CallGate.Entry done : calls.drainDone()) {
+        moved = true;
+        CallGate.Entry successor = gate.done(done);
+        if (successor != null) {
+          call(async, successor); // its key's next record: the loop starts it at once too
+          handed++;
+        }
+      }
+      for (CallGate.Entry next = gate.next(); next != null; next = gate.next()) {
+        moved = true;
+        call(async, next);
+        handed++;
+      }
+    }
+    return handed;
+  }
+
+  private void call(AsyncStreamTask async, CallGate.Entry entry) {
+    AsyncCalls.Call call = calls.begin(entry);
+    Envelope envelope = entry.envelope;
+    try {
+      invoke("message " + envelope, () -> async.processAsync(envelope, call.collector(),
+          requests, call));
+    } catch (TaskFailure e) {
+      calls.threw(call);
+      if (thrown == null) {
+        thrown = e;
       }
     }
   }

@@ -284,7 +284,7 @@ class TaskTestDriverTest {
   @Test
   void heldCallsShowTheirOutputOnlyWhenTheTestReleasesThemInItsOwnOrder() {
     try (TaskTestDriver driver = TaskTestDriver.forTask(LookupTask.class).input("in")
-        .output("out").holdCalls().build()) {
+        .output("out").set("task.max.concurrency", "2").holdCalls().build()) {
       driver.pipe("in", "a", "first");
       driver.pipe("in", "b", "second");
       driver.awaitCalls(Duration.ofSeconds(10));

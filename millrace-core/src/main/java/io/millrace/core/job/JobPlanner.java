@@ -296,12 +296,7 @@ public final class JobPlanner {
         config.getLong(BUFFER_MAX_BYTES, 1 << 20, 1),
         config.getLong(BUFFER_MAX_TOTAL_BYTES, DEFAULT_BUFFER_MAX_TOTAL_BYTES, 1),
         10,
-        new AsyncSettings(
-            maxConcurrency(config),
-            Ordering.of(config.getChoice(ORDERING, "partition", "partition", "key", "none")),
-            TimeUnit.MILLISECONDS.toNanos(config.getLong(CALLBACK_TIMEOUT_MS, 60_000, 1)),
-            config.getInt(POOL_SIZE, 0, 0),
-            config.getBoolean(POOL_VIRTUAL, false)),
+        asyncSettings(config),
         exactlyOnce);
     config.getInt(CONTAINER_COUNT, 1, 1);
     config.getInt(RESTORE_THREADS, 1, 1);
@@ -475,7 +470,23 @@ public final class JobPlanner {
         + "AsyncStreamTask that uses its stores in processAsync, in " + config.source());
   }
 
-  /** Bounded so per-partition watermark rings (8 x concurrency, grown as used) cannot overflow. */
+  /**
+   * How the job's tasks run asynchronously ({@code task.max.concurrency}, {@code task.ordering},
+   * the callback time-out, the worker pool): read once here, for the container and the test
+   * driver alike.
+   *
+   * @throws ConfigException naming the key whose value is bad
+   */
+  public static AsyncSettings asyncSettings(JobConfig config) {
+    return new AsyncSettings(
+        maxConcurrency(config),
+        Ordering.of(config.getChoice(ORDERING, "partition", "partition", "key", "none")),
+        TimeUnit.MILLISECONDS.toNanos(config.getLong(CALLBACK_TIMEOUT_MS, 60_000, 1)),
+        config.getInt(POOL_SIZE, 0, 0),
+        config.getBoolean(POOL_VIRTUAL, false));
+  }
+
+  /** Bounded so per-partition watermark rings (20 x concurrency, grown as used) cannot overflow. */
   private static int maxConcurrency(JobConfig config) {
     int value = config.getInt(MAX_CONCURRENCY, 1, 1);
     if (value > 100_000) {

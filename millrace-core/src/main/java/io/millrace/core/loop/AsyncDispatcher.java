@@ -1,6 +1,7 @@
 package io.millrace.core.loop;
 
 import io.millrace.api.Envelope;
+import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.Ordering;
 import io.millrace.core.async.Watermark;
 import java.util.ArrayDeque;
@@ -32,17 +33,10 @@ final class AsyncDispatcher {
   private final int maxConcurrency;
   private final Ordering ordering;
   private final long timeoutNanos;
-  /**
-   * Under key ordering, how many messages a task may hold back behind busy keys, as a multiple of
-   * its concurrency: the look-ahead that lets a key whose call just returned find its next
-   * message already waiting. With a look-ahead of 1x, a partition whose keys number about its
-   * concurrency reaches only ~78% of the Little's-law bound (every key busy stops delivery);
-   * with 4x, see docs/benchmarks.md.
-   */
-  static final int KEY_LOOKAHEAD = 16;
-  /** Watermark ring slots per unit of concurrency: in flight, held back, and completed behind. */
-  static final int RING_PER_CONCURRENCY = KEY_LOOKAHEAD + 4;
+  /** Messages a task may hold back behind busy keys ({@link AsyncSettings#maxParked}). */
   private final int maxParked;
+  /** Slots of each partition's watermark ring ({@link AsyncSettings#ringCapacity}). */
+  private final int ringCapacity;
   private final ExecutorService pool;
   /**
    * Completions from any thread. Unbounded (a linked chain of array chunks), so that an offer
@@ -56,13 +50,13 @@ final class AsyncDispatcher {
   private int outstanding;
   private volatile Thread sleeping;
 
-  AsyncDispatcher(Delivery loop, int maxConcurrency, Ordering ordering, long timeoutNanos,
-      ExecutorService pool) {
+  AsyncDispatcher(Delivery loop, AsyncSettings settings, ExecutorService pool) {
     this.loop = loop;
-    this.maxConcurrency = maxConcurrency;
-    this.ordering = ordering;
-    this.timeoutNanos = timeoutNanos;
-    this.maxParked = (int) Math.min(Integer.MAX_VALUE, (long) KEY_LOOKAHEAD * maxConcurrency);
+    this.maxConcurrency = settings.maxConcurrency();
+    this.ordering = settings.ordering();
+    this.timeoutNanos = settings.callbackTimeoutNanos();
+    this.maxParked = settings.maxParked();
+    this.ringCapacity = settings.ringCapacity();
     this.pool = pool;
   }
 
@@ -75,8 +69,7 @@ final class AsyncDispatcher {
 
   /** Prepares a partition the container takes: its watermark ring. */
   void attach(PartitionState p) {
-    // Room for what is in flight and parked, and as much again completed behind a slow one.
-    p.watermark = new Watermark(RING_PER_CONCURRENCY * maxConcurrency + 16);
+    p.watermark = new Watermark(ringCapacity);
   }
 
   /** Messages handed out and not yet below their partition's watermark. */

@@ -91,8 +91,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
             asyncSettings.poolVirtual())
         : null;
     this.async = parts.dispatched()
-        ? new AsyncDispatcher(this, asyncSettings.maxConcurrency(), asyncSettings.ordering(),
-            asyncSettings.callbackTimeoutNanos(), pool)
+        ? new AsyncDispatcher(this, asyncSettings, pool)
         : null;
     this.mux = new ConsumerMultiplexer(partitions, settings.maxMessages(),
         settings.partitionBytes(1), chooser, this);

@@ -29,10 +29,10 @@ class EnrichPageViewsTaskTest {
   }
 
   @Test
-  void theTestChoosesTheOrderInWhichHeldAnswersAreTaken() {
+  void theTestChoosesTheOrderInWhichHeldAnswersOfDifferentUsersAreTaken() {
     try (TaskTestDriver driver = job().holdCalls().build()) {
       driver.pipe("pageviews", "u1", "/first");
-      driver.pipe("pageviews", "u1", "/second");
+      driver.pipe("pageviews", "u2", "/second");
       driver.awaitCalls(Duration.ofSeconds(10));
       assertThat(driver.outputs("enriched")).isEmpty();
 
@@ -41,6 +41,24 @@ class EnrichPageViewsTaskTest {
       held.get(0).release();
       assertThat(driver.values("enriched")).extracting(v -> ((String) v).split(",")[0])
           .containsExactly("/second", "/first");
+    }
+  }
+
+  @Test
+  void aUsersSecondPageViewIsLookedUpOnlyOnceItsFirstIsDone() {
+    try (TaskTestDriver driver = job().holdCalls().build()) {
+      driver.pipe("pageviews", "u1", "/first");
+      driver.pipe("pageviews", "u1", "/second"); // task.ordering=key: it waits for the first
+      driver.awaitCalls(Duration.ofSeconds(10));
+      assertThat(driver.heldCalls()).extracting(c -> c.envelope().value())
+          .containsExactly("/first");
+      assertThat(driver.waiting()).isEqualTo(1);
+
+      driver.heldCalls().get(0).release();
+      driver.awaitCalls(Duration.ofSeconds(10));
+      driver.heldCalls().get(0).release();
+      assertThat(driver.values("enriched")).extracting(v -> ((String) v).split(",")[0])
+          .containsExactly("/first", "/second");
     }
   }
 
