@@ -13,9 +13,11 @@ import java.util.ArrayDeque;
  * the held writes that are due at its next record or tick. After a crash the store still holds
  * the windows and their records, and a restarted task emits them again: at least once.
  *
- * <p>Under exactly-once a transaction holds the outputs and the changelog together: writes run at
- * once. They do too once every input ended (the last close), so that a job that stops clean
- * leaves nothing behind (a crash in that last commit may still lose what it closed). Task thread
+ * <p>The last closes, when every input ended, wait as the others do: a clean stop commits, closes
+ * the task (which writes what is due then: everything) and commits again, so a job that ended
+ * leaves nothing behind. Under exactly-once a transaction holds the outputs and the changelog
+ * together, and with commits only when asked ({@code task.commit.ms <= 0}) none may come to let
+ * the writes go: writes run at once there (the second, with the exposure above). Task thread
  * only.
  */
 final class HeldWrites {
@@ -24,10 +26,10 @@ final class HeldWrites {
 
   private final CommitProgress commits;
   private final ArrayDeque<Held> held = new ArrayDeque<>();
-  private boolean atOnce;
+  private final boolean atOnce;
 
   /**
-   * @param commits the task's commit counters, or null to write at once (exactly-once)
+   * @param commits the task's commit counters, or null to write at once
    */
   HeldWrites(CommitProgress commits) {
     this.commits = commits;
@@ -50,14 +52,6 @@ final class HeldWrites {
     }
     long written = commits.writtenThrough();
     while (!held.isEmpty() && held.peekFirst().commit <= written) {
-      held.pollFirst().writes.run();
-    }
-  }
-
-  /** Every input ended: runs the held writes, and from now on every write at once. */
-  void runAllFromNowOn() {
-    atOnce = true;
-    while (!held.isEmpty()) {
       held.pollFirst().writes.run();
     }
   }

@@ -61,6 +61,8 @@ final class PipelineRuntime {
   static final String IDLE = "millrace.dsl.wm.idle";
   private static final String GUARANTEE = "task.processing.guarantee";
   private static final String EXACTLY_ONCE = "exactly-once";
+  private static final String COMMIT_MS = "task.commit.ms";
+  private static final long DEFAULT_COMMIT_MS = 60_000;
 
   private final TaskContext context;
   private final WatermarkTracker watermark;
@@ -161,8 +163,11 @@ final class PipelineRuntime {
     this.tickMs = settings.tickMs();
     this.taskCount = context.taskCount();
     // Before the processors are built: windowed ones hold their closing writes here.
-    this.held = new HeldWrites(EXACTLY_ONCE.equals(context.config().get(GUARANTEE))
-        ? null : context.commits());
+    // Under exactly-once a transaction holds the results and the writes together; with commits
+    // only when asked (task.commit.ms <= 0) none might come to let the writes go.
+    boolean atOnce = EXACTLY_ONCE.equals(context.config().get(GUARANTEE))
+        || commitMs(context.config()) <= 0;
+    this.held = new HeldWrites(atOnce ? null : context.commits());
     // One watermark slot per source the task reads: a stream with fewer partitions than the
     // job has tasks gives some tasks none of it, and a slot that never fills would hold their
     // windows open forever.
@@ -356,11 +361,20 @@ final class PipelineRuntime {
     emitter.use(collector);
     watermark.end();
     ended = true;
-    held.runAllFromNowOn(); // the last close leaves nothing behind
     try {
       closeWindows();
     } finally {
       sendMarkers(true);
+    }
+  }
+
+  /** The job's commit interval ({@code task.commit.ms}, as the container reads it). */
+  private static long commitMs(Map<String, String> config) {
+    String value = config.get(COMMIT_MS);
+    try {
+      return value == null ? DEFAULT_COMMIT_MS : Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return DEFAULT_COMMIT_MS; // (the container refuses it, naming the key)
     }
   }
 

@@ -137,10 +137,12 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     boolean done = wm == Long.MAX_VALUE && open.isEmpty(); // every input ended, all closed
     closedAt = done ? WatermarkTracker.NONE : wm;
     byte[] progress = done ? null : LongSerde.bytes(wm);
-    held.after(() -> { // once the results are acknowledged (at once at the end)
-      for (Object[] session : closing) {
-        store.delete((byte[]) session[0]);
-      }
+    List<byte[]> gone = new ArrayList<>(closing.size()); // the keys alone wait, not aggregates
+    for (Object[] session : closing) {
+      gone.add((byte[]) session[0]);
+    }
+    held.after(() -> { // once the results are acknowledged
+      gone.forEach(store::delete);
       if (progress == null) {
         store.delete(PROGRESS); // nothing is left to guard
       } else {

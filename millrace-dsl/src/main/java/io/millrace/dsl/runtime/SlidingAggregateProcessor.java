@@ -143,7 +143,7 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     nextDue = due;
     if (wm == Long.MAX_VALUE && due == NONE_DUE) {
       emittedBelow = UNKNOWN;
-      held.after(() -> { // (at once: every input ended)
+      held.after(() -> { // every input ended: once the last results are acknowledged
         gone.forEach(store::delete);
         store.delete(PROGRESS); // nothing is left to guard
       });

@@ -180,7 +180,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     byte[] saved = done ? null : LongSerde.bytes(wm);
     progress = done ? WatermarkTracker.NONE : wm;
     removedBefore = done ? WatermarkTracker.NONE : before;
-    held.after(() -> { // once what was passed on is acknowledged (at once at the end)
+    held.after(() -> { // once what was passed on is acknowledged
       left.removeBetween(removeFrom, before);
       right.removeBetween(removeFrom, before);
       if (saved == null) {

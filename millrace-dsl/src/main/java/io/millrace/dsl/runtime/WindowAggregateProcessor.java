@@ -149,10 +149,14 @@ final class WindowAggregateProcessor extends WindowedAggregate {
             && nextStart != UNKNOWN) {
           // Every input ended and every window was emitted: nothing is left to guard, and a job
           // that reads its inputs again from the start (offset.reset) counts them afresh.
-          deletePanesBefore(Long.MAX_VALUE); // any kept after a failure the task went on from
-          store.delete(PaneKeys.PROGRESS);
+          // (Held as the closes before it are: it comes after them, and may come through a
+          // repartition's end markers before this task's own end.)
           nextStart = UNKNOWN;
-          deletedBefore = UNKNOWN;
+          held.after(() -> {
+            deletePanesBefore(Long.MAX_VALUE); // any kept after a failure the task went on from
+            store.delete(PaneKeys.PROGRESS);
+            deletedBefore = UNKNOWN;
+          });
         }
         break;
       }

@@ -66,13 +66,4 @@ class HeldWritesTest {
     held.after(() -> done.add("w"));
     assertThat(done).containsExactly("w");
   }
-
-  @Test
-  void onceEveryInputEndedTheHeldWritesRunAndLaterOnesAtOnce() {
-    HeldWrites held = new HeldWrites(commits);
-    held.after(() -> done.add("held"));
-    held.runAllFromNowOn();
-    held.after(() -> done.add("last"));
-    assertThat(done).containsExactly("held", "last");
-  }
 }
