@@ -90,4 +90,30 @@ class ClosesAfterResultsTest {
           .containsExactly("a@1000/2000");
     }
   }
+
+  /**
+   * Once every input ended, every window is out and the cleanup after them (every pane, the
+   * progress) waits for their results as each close does, behind them: a clean stop writes it
+   * last, so the store keeps no progress that would make a read of the input from the start
+   * late.
+   */
+  @Test
+  void anInputThatEndedLeavesNoProgressBehindSoAReadFromTheStartCountsAfresh() {
+    Path state = tmp.resolve("state");
+    try (TaskTestDriver driver = DslDrivers.driver(job("ended"), state)) {
+      driver.pipe("views", "a", "/", 100);
+      driver.pipe("views", "a", "/", 1_100); // closes [0, 1s): its close is held
+      driver.pipe("views", "a", "/", 2_100); // closes [1s, 2s)
+      driver.endOfStream("views"); // [2s, 3s) out too, then the cleanup, held behind the closes
+      assertThat(driver.values("out")).containsExactly(1L, 1L, 1L);
+    } // a final commit, then the task closes and writes what it held, in order
+    try (TaskTestDriver driver = DslDrivers.driver(job("ended"), state)) {
+      driver.pipe("views", "a", "/", 100); // the same times again: not late
+      driver.pipe("views", "a", "/", 1_100);
+      assertThat(driver.outputs("out")).extracting(o -> o.key().toString())
+          .containsExactly("a@0/1000");
+      assertThat(entries(driver)).as("the new run's own pane and none left from before")
+          .containsExactly("0", "1000");
+    }
+  }
 }

@@ -308,6 +308,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
       if (t.stopped || t.leaving || t.revoked) {
         continue;
       }
+      awaitOwnProcess(t, "a scheduled callback");
       try {
         t.collector.outsideMessage();
         due.callback.onCallback(t.collector, t.coordinator);
@@ -325,6 +326,7 @@ final class Delivery implements ConsumerMultiplexer.Listener {
   void window() {
     for (TaskInstance t : tasks) {
       if (t.windowable != null && !t.stopped && !t.leaving) {
+        awaitOwnProcess(t, "window()");
         try {
           t.collector.outsideMessage();
           t.windowable.window(t.collector, t.coordinator);
@@ -343,6 +345,9 @@ final class Delivery implements ConsumerMultiplexer.Listener {
     for (TaskInstance t : tasks) {
       if (t.leaving) {
         continue;
+      }
+      if (!t.idleActions.isEmpty()) {
+        awaitOwnProcess(t, "its whenIdle action");
       }
       for (int i = 0; i < t.idleActions.size(); i++) {
         try {
@@ -527,6 +532,25 @@ final class Delivery implements ConsumerMultiplexer.Listener {
       }
     }
     return null;
+  }
+
+  /**
+   * A synchronous task on the worker pool may be inside {@code process} on a worker thread: its
+   * window, scheduled callbacks and idle actions wait until its messages in flight complete (and
+   * their outputs are applied), so that they never run beside its process, as WindowableTask
+   * promises (Samza's run loop keeps the same rule). At most {@code task.max.concurrency}
+   * messages, each one process call; the loop hands the task nothing new meanwhile. A message
+   * still in process past the quiesce time fails the container, as a commit's wait does.
+   */
+  private void awaitOwnProcess(TaskInstance t, String what) {
+    if (pool == null || t.asyncTask != null || t.inFlight == 0) {
+      return; // (inline tasks run on this thread; an async task's processAsync returned)
+    }
+    if (awaitInFlight(List.of(t), x -> true, QUIESCE_NANOS) != null) {
+      throw new IllegalStateException("task " + t.name + " has had a message in process on the "
+          + "worker pool for " + QUIESCE_NANOS / 1_000_000_000L + " s: " + what + " cannot run "
+          + "beside its process");
+    }
   }
 
   /** A task of {@code tasks} that {@code which} selects with a message in flight, or null. */

@@ -177,10 +177,11 @@ public final class RunLoop {
       throw e;
     } finally {
       stopMembership(null);
+      boolean clean = committedOk;
       try {
-        closeTasks(committedOk);
+        clean = closeTasks(committedOk);
       } finally {
-        if (committedOk) {
+        if (clean) {
           try {
             leave(true);
           } finally {
@@ -477,14 +478,21 @@ public final class RunLoop {
    * tasks wrote to their stores as they closed is committed too: a DSL window's deletions and
    * progress, held until that commit acknowledged its results, so that a restart does not emit
    * the window again.
+   *
+   * @return whether the stop is still clean: {@code committed}, and that last commit, if one was
+   *     needed, went through
    */
-  private void closeTasks(boolean committed) {
+  private boolean closeTasks(boolean committed) {
     taskManager.close(); // stopping: tasks still restoring never start
     delivery.closeTasks(containerId);
-    if (committed && stores != null) {
+    boolean clean = committed;
+    if (committed && stores != null && stores.commits().anyDirty()) {
+      // Straight to the committer, not through the schedule: a fence here must not lose the
+      // tasks a second time (they are closed), only this commit, which a restart does again.
       try {
-        commit();
+        committer.commit();
       } catch (RuntimeException e) {
+        clean = false; // what the producers hold of it is dropped, as after a refused commit
         LOG.warn("container {}: the commit of what the tasks wrote as they closed failed (a "
             + "restart does again what it would have recorded)", containerId, e);
       }
@@ -493,6 +501,7 @@ public final class RunLoop {
     if (stores != null) {
       stores.close(); // flushed by the final commit when the stop was clean
     }
+    return clean;
   }
 
   private void stopSystems(boolean clean) {

@@ -133,6 +133,22 @@ public final class StoreCommitParticipant implements CommitParticipant {
   }
 
   /**
+   * Whether a store holds writes no flush has handed over yet (what a task wrote as it closed,
+   * say). A write that a full batch flushed already went to its engine and changelog, which a
+   * restart under at-least-once restores to the head. Loop thread.
+   */
+  public boolean anyDirty() {
+    for (List<StoreInstance> instances : byTask.values()) {
+      for (StoreInstance instance : instances) {
+        if (instance.store().dirtyCount() > 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
    * A task's instances leave the commits, before they close: no deferred write of theirs may
    * land after their engines close. {@code committed}: a commit flushed them; not committed (the
    * task was lost), their local files may hold writes no checkpoint has, so their changelog

@@ -6,9 +6,13 @@ import io.millrace.api.Collector;
 import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
+import io.millrace.api.InitableTask;
+import io.millrace.api.TaskContext;
+import io.millrace.api.WindowableTask;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.testing.Await;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -198,5 +203,62 @@ class WorkerPoolJobTest {
     job.runOk();
     assertThat(maxRunning.get()).isEqualTo(1);
     assertThat(threads).singleElement().asString().contains("-container-0");
+  }
+
+  static final List<String> besideProcess = Collections.synchronizedList(new ArrayList<>());
+  static final AtomicInteger outsideCalls = new AtomicInteger();
+
+  /**
+   * Parks about half a millisecond in each process, and notes any window or scheduled callback
+   * that runs while one of its messages is inside process on a worker thread.
+   */
+  public static final class WindowingBlockingTask
+      implements StreamTask, WindowableTask, InitableTask {
+    private final AtomicInteger inProcess = new AtomicInteger();
+
+    @Override
+    public void init(TaskContext context) {
+      context.scheduleEvery(Duration.ofMillis(1), (collector, coordinator) -> outside("callback"));
+    }
+
+    @Override
+    public void process(Envelope e, Collector collector, TaskCoordinator coordinator) {
+      inProcess.incrementAndGet();
+      try {
+        processed.computeIfAbsent(e.partition() + ":" + e.offset(), k -> new AtomicInteger())
+            .incrementAndGet();
+        LockSupport.parkNanos(500_000L); // a blocking call: the loop's timers come due meanwhile
+        collector.send("out", e.partition(), e.key(), e.value());
+      } finally {
+        inProcess.decrementAndGet();
+      }
+    }
+
+    @Override
+    public void window(Collector collector, TaskCoordinator coordinator) {
+      outside("window");
+    }
+
+    private void outside(String what) {
+      outsideCalls.incrementAndGet();
+      if (inProcess.get() > 0) {
+        besideProcess.add(what + " on " + Thread.currentThread().getName());
+      }
+    }
+  }
+
+  @Test
+  void windowAndScheduledCallbacksNeverRunBesideProcessOnAWorker() throws Exception {
+    besideProcess.clear();
+    outsideCalls.set(0);
+    job = new AsyncJob(tmp, WindowingBlockingTask.class, PARTITIONS)
+        .set("job.container.thread.pool.size", 2)
+        .set("task.window.ms", 1)
+        .fill(PER_PARTITION, (p, i) -> null)
+        .seal();
+    job.runOk();
+    assertThat(outsideCalls.get()).as("windows and callbacks that ran").isPositive();
+    assertThat(besideProcess).as("windows and callbacks that ran while process did").isEmpty();
+    assertEverythingOnce();
   }
 }

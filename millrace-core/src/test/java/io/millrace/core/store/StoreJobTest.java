@@ -15,6 +15,7 @@ import io.millrace.api.config.ConfigException;
 import io.millrace.api.config.JobConfig;
 import io.millrace.api.store.KeyValueStore;
 import io.millrace.core.checkpoint.FileCheckpointStore;
+import io.millrace.core.job.JobPlan;
 import io.millrace.core.job.JobPlanner;
 import io.millrace.core.job.LocalRunner;
 import io.millrace.core.system.memory.MemoryStream;
@@ -364,5 +365,30 @@ class StoreJobTest {
       assertThat(LAST_COUNT).containsEntry("closes seen at init of task 0", (long) run)
           .containsEntry("closes seen at init of task 1", (long) run);
     }
+  }
+
+  /**
+   * The commit after the tasks closed runs only when one of them wrote to a store as it closed:
+   * with a commit interval longer than the run, a task that writes nothing then is committed
+   * once (the final commit), one that does twice.
+   */
+  @Test
+  void aCleanStopCommitsAgainAfterTheTasksCloseOnlyWhenTheyWroteToAStore() throws Throwable {
+    Map<String, String> c = job();
+    c.put("task.commit.ms", "3600000");
+    assertThat(commitsOfARunToTheEnd(c)).as("commits of a task that writes nothing as it closes")
+        .isEqualTo(1);
+    c.put("task.class", NotingCloseTask.class.getName());
+    assertThat(commitsOfARunToTheEnd(c)).as("commits of a task that writes as it closes")
+        .isEqualTo(2);
+  }
+
+  private long commitsOfARunToTheEnd(Map<String, String> c) throws Throwable {
+    MemoryStream in = MemoryStreams.create(input, 2);
+    append(in, 1, 4);
+    in.seal();
+    JobPlan plan = JobPlanner.plan(JobConfig.of(c));
+    LocalRunner.runToEnd(plan);
+    return plan.metrics().counter("container-0", "commits").count();
   }
 }

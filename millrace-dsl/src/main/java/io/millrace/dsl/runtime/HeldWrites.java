@@ -45,14 +45,20 @@ final class HeldWrites {
     }
   }
 
-  /** Runs the held writes whose commit has been written, in the order they were made. */
+  /**
+   * Runs the held writes whose commit has been written, in the order they were made. A write
+   * that throws (its store failed) stays first in line and is tried again at the next call, so
+   * that an error policy that skips the record at hand does not lose it (a window's panes left
+   * in the store for good); the writes are deletions and progress, which bear a second run.
+   */
   void runDue() {
     if (held.isEmpty()) {
       return; // (the common case: one check a record)
     }
     long written = commits.writtenThrough();
     while (!held.isEmpty() && held.peekFirst().commit <= written) {
-      held.pollFirst().writes.run();
+      held.peekFirst().writes.run();
+      held.pollFirst();
     }
   }
 

@@ -1,6 +1,7 @@
 package io.millrace.dsl.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.api.CommitProgress;
 import java.util.ArrayList;
@@ -58,6 +59,27 @@ class HeldWritesTest {
     commits.written = 10;
     held.runDue();
     assertThat(done).containsExactly("w0", "w1", "w2", "w3", "w4");
+  }
+
+  @Test
+  void aWriteThatThrowsStaysHeldAndRunsAgainBeforeTheWritesAfterIt() {
+    HeldWrites held = new HeldWrites(commits);
+    int[] tries = {0};
+    held.after(() -> {
+      if (tries[0]++ == 0) {
+        throw new IllegalStateException("the store failed");
+      }
+      done.add("w1");
+    });
+    held.after(() -> done.add("w2"));
+    commits.begun = 1;
+    commits.written = 1;
+    assertThatThrownBy(held::runDue).hasMessage("the store failed");
+    assertThat(done).isEmpty();
+    assertThat(held.size()).isEqualTo(2);
+    held.runDue();
+    assertThat(done).containsExactly("w1", "w2");
+    assertThat(held.size()).isZero();
   }
 
   @Test
