@@ -41,6 +41,9 @@ import java.util.TreeMap;
  * {@code task.outputs}, a serde the pipeline states) are refused if the job sets them otherwise.
  */
 public final class DslJobTranslator implements JobTranslator {
+  private static final String POOL_SIZE = "job.container.thread.pool.size";
+  private static final String MAX_CONCURRENCY = "task.max.concurrency";
+
   @Override
   public String name() {
     return "dsl";
@@ -75,6 +78,7 @@ public final class DslJobTranslator implements JobTranslator {
     out.remove(DslSettings.APP_CLASS);
     Node async = AsyncRules.check(plan);
     if (async == null) {
+      refuseConcurrentRecords(config);
       out.put("task.class", DslTask.class.getName());
     } else {
       // Only a job with a mapAsync pays for the async runtime; the others keep the inline path.
@@ -210,6 +214,29 @@ public final class DslJobTranslator implements JobTranslator {
     }
     if (valueSerde != null) {
       own(out, config, node, p + "value.serde", serdeClass(node, valueSerde, "value"));
+    }
+  }
+
+  /**
+   * A pipeline's operators keep state between records (the emitter, windows, held writes): a
+   * task takes one record at a time. On the worker pool, {@code task.max.concurrency} above 1
+   * would run several of a task's records at once on different threads.
+   */
+  private static void refuseConcurrentRecords(JobConfig config) {
+    String pool = config.get(POOL_SIZE);
+    String concurrency = config.get(MAX_CONCURRENCY);
+    if (pool == null || concurrency == null) {
+      return;
+    }
+    try {
+      if (Integer.parseInt(pool.trim()) > 0 && Integer.parseInt(concurrency.trim()) > 1) {
+        throw new ConfigException(MAX_CONCURRENCY + "=" + concurrency.trim() + " in "
+            + config.source() + ": a DSL job's task takes one record at a time (its operators "
+            + "keep state between records), so on the worker pool (" + POOL_SIZE + "="
+            + pool.trim() + ") it must be 1; for calls in flight, use mapAsync");
+      }
+    } catch (NumberFormatException e) {
+      // not a number: the container refuses it, naming the key
     }
   }
 

@@ -158,6 +158,19 @@ class DslJobTranslatorTest {
   }
 
   @Test
+  void severalRecordsOfATaskAtOnceOnTheWorkerPoolAreRefusedNamingTheKeys() {
+    assertThatThrownBy(() -> translator.translate(job(PageViews.class,
+        "job.container.thread.pool.size", "4", "task.max.concurrency", "8"), loader))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("task.max.concurrency=8")
+        .hasMessageContaining("job.container.thread.pool.size=4");
+    assertThat(translator.translate(job(PageViews.class,
+        "job.container.thread.pool.size", "4", "task.max.concurrency", "1"), loader).config())
+        .as("one record at a time on a worker").containsEntry("job.container.thread.pool.size",
+            "4");
+  }
+
+  @Test
   void aSerdeTheRuntimeCannotMakeByNameIsRefusedNamingTheOperator() {
     assertThatThrownBy(() -> translator.translate(job(AnonymousSerde.class), loader))
         .isInstanceOf(ConfigException.class)
