@@ -116,4 +116,26 @@ class ClosesAfterResultsTest {
           .containsExactly("0", "1000");
     }
   }
+
+  /**
+   * Closed windows' panes wait in the store for a commit; once a cache's worth of them (and two
+   * closes' worth) wait, the task asks for one rather than wait for the periodic one.
+   */
+  @Test
+  void closedWindowsThatLeaveACachesWorthOfPanesWaitingAskForACommit() {
+    int keys = 5_000; // half the bound (HeldWrites.COMMIT_AT_ENTRIES, the default cache size)
+    try (TaskTestDriver driver = DslDrivers.driver(job("asks"), tmp)) {
+      for (int second = 0; second < 2; second++) {
+        for (int k = 0; k < keys; k++) {
+          driver.pipe("views", "k" + k, "/", second * 1_000L + 100);
+        }
+      }
+      driver.pipe("views", "k0", "/", 2_100); // closes [1s, 2s): two closes' panes wait
+      assertThat(driver.values("out")).hasSize(2 * keys);
+      assertThat(driver.commits()).as("commits asked for, the periodic one 10 s away")
+          .isEqualTo(1);
+      driver.pipe("views", "k0", "/", 2_200); // the next record runs the closes' writes
+      assertThat(entries(driver)).containsExactly("progress", "2000");
+    }
+  }
 }

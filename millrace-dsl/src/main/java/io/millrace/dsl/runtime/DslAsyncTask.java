@@ -29,6 +29,7 @@ public final class DslAsyncTask implements AsyncStreamTask, InitableTask, EndOfS
   public void processAsync(Envelope envelope, Collector collector, TaskCoordinator coordinator,
       TaskCallback callback) {
     runtime.processAsync(envelope, collector, callback);
+    DslTask.askForACommitIfWanted(runtime, coordinator);
   }
 
   @Override

@@ -49,15 +49,25 @@ public final class DslTask implements StreamTask, InitableTask, EndOfStreamListe
     }
     PipelineRuntime runtime = new PipelineRuntime(plan, context, settings);
     if (runtime.hasWindows()) {
-      context.scheduleEvery(Duration.ofMillis(runtime.tickMs()),
-          (collector, coordinator) -> runtime.tick(collector));
+      context.scheduleEvery(Duration.ofMillis(runtime.tickMs()), (collector, coordinator) -> {
+        runtime.tick(collector);
+        askForACommitIfWanted(runtime, coordinator);
+      });
     }
     return runtime;
+  }
+
+  /** Asks for a commit when closed windows' writes have waited for one long enough. */
+  static void askForACommitIfWanted(PipelineRuntime runtime, TaskCoordinator coordinator) {
+    if (runtime.commitWanted()) {
+      coordinator.commit(TaskCoordinator.Scope.TASK);
+    }
   }
 
   @Override
   public void process(Envelope envelope, Collector collector, TaskCoordinator coordinator) {
     runtime.process(envelope, collector);
+    askForACommitIfWanted(runtime, coordinator);
   }
 
   @Override

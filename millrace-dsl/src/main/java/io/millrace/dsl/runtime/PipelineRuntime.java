@@ -378,6 +378,14 @@ final class PipelineRuntime {
     }
   }
 
+  /**
+   * Whether the task should ask for a commit now, so that what closed windows left in the store
+   * goes without waiting for the periodic one ({@link HeldWrites#commitWanted}).
+   */
+  boolean commitWanted() {
+    return held.commitWanted();
+  }
+
   /** The task closes: writes what is held and due (all of it after a final commit). */
   void close() {
     held.runDue();

@@ -141,7 +141,7 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     for (Object[] session : closing) {
       gone.add((byte[]) session[0]);
     }
-    held.after(() -> { // once the results are acknowledged
+    held.after(gone.size(), () -> { // once the results are acknowledged
       gone.forEach(store::delete);
       if (progress == null) {
         store.delete(PROGRESS); // nothing is left to guard

@@ -143,14 +143,14 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
     nextDue = due;
     if (wm == Long.MAX_VALUE && due == NONE_DUE) {
       emittedBelow = UNKNOWN;
-      held.after(() -> { // every input ended: once the last results are acknowledged
+      held.after(gone.size(), () -> { // every input ended: once the results are acknowledged
         gone.forEach(store::delete);
         store.delete(PROGRESS); // nothing is left to guard
       });
     } else {
       emittedBelow = limit;
       byte[] progress = LongSerde.bytes(limit);
-      held.after(() -> { // once the results are acknowledged
+      held.after(gone.size(), () -> { // once the results are acknowledged
         gone.forEach(store::delete);
         store.put(PROGRESS, progress);
       });

@@ -175,7 +175,7 @@ final class WindowAggregateProcessor extends WindowedAggregate {
       }
       if (failure == null) {
         long closedBefore = nextStart;
-        held.after(() -> deletePanesBefore(closedBefore)); // once the results are acknowledged
+        held.after(results.size(), () -> deletePanesBefore(closedBefore)); // once acknowledged
         saveProgress();
       }
     }

@@ -83,6 +83,27 @@ class HeldWritesTest {
   }
 
   @Test
+  void aTaskAsksForACommitOnceTwoClosesAndACachesWorthOfEntriesWait() {
+    HeldWrites held = new HeldWrites(commits);
+    int half = HeldWrites.COMMIT_AT_ENTRIES / 2;
+    held.after(HeldWrites.COMMIT_AT_ENTRIES, () -> done.add("one big close"));
+    assertThat(held.commitWanted()).as("one close, however big: the periodic commit will do")
+        .isFalse();
+    held.after(half, () -> done.add("w2"));
+    assertThat(held.commitWanted()).isTrue();
+    assertThat(held.commitWanted()).as("asked once for the commit").isFalse();
+    commits.begun = 1; // the commit asked for begins: the writes wait for it to be written
+    held.after(half, () -> done.add("w3"));
+    assertThat(held.commitWanted()).as("the commit asked for is not written yet").isFalse();
+    commits.written = 1;
+    held.runDue();
+    assertThat(done).containsExactly("one big close", "w2");
+    assertThat(held.commitWanted()).as("what is left is below the bound").isFalse();
+    held.after(half, () -> done.add("w4"));
+    assertThat(held.commitWanted()).as("the commit asked for was written: ask again").isTrue();
+  }
+
+  @Test
   void underExactlyOnceAWriteRunsAtOnce() {
     HeldWrites held = new HeldWrites(null);
     held.after(() -> done.add("w"));
