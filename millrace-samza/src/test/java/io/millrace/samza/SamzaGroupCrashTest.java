@@ -34,14 +34,17 @@ import org.junit.jupiter.api.io.TempDir;
  * times, and started again, the group moving its tasks to the other process and back (the first
  * time the survivor takes them all before the restart; then the restart joins at once). Checked
  * against a plain model of the input, as a reader of committed data reads the outputs and the
- * changelog: under exactly-once every input is counted once, with the count the model gives it,
- * and the changelog's counts are the model's; under at-least-once (a Samza job's own guarantee)
- * every input is counted, none is missing from the store, and the store's count of each key is
- * the last one sent.
+ * changelog: under exactly-once (12 tasks, so Samza's changelog order, which the translation
+ * keeps, puts task 10's stores in changelog partition 2 and task 2's in 4, and the group's
+ * checkpoints must keep each task's changelog offsets with its own input) every input is counted
+ * once, with the count the model gives it, and the changelog's counts are the model's; under
+ * at-least-once (a Samza job's own guarantee; 4 tasks) every input is counted, none with a count
+ * below the model's (no state lost), and the store's count of each key is the last one sent.
  */
 class SamzaGroupCrashTest {
   @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
-  private static final int PARTITIONS = 4;
+  /** The output's partitions (its records say which input they count). */
+  private static final int OUTPUT_PARTITIONS = 4;
   /** A partition's keys. */
   private static final int KEYS = 30;
   private static final int KILLS = 3;
@@ -49,14 +52,15 @@ class SamzaGroupCrashTest {
 
   @BeforeAll
   static void createSharedTopics() throws Exception {
-    kafka.createTopic(OUTPUT, PARTITIONS);
+    kafka.createTopic(OUTPUT, OUTPUT_PARTITIONS);
   }
 
   /**
-   * One test's job, named for its guarantee ({@code exactly-once}: {@code group_crash_e}), with
-   * its input, changelog, and keys ({@code <e|a><partition>-k<i>}) its own.
+   * One test's job of {@code tasks} tasks (its input's partitions), named for its guarantee
+   * ({@code exactly-once}: {@code group_crash_e}), with its input, changelog, and keys ({@code
+   * <e|a><partition>-k<i>}) its own.
    */
-  private record Run(String guarantee) {
+  private record Run(String guarantee, int tasks) {
     boolean exactlyOnce() {
       return guarantee.equals("exactly-once");
     }
@@ -192,8 +196,8 @@ class SamzaGroupCrashTest {
     return tasks;
   }
 
-  private static boolean movedPast(Map<Integer, Long> now, Map<Integer, Long> from) {
-    for (int p = 0; p < PARTITIONS; p++) {
+  private static boolean movedPast(Map<Integer, Long> now, Map<Integer, Long> from, int tasks) {
+    for (int p = 0; p < tasks; p++) {
       if (now.getOrDefault(p, -1L) <= from.getOrDefault(p, -1L)) {
         return false;
       }
@@ -206,30 +210,31 @@ class SamzaGroupCrashTest {
       String name, Map<Integer, Long> from) throws Exception {
     long pid = processes.pid(name);
     processes.await("the group committing past " + from + " with " + name + " holding tasks",
-        () -> !tasksOf(admin, run, pid).isEmpty() && movedPast(committed(admin, run), from));
+        () -> !tasksOf(admin, run, pid).isEmpty()
+            && movedPast(committed(admin, run), from, run.tasks()));
   }
 
   /** Whether no transaction is open on {@code topic} (a killed process's stays open a while). */
-  private static boolean noOpenTransaction(String topic) {
-    long[] all = kafka.endOffsets(topic, PARTITIONS, false);
-    long[] stable = kafka.endOffsets(topic, PARTITIONS, true);
+  private static boolean noOpenTransaction(String topic, int partitions) {
+    long[] all = kafka.endOffsets(topic, partitions, false);
+    long[] stable = kafka.endOffsets(topic, partitions, true);
     return java.util.Arrays.equals(all, stable);
   }
 
   @Test
   void underExactlyOnceAGroupJobWhoseProcessIsKilledAgainAndAgainCountsEveryInputOnce(
       @TempDir Path dir) throws Exception {
-    crashAgainAndAgain(new Run("exactly-once"), dir);
+    crashAgainAndAgain(new Run("exactly-once", 12), dir);
   }
 
   @Test
   void underAtLeastOnceAGroupJobWhoseProcessIsKilledAgainAndAgainMissesNoInput(
       @TempDir Path dir) throws Exception {
-    crashAgainAndAgain(new Run("at-least-once"), dir);
+    crashAgainAndAgain(new Run("at-least-once", 4), dir);
   }
 
   private static void crashAgainAndAgain(Run run, Path dir) throws Exception {
-    kafka.createTopic(run.input(), PARTITIONS);
+    kafka.createTopic(run.input(), run.tasks());
     Map<String, String> config = CountPerKeyJob.inAGroup(
         CountPerKeyJob.named(kafka, dir, run.job(), run.input(), run.changelog()));
     config.put("task.processing.guarantee", run.guarantee());
@@ -239,8 +244,9 @@ class SamzaGroupCrashTest {
     SplittableRandom random = new SplittableRandom(34);
     long[] written;
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()));
-        SteadyInput input = new SteadyInput(kafka.servers(), run.input(), PARTITIONS, 3,
-            run::key);
+        // About 1,200 records a second in all, whatever the partitions.
+        SteadyInput input = new SteadyInput(kafka.servers(), run.input(), run.tasks(),
+            12 / run.tasks(), run::key);
         Processes processes = new Processes(run.job())) {
       for (String name : List.of("a", "b")) {
         Map<String, String> own = new HashMap<>(config);
@@ -252,8 +258,7 @@ class SamzaGroupCrashTest {
         String victim = kill % 2 == 0 ? "b" : "a";
         String survivor = kill % 2 == 0 ? "a" : "b";
         awaitHoldingTasksPast(processes, admin, run, victim, from);
-        // About 1,200 records a second: the kill lands up to about 1.5 s (three commit
-        // intervals) later.
+        // The kill lands up to about 1.5 s (three commit intervals) later.
         long killAt = input.total() + random.nextInt(1_800);
         processes.await("the input reaching record " + killAt, () -> input.total() >= killAt);
         processes.kill(victim);
@@ -261,7 +266,7 @@ class SamzaGroupCrashTest {
         if (kill == 0) {
           long survivorPid = processes.pid(survivor);
           processes.await(survivor + " taking every task",
-              () -> tasksOf(admin, run, survivorPid).size() == PARTITIONS);
+              () -> tasksOf(admin, run, survivorPid).size() == run.tasks());
         }
         processes.start(victim);
       }
@@ -270,7 +275,7 @@ class SamzaGroupCrashTest {
       long[] all = written;
       processes.await("the group committing the last input", () -> {
         Map<Integer, Long> now = committed(admin, run);
-        for (int p = 0; p < PARTITIONS; p++) {
+        for (int p = 0; p < run.tasks(); p++) {
           if (now.getOrDefault(p, -1L) < all[p] - 1) {
             return false;
           }
@@ -283,7 +288,8 @@ class SamzaGroupCrashTest {
     // the broker aborts them (after their transaction.timeout.ms, 10 s): until then a reader of
     // committed data stops before them.
     Await.until(Await.DEADLINE, "no transaction open on the output and changelog",
-        () -> noOpenTransaction(OUTPUT) && noOpenTransaction(run.changelog()));
+        () -> noOpenTransaction(OUTPUT, OUTPUT_PARTITIONS)
+            && noOpenTransaction(run.changelog(), run.tasks()));
 
     CountModel model = CountModel.of(kafka, run.input(), written);
     Map<String, String> keyOf = model.keyOf();
@@ -292,14 +298,14 @@ class SamzaGroupCrashTest {
     // The committed outputs, by the input they count, and each key's last count sent.
     Map<String, List<Counted>> byInput = new HashMap<>();
     Map<String, Integer> lastSent = new TreeMap<>();
-    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(OUTPUT, PARTITIONS, true)) {
+    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(OUTPUT, OUTPUT_PARTITIONS, true)) {
       Counted c = Counted.of(r);
       if (run.owns(c.key())) {
         byInput.computeIfAbsent(c.input(), k -> new ArrayList<>()).add(c);
         lastSent.merge(c.key(), c.count(), Math::max);
       }
     }
-    Map<String, Integer> changelog = CountModel.changelog(kafka, run.changelog(), PARTITIONS);
+    Map<String, Integer> changelog = CountModel.changelog(kafka, run.changelog(), run.tasks());
     String logs = "of " + keyOf.size() + "; logs target/" + run.job() + "-*.log";
 
     List<String> wrong = new ArrayList<>();

@@ -1,7 +1,6 @@
 package io.millrace.samza;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.testing.Await;
@@ -149,22 +148,5 @@ class SamzaGroupImportTest {
       assertThat(second.get(p)).as("partition %d after the restart", p)
           .containsExactlyInAnyOrderElementsOf(more);
     }
-  }
-
-  @Test
-  void aJobOfMoreThanTenTasksWithChangelogsIsRefusedUnderAKafkaGroupNamingTheOrder(
-      @TempDir Path dir) throws Exception {
-    kafka.createTopic("wide-input", 12);
-    Map<String, String> config = job(dir);
-    config.put("job.name", "wide_job");
-    config.put("task.inputs", "kafka.wide-input");
-    config.put("stores.counts.changelog", "kafka.wide-changelog");
-
-    assertThatThrownBy(() -> SamzaTestJobs.start(config))
-        .hasMessageContaining("bad value 'samza' for job.changelog.partition.order")
-        .hasMessageContaining("for a job of 12 tasks with changelogs")
-        .message().doesNotContain("\n");
-    String own = "__millrace-checkpoints-wide_job-1";
-    assertThat(!kafka.exists(own) || kafka.readAll(own, 1).isEmpty()).isTrue();
   }
 }

@@ -87,10 +87,9 @@ class SamzaRoundTripTest {
   }
 
   /**
-   * The same trip with Millrace's leg under exactly-once and {@code job.coordinator=kafka} (10
-   * tasks: under a group, Samza's changelog order is kept up to 10 tasks, where it is each
-   * task's number), and the input written in transactions as an upstream exactly-once job
-   * writes it: the changelog Samza restores from ends each of Millrace's commits in a
+   * The same trip with Millrace's leg under exactly-once and {@code job.coordinator=kafka} (12
+   * tasks: the group keeps Samza's changelog order too), and the input written in transactions
+   * as an upstream exactly-once job writes it: the changelog Samza restores from ends each of Millrace's commits in a
    * transaction marker, each round of input ends in one, and each resume point (Samza's
    * checkpoint to Millrace, the group's offsets back to Samza) sits right before or after a
    * marker. After Millrace's leg a failed commit's writes (each key's next count) are left in the
@@ -103,7 +102,7 @@ class SamzaRoundTripTest {
   @Test
   void aJobMovedBackFromExactlyOnceUnderAGroupRestoresFromChangelogsEndingInMarkers(
       @TempDir Path dir) throws Exception {
-    roundTrip(new Trip("eos_group_trip", "x", 10, Map.of("job.coordinator", "kafka",
+    roundTrip(new Trip("eos_group_trip", "x", PARTITIONS, Map.of("job.coordinator", "kafka",
         "task.processing.guarantee", "exactly-once")), dir);
   }
 
