@@ -71,13 +71,8 @@ class GroupCheckpointStoreTest {
     assertThat(order.of(2)).isEqualTo(4);
     Map<String, String> c = KafkaTestSupport.job(broker.bootstrapServers(), group,
         UpperCaseTask.class, in, null, "unused");
-    Properties member = new Properties();
-    member.put("bootstrap.servers", broker.bootstrapServers());
-    member.put("group.id", group);
-    member.put("key.deserializer", ByteArrayDeserializer.class);
-    member.put("value.deserializer", ByteArrayDeserializer.class);
     // A member that never joins: its metadata commits offsets without a generation to check.
-    try (KafkaConsumer<byte[], byte[]> unjoined = new KafkaConsumer<>(member);
+    try (KafkaConsumer<byte[], byte[]> unjoined = member(broker, group);
         GroupCheckpointStore store = new GroupCheckpointStore(KafkaTestSupport.settings(c),
             group, Map.of(in, "in"), Map.of(in, tasks), container -> unjoined.groupMetadata(),
             container -> "millrace-test-" + group + "-" + container, null, order::of)) {
@@ -169,13 +164,8 @@ class GroupCheckpointStoreTest {
     p.put("transactional.id", "pending-" + group);
     p.put("key.serializer", ByteArraySerializer.class);
     p.put("value.serializer", ByteArraySerializer.class);
-    Properties member = new Properties();
-    member.put("bootstrap.servers", broker.bootstrapServers());
-    member.put("group.id", group);
-    member.put("key.deserializer", ByteArrayDeserializer.class);
-    member.put("value.deserializer", ByteArrayDeserializer.class);
     try (KafkaProducer<byte[], byte[]> other = new KafkaProducer<>(p);
-        KafkaConsumer<byte[], byte[]> otherMember = new KafkaConsumer<>(member);
+        KafkaConsumer<byte[], byte[]> otherMember = member(broker, group);
         GroupCheckpointStore store = store(broker, group, in, 1,
             container -> "millrace-test-" + group + "-" + container, "600000")) {
       // Another member's commit, pending in its open transaction: a read of the group's stable
@@ -211,6 +201,16 @@ class GroupCheckpointStoreTest {
       assertThat(read.get(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("nothing committed")
           .isEmpty();
     }
+  }
+
+  /** A consumer of the group that never joins it (no generation: its commits are not fenced). */
+  private static KafkaConsumer<byte[], byte[]> member(DevBroker broker, String group) {
+    Properties member = new Properties();
+    member.put("bootstrap.servers", broker.bootstrapServers());
+    member.put("group.id", group);
+    member.put("key.deserializer", ByteArrayDeserializer.class);
+    member.put("value.deserializer", ByteArrayDeserializer.class);
+    return new KafkaConsumer<>(member);
   }
 
   private static void commit(DevBroker broker, String group,
