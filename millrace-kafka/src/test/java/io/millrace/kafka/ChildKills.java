@@ -8,6 +8,7 @@ import static io.millrace.kafka.KafkaTestSupport.stop;
 
 import io.millrace.api.StreamPartition;
 import io.millrace.core.job.LocalRunner;
+import io.millrace.kafka.testing.SteadyInput;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

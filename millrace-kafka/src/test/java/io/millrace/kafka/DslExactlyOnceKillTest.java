@@ -15,6 +15,7 @@ import io.millrace.dsl.serde.Serdes;
 import io.millrace.dsl.window.JoinWindows;
 import io.millrace.dsl.window.Windows;
 import io.millrace.kafka.dev.DevBroker;
+import io.millrace.kafka.testing.SteadyInput;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -92,7 +93,7 @@ class DslExactlyOnceKillTest {
     Map<String, String> config = dslJob(broker, WindowedCounts.class, in, out);
     ChildKills kills = new ChildKills(config, tmp, PARTITIONS);
     long[] written;
-    try (SteadyInput input = new SteadyInput(broker.bootstrapServers(), in, PARTITIONS,
+    try (SteadyInput input = new SteadyInput(broker.bootstrapServers(), in, PARTITIONS, 20,
         (p, i) -> "p" + p + "-k" + (i % KEYS))) {
       kills.killRepeatedly(20, input, run -> {});
       written = input.stop();
@@ -134,7 +135,7 @@ class DslExactlyOnceKillTest {
     config.put("task.commit.ms", "100"); // as often as the exactly-once runs commit
     ChildKills kills = new ChildKills(config, tmp, PARTITIONS);
     long[] written;
-    try (SteadyInput input = new SteadyInput(broker.bootstrapServers(), in, PARTITIONS,
+    try (SteadyInput input = new SteadyInput(broker.bootstrapServers(), in, PARTITIONS, 20,
         (p, i) -> "p" + p + "-k" + (i % KEYS))) {
       kills.killRepeatedly(20, input, run -> {});
       written = input.stop();
@@ -196,7 +197,7 @@ class DslExactlyOnceKillTest {
 
     ChildKills kills = new ChildKills(config, tmp, PARTITIONS);
     long[] written;
-    try (SteadyInput input = new SteadyInput(broker.bootstrapServers(), in, PARTITIONS,
+    try (SteadyInput input = new SteadyInput(broker.bootstrapServers(), in, PARTITIONS, 20,
         (p, i) -> "p" + p + "-k" + (i % JOIN_KEYS))) {
       kills.killRepeatedly(20, input, run -> {});
       written = input.stop();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.millrace.api.StreamPartition;
 import io.millrace.spi.checkpoint.CheckpointException;
 import io.millrace.kafka.checkpoint.GroupCheckpointStore;
+import io.millrace.core.store.ChangelogPartitions;
 import io.millrace.core.testing.Await;
 import io.millrace.kafka.dev.DevBroker;
 import java.time.Duration;
@@ -47,6 +48,56 @@ class GroupCheckpointStoreTest {
       assertThat(store.read(Set.of(2))).containsExactlyInAnyOrderEntriesOf(
           Map.of(in2, 30L, log2, 90L));
       assertThat(store.read(Set.of(1))).isEmpty(); // nothing committed for task 1
+    }
+  }
+
+  /**
+   * Under Samza's changelog order (a Samza job moved here) task 10 of 12 keeps its stores in
+   * changelog partition 2 and task 2 in partition 4: each task's changelog offsets travel with its
+   * own input partition, and come back under its own changelog partition, whichever container
+   * holds it (keyed by number, task 2's input would carry task 10's changelog offset, and a
+   * container holding task 10 but not task 2 would drop it).
+   */
+  @Test
+  void underSamzasChangelogOrderEachTasksChangelogOffsetsTravelWithItsOwnInput()
+      throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String in = topic("group-ckpt-samza-order");
+    String group = "group-ckpt-" + in;
+    int tasks = 12;
+    TestBroker.createTopic(broker.bootstrapServers(), in, tasks);
+    ChangelogPartitions order = ChangelogPartitions.samza(tasks);
+    assertThat(order.of(10)).isEqualTo(2);
+    assertThat(order.of(2)).isEqualTo(4);
+    Map<String, String> c = KafkaTestSupport.job(broker.bootstrapServers(), group,
+        UpperCaseTask.class, in, null, "unused");
+    // A member that never joins: its metadata commits offsets without a generation to check.
+    try (KafkaConsumer<byte[], byte[]> unjoined = member(broker, group);
+        GroupCheckpointStore store = new GroupCheckpointStore(KafkaTestSupport.settings(c),
+            group, Map.of(in, "in"), Map.of(in, tasks), container -> unjoined.groupMetadata(),
+            container -> "millrace-test-" + group + "-" + container, null, order::of)) {
+      StreamPartition in10 = new StreamPartition("kafka", "in", 10);
+      StreamPartition log10 = new StreamPartition("kafka", "changelog:counts", order.of(10));
+      StreamPartition in2 = new StreamPartition("kafka", "in", 2);
+      StreamPartition log2 = new StreamPartition("kafka", "changelog:counts", order.of(2));
+      // A container holding task 10 alone, then one holding both (in any order of partitions).
+      store.writer(0, java.util.List.of(log10, in10), java.util.List.of())
+          .write(new long[] {70, 9});
+      assertThat(store.read(Set.of(10))).containsExactlyInAnyOrderEntriesOf(
+          Map.of(in10, 9L, log10, 70L));
+      store.writer(1, java.util.List.of(in2, in10, log10, log2), java.util.List.of())
+          .write(new long[] {3, 19, 71, 50});
+      assertThat(store.read()).containsExactlyInAnyOrderEntriesOf(
+          Map.of(in10, 19L, log10, 71L, in2, 3L, log2, 50L));
+    }
+    // As the group keeps them: each input partition's metadata holds its own task's offset.
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+      Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+          .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+      assertThat(committed.get(new TopicPartition(in, 10)).metadata())
+          .isEqualTo("millrace 1\ncounts\t71\n");
+      assertThat(committed.get(new TopicPartition(in, 2)).metadata())
+          .isEqualTo("millrace 1\ncounts\t50\n");
     }
   }
 
@@ -113,13 +164,8 @@ class GroupCheckpointStoreTest {
     p.put("transactional.id", "pending-" + group);
     p.put("key.serializer", ByteArraySerializer.class);
     p.put("value.serializer", ByteArraySerializer.class);
-    Properties member = new Properties();
-    member.put("bootstrap.servers", broker.bootstrapServers());
-    member.put("group.id", group);
-    member.put("key.deserializer", ByteArrayDeserializer.class);
-    member.put("value.deserializer", ByteArrayDeserializer.class);
     try (KafkaProducer<byte[], byte[]> other = new KafkaProducer<>(p);
-        KafkaConsumer<byte[], byte[]> otherMember = new KafkaConsumer<>(member);
+        KafkaConsumer<byte[], byte[]> otherMember = member(broker, group);
         GroupCheckpointStore store = store(broker, group, in, 1,
             container -> "millrace-test-" + group + "-" + container, "600000")) {
       // Another member's commit, pending in its open transaction: a read of the group's stable
@@ -155,6 +201,16 @@ class GroupCheckpointStoreTest {
       assertThat(read.get(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("nothing committed")
           .isEmpty();
     }
+  }
+
+  /** A consumer of the group that never joins it (no generation: its commits are not fenced). */
+  private static KafkaConsumer<byte[], byte[]> member(DevBroker broker, String group) {
+    Properties member = new Properties();
+    member.put("bootstrap.servers", broker.bootstrapServers());
+    member.put("group.id", group);
+    member.put("key.deserializer", ByteArrayDeserializer.class);
+    member.put("value.deserializer", ByteArrayDeserializer.class);
+    return new KafkaConsumer<>(member);
   }
 
   private static void commit(DevBroker broker, String group,

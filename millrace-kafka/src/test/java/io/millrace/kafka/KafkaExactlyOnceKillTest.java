@@ -8,6 +8,7 @@ import io.millrace.api.TaskCoordinator;
 import io.millrace.api.Envelope;
 import io.millrace.api.StreamTask;
 import io.millrace.kafka.dev.DevBroker;
+import io.millrace.kafka.testing.SteadyInput;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,7 +51,8 @@ class KafkaExactlyOnceKillTest {
 
   /** Records "p:i" keyed k(i mod KEYS), to every partition until stopped. */
   private static SteadyInput input(DevBroker broker, String topic) {
-    return new SteadyInput(broker.bootstrapServers(), topic, PARTITIONS, (p, i) -> "k" + (i % KEYS));
+    return new SteadyInput(broker.bootstrapServers(), topic, PARTITIONS, 20,
+        (p, i) -> "k" + (i % KEYS));
   }
 
   private Map<String, String> exactlyOnce(Map<String, String> config) {

@@ -2,8 +2,7 @@ package io.millrace.samza;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import io.millrace.kafka.testing.SteadyInput;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,11 +10,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -44,29 +41,11 @@ class SamzaCrashTripTest {
   private static final String CHANGELOG = "crash-trip-changelog";
   private static final String OUTPUT = "key-counts"; // CountPerKeyTask's
   private static final String SAMZA_CHECKPOINTS = "__samza_checkpoint_ver_1_for_crash-trip_1";
-  private static TestKafka kafka;
-
-  @BeforeAll
-  static void startBroker(@TempDir Path dir) throws Exception {
-    kafka = TestKafka.start(dir);
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    TestKafka.stop(kafka);
-  }
+  @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
   /** The job's file, as it runs on Samza: the migration test's job with its own names. */
   private static Map<String, String> job(Path dir) throws Exception {
-    Map<String, String> config = SamzaTestJobs.jobFile("/jobs/count-per-key.properties");
-    config.put("systems.kafka.consumer.bootstrap.servers", kafka.servers());
-    config.put("systems.kafka.producer.bootstrap.servers", kafka.servers());
-    config.put("job.logged.store.base.dir", dir.resolve("samza-logged").toString());
-    config.put("job.non-logged.store.base.dir", dir.resolve("samza-stores").toString());
-    config.put("job.state.dir", dir.resolve("millrace").toString());
-    config.put("job.name", JOB);
-    config.put("task.inputs", "kafka." + INPUT);
-    config.put("stores.counts.changelog", "kafka." + CHANGELOG);
+    Map<String, String> config = CountPerKeyJob.named(kafka, dir, JOB, INPUT, CHANGELOG);
     config.put("stores.counts.write.batch.size", "20");
     // What the export asks of a job that wrote its changelogs in transactions on Millrace.
     config.put("systems.kafka.consumer.isolation.level", "read_committed");
@@ -136,12 +115,12 @@ class SamzaCrashTripTest {
     SplittableRandom random = new SplittableRandom(34);
     long[] written;
     Map<Integer, Long> exported;
-    // About 1,000 records a second in all: a kill lands up to about 2 s (four commit intervals,
+    // About 1,200 records a second in all: a kill lands up to about 2 s (four commit intervals,
     // task.commit.ms=500) after the run's first commit past the last run's.
-    try (ArrivingInput input = new ArrivingInput(kafka.servers(), INPUT, PARTITIONS, 5,
+    try (SteadyInput input = new SteadyInput(kafka.servers(), INPUT, PARTITIONS, 3,
         SamzaCrashTripTest::key)) {
       // 1. Millrace, killed at least four times: each run once it has committed past the last
-      // run's checkpoint, a random share of up to 2,000 more records has arrived, and a
+      // run's checkpoint, a random share of up to 2,400 more records has arrived, and a
       // transaction holds changelog writes (Millrace restarts after each kill but the last). 2.
       // The export, after the fourth kill and any later: until a kill left the changelogs
       // ending in aborted writes, which Samza must not restore (they count inputs it processes).
@@ -155,7 +134,7 @@ class SamzaCrashTripTest {
           ChildJvms.awaitWhileAlive(millrace, log, "Millrace's run " + run
               + " committing past " + from,
               () -> movedPast(CheckpointTopics.millrace(kafka, MILLRACE_JOB, INPUT), from));
-          long killAt = input.total() + random.nextInt(2_000);
+          long killAt = input.total() + random.nextInt(2_400);
           ChildJvms.awaitWhileAlive(millrace, log, "the input reaching record " + killAt
               + ", and a transaction holding changelog writes",
               () -> input.total() >= killAt && changelogWritesOpen());
@@ -197,21 +176,9 @@ class SamzaCrashTripTest {
     }
 
     // The plain model: each input's key and the key's count after it, from the input as written.
-    Map<String, String> keyOf = new HashMap<>();
-    Map<String, Integer> countAfter = new HashMap<>();
-    Map<String, Integer> counts = new TreeMap<>();
-    long total = 0;
-    for (long w : written) {
-      total += w;
-    }
-    List<ConsumerRecord<byte[], byte[]>> inputs = kafka.readAll(INPUT, PARTITIONS);
-    assertThat(inputs).hasSize((int) total);
-    for (ConsumerRecord<byte[], byte[]> r : inputs) { // each partition's in its order
-      String at = r.partition() + "@" + r.offset();
-      String key = new String(r.key(), StandardCharsets.UTF_8);
-      keyOf.put(at, key);
-      countAfter.put(at, counts.merge(key, 1, Integer::sum));
-    }
+    CountModel model = CountModel.of(kafka, INPUT, written);
+    Map<String, String> keyOf = model.keyOf();
+    Map<String, Integer> countAfter = model.countAfter();
 
     // Every input counted once in the committed outputs, with the model's count, by Millrace up
     // to the exported offsets and by Samza after them.
@@ -235,16 +202,11 @@ class SamzaCrashTripTest {
       }
     });
     assertThat(wrong).as("inputs counted wrong (of %s; exported %s; logs target/crash-trip-*.log)",
-        total, exported).isEmpty();
+        keyOf.size(), exported).isEmpty();
     assertThat(byInput.keySet()).as("outputs of inputs there are").isEqualTo(countAfter.keySet());
 
     // The store's counts, as its changelog holds them for a reader of committed data, are the
     // model's.
-    Map<String, Integer> changelog = new TreeMap<>();
-    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(CHANGELOG, PARTITIONS, true)) {
-      changelog.put(new String(r.key(), StandardCharsets.UTF_8),
-          ByteBuffer.wrap(r.value()).getInt()); // Samza's IntegerSerde
-    }
-    assertThat(changelog).isEqualTo(counts);
+    assertThat(CountModel.changelog(kafka, CHANGELOG, PARTITIONS)).isEqualTo(model.counts());
   }
 }

@@ -1,7 +1,6 @@
 package io.millrace.samza;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.core.embed.RunningJob;
 import io.millrace.core.testing.Await;
@@ -18,9 +17,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,30 +33,12 @@ class SamzaGroupImportTest {
   private static final String INPUT = "group-input";
   private static final String OUTPUT = "key-counts"; // CountPerKeyTask's
   private static final String SAMZA_CHECKPOINTS = "__samza_checkpoint_ver_1_for_group-job_1";
-  private static TestKafka kafka;
-
-  @BeforeAll
-  static void startBroker(@TempDir Path dir) throws Exception {
-    kafka = TestKafka.start(dir);
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    TestKafka.stop(kafka);
-  }
+  @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
   /** The migration test's job file, renamed, on this broker, shared by a Kafka group. */
   private static Map<String, String> job(Path dir) throws Exception {
-    Map<String, String> config = SamzaTestJobs.jobFile("/jobs/count-per-key.properties");
-    config.put("job.name", "group_job");
-    config.put("task.inputs", "kafka." + INPUT);
-    config.put("stores.counts.changelog", "kafka.group-changelog");
-    config.remove("job.coordinator.factory"); // Samza's standalone coordinator: not here
-    config.put("job.coordinator", "kafka");
-    config.put("systems.kafka.consumer.bootstrap.servers", kafka.servers());
-    config.put("systems.kafka.producer.bootstrap.servers", kafka.servers());
-    config.put("job.state.dir", dir.resolve("millrace").toString());
-    return config;
+    return CountPerKeyJob.inAGroup(
+        CountPerKeyJob.named(kafka, dir, "group_job", INPUT, "group-changelog"));
   }
 
   /** One Samza 1.8 checkpoint record of task {@code Partition p}: its input's offset. */
@@ -168,22 +148,5 @@ class SamzaGroupImportTest {
       assertThat(second.get(p)).as("partition %d after the restart", p)
           .containsExactlyInAnyOrderElementsOf(more);
     }
-  }
-
-  @Test
-  void aJobOfMoreThanTenTasksWithChangelogsIsRefusedUnderAKafkaGroupNamingTheOrder(
-      @TempDir Path dir) throws Exception {
-    kafka.createTopic("wide-input", 12);
-    Map<String, String> config = job(dir);
-    config.put("job.name", "wide_job");
-    config.put("task.inputs", "kafka.wide-input");
-    config.put("stores.counts.changelog", "kafka.wide-changelog");
-
-    assertThatThrownBy(() -> SamzaTestJobs.start(config))
-        .hasMessageContaining("bad value 'samza' for job.changelog.partition.order")
-        .hasMessageContaining("for a job of 12 tasks with changelogs")
-        .message().doesNotContain("\n");
-    String own = "__millrace-checkpoints-wide_job-1";
-    assertThat(!kafka.exists(own) || kafka.readAll(own, 1).isEmpty()).isTrue();
   }
 }

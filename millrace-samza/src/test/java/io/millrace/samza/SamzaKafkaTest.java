@@ -10,25 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Samza jobs on a real Kafka broker: a typical job's properties, and Samza's partitioning. */
 class SamzaKafkaTest {
-  private static TestKafka kafka;
+  @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
   @TempDir Path state;
-
-  @BeforeAll
-  static void startBroker(@TempDir Path dir) throws Exception {
-    kafka = TestKafka.start(dir);
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    TestKafka.stop(kafka);
-  }
 
   @Test
   void aTypicalSamzaJobsPropertiesRunAsTheyAreOnKafka() throws Exception {

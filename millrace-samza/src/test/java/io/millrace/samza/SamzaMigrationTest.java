@@ -15,9 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,28 +35,7 @@ class SamzaMigrationTest {
   private static final String OUTPUT = "key-counts";
   private static final String CHANGELOG = "counts-changelog";
   private static final String SAMZA_CHECKPOINTS = "__samza_checkpoint_ver_1_for_count-per-key_1";
-  private static TestKafka kafka;
-
-  @BeforeAll
-  static void startBroker(@TempDir Path dir) throws Exception {
-    kafka = TestKafka.start(dir);
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    TestKafka.stop(kafka);
-  }
-
-  /** The job's file, with this broker and state under {@code dir}. */
-  private static Map<String, String> job(Path dir) throws IOException {
-    Map<String, String> config = SamzaTestJobs.jobFile("/jobs/count-per-key.properties");
-    config.put("systems.kafka.consumer.bootstrap.servers", kafka.servers());
-    config.put("systems.kafka.producer.bootstrap.servers", kafka.servers());
-    config.put("job.logged.store.base.dir", dir.resolve("samza-logged").toString());
-    config.put("job.non-logged.store.base.dir", dir.resolve("samza-stores").toString());
-    config.put("job.state.dir", dir.resolve("millrace").toString());
-    return config;
-  }
+  @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
   /** Messages {partition, key, value}: key k(i % KEYS) on partition i % PARTITIONS. */
   private static List<Object[]> messages(int from, int count) {
@@ -109,7 +87,7 @@ class SamzaMigrationTest {
       @TempDir Path dir) throws Exception {
     kafka.createTopic(INPUT, PARTITIONS);
     kafka.createTopic(OUTPUT, PARTITIONS);
-    Map<String, String> config = job(dir);
+    Map<String, String> config = CountPerKeyJob.on(kafka, dir);
     int first = 3_000;
     int second = 60_000; // more than Samza gets through before it is killed
     kafka.write(INPUT, messages(0, first));
@@ -216,7 +194,7 @@ class SamzaMigrationTest {
     List<Object[]> one = new ArrayList<>();
     one.add(new Object[] {0, "k", "m"});
     kafka.write("unreadable-input", one);
-    Map<String, String> config = job(dir);
+    Map<String, String> config = CountPerKeyJob.on(kafka, dir);
     config.put("job.name", "unreadable_job");
     config.put("task.inputs", "kafka.unreadable-input");
     config.put("stores.counts.changelog", "kafka.unreadable-changelog");

@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,31 +36,11 @@ class SamzaRoundTripTest {
   private static final String OUTPUT = "key-counts"; // CountPerKeyTask's
   private static final int OUTPUT_PARTITIONS = 4;
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static TestKafka kafka;
+  @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
   @BeforeAll
-  static void startBroker(@TempDir Path dir) throws Exception {
-    kafka = TestKafka.start(dir);
+  static void createSharedTopics() throws Exception {
     kafka.createTopic(OUTPUT, OUTPUT_PARTITIONS); // shared by the tests, told apart by key
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    TestKafka.stop(kafka);
-  }
-
-  /**
-   * The migration test's job file on this broker, with its state under {@code dir} (each test
-   * names its own job, input and changelog).
-   */
-  private static Map<String, String> job(Path dir) throws IOException {
-    Map<String, String> config = SamzaTestJobs.jobFile("/jobs/count-per-key.properties");
-    config.put("systems.kafka.consumer.bootstrap.servers", kafka.servers());
-    config.put("systems.kafka.producer.bootstrap.servers", kafka.servers());
-    config.put("job.logged.store.base.dir", dir.resolve("samza-logged").toString());
-    config.put("job.non-logged.store.base.dir", dir.resolve("samza-stores").toString());
-    config.put("job.state.dir", dir.resolve("millrace").toString());
-    return config;
   }
 
   /** The model: each key's count after the rounds. */
@@ -107,10 +87,9 @@ class SamzaRoundTripTest {
   }
 
   /**
-   * The same trip with Millrace's leg under exactly-once and {@code job.coordinator=kafka} (10
-   * tasks: under a group, Samza's changelog order is kept up to 10 tasks, where it is each
-   * task's number), and the input written in transactions as an upstream exactly-once job
-   * writes it: the changelog Samza restores from ends each of Millrace's commits in a
+   * The same trip with Millrace's leg under exactly-once and {@code job.coordinator=kafka} (12
+   * tasks: the group keeps Samza's changelog order too), and the input written in transactions
+   * as an upstream exactly-once job writes it: the changelog Samza restores from ends each of Millrace's commits in a
    * transaction marker, each round of input ends in one, and each resume point (Samza's
    * checkpoint to Millrace, the group's offsets back to Samza) sits right before or after a
    * marker. After Millrace's leg a failed commit's writes (each key's next count) are left in the
@@ -123,7 +102,7 @@ class SamzaRoundTripTest {
   @Test
   void aJobMovedBackFromExactlyOnceUnderAGroupRestoresFromChangelogsEndingInMarkers(
       @TempDir Path dir) throws Exception {
-    roundTrip(new Trip("eos_group_trip", "x", 10, Map.of("job.coordinator", "kafka",
+    roundTrip(new Trip("eos_group_trip", "x", PARTITIONS, Map.of("job.coordinator", "kafka",
         "task.processing.guarantee", "exactly-once")), dir);
   }
 
@@ -163,10 +142,7 @@ class SamzaRoundTripTest {
 
     /** The job's file for both runtimes; Millrace's leg adds {@link #millraceKeys}. */
     Map<String, String> config(Path dir) throws IOException {
-      Map<String, String> config = SamzaRoundTripTest.job(dir);
-      config.put("job.name", job);
-      config.put("task.inputs", "kafka." + input());
-      config.put("stores.counts.changelog", "kafka." + changelog());
+      Map<String, String> config = CountPerKeyJob.named(kafka, dir, job, input(), changelog());
       if (exactlyOnce()) {
         // What the export asks of a job that wrote its changelogs in transactions here: Samza
         // then restores them as a reader of committed data.
@@ -179,7 +155,7 @@ class SamzaRoundTripTest {
     Map<String, String> millraceKeys(Map<String, String> config) {
       Map<String, String> millrace = new HashMap<>(config);
       if (millraceOnly.containsKey("job.coordinator")) {
-        millrace.remove("job.coordinator.factory"); // Samza's, read as Millrace's local one
+        CountPerKeyJob.inAGroup(millrace);
       }
       millrace.putAll(millraceOnly);
       return millrace;
@@ -227,16 +203,7 @@ class SamzaRoundTripTest {
 
     /** The store's counts by key, as its changelog holds them for a reader of committed data. */
     Map<String, Integer> changelogCounts() throws Exception {
-      Map<String, Integer> counts = new TreeMap<>();
-      for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(changelog(), partitions, true)) {
-        String key = new String(r.key(), StandardCharsets.UTF_8);
-        if (r.value() == null) {
-          counts.remove(key);
-        } else {
-          counts.put(key, ByteBuffer.wrap(r.value()).getInt()); // Samza's IntegerSerde
-        }
-      }
-      return counts;
+      return CountModel.changelog(kafka, changelog(), partitions);
     }
   }
 
@@ -361,7 +328,7 @@ class SamzaRoundTripTest {
   void aJobWithNoCheckpointHereIsRefusedInOneLineAndNothingIsWritten(@TempDir Path dir)
       throws Exception {
     kafka.createTopic("never-input", 2);
-    Map<String, String> config = job(dir);
+    Map<String, String> config = CountPerKeyJob.on(kafka, dir);
     config.put("job.name", "never_here");
     config.put("task.inputs", "kafka.never-input");
 
@@ -385,7 +352,7 @@ class SamzaRoundTripTest {
     kafka.createCompactedTopic(own);
     kafka.write(own, List.<Object[]>of(new Object[] {0, "task-0",
         "millrace-checkpoint 1\nkafka\tstray-input\t0\t4\nkafka\tgone-input\t0\t41\n"}));
-    Map<String, String> config = job(dir);
+    Map<String, String> config = CountPerKeyJob.on(kafka, dir);
     config.put("job.name", "stray_job");
     config.put("task.inputs", "kafka.stray-input");
 
@@ -407,12 +374,8 @@ class SamzaRoundTripTest {
       throws Exception {
     String input = "grouped-input";
     kafka.createTopic(input, 3);
-    Map<String, String> config = job(dir);
-    config.put("job.name", "grouped_job");
-    config.put("task.inputs", "kafka." + input);
-    config.put("stores.counts.changelog", "kafka.grouped-changelog");
-    config.remove("job.coordinator.factory");
-    config.put("job.coordinator", "kafka");
+    Map<String, String> config = CountPerKeyJob.inAGroup(
+        CountPerKeyJob.named(kafka, dir, "grouped_job", input, "grouped-changelog"));
     config.put("systems.kafka.consumer.isolation.level", "read_committed"); // the export asks
     List<Object[]> messages = new ArrayList<>();
     for (int i = 0; i < 3 * 7 + 2; i++) { // 8, 8 and 7 messages

@@ -2,14 +2,19 @@ package io.millrace.samza;
 
 import io.millrace.core.testing.Await;
 import io.millrace.kafka.dev.DevBroker;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -19,26 +24,50 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** Topics of the test broker: created, written and read with Kafka's own clients. */
-final class TestKafka {
-  private final DevBroker broker;
+/**
+ * A test class's broker, and its topics created, written and read with Kafka's own clients. A
+ * class registers one as a static field, {@code @RegisterExtension static final TestKafka kafka =
+ * TestKafka.perClass();}: the broker starts before the class's tests (and its own
+ * {@code @BeforeAll} methods) and stops after them, its files in a folder of its own.
+ */
+final class TestKafka implements BeforeAllCallback, AfterAllCallback {
+  private DevBroker broker;
+  private Path dir;
 
-  TestKafka(DevBroker broker) {
-    this.broker = broker;
+  private TestKafka() {}
+
+  /** A broker for one test class, started by JUnit before its tests. */
+  static TestKafka perClass() {
+    return new TestKafka();
   }
 
-  /** Starts a test class's broker (its files under {@code dir}), sized for a busy machine. */
-  static TestKafka start(java.nio.file.Path dir) throws Exception {
-    return new TestKafka(DevBroker.start(dir, 0, java.nio.file.Path.of("target", "broker-lib"),
+  /** Starts the broker, sized for a busy machine. */
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    dir = Files.createTempDirectory("millrace-samza-broker");
+    broker = DevBroker.start(dir, 0, Path.of("target", "broker-lib"),
         List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-        Duration.ofSeconds(90)));
+        Duration.ofSeconds(90));
   }
 
-  /** Stops the broker; {@code kafka} may be null (its start failed). */
-  static void stop(TestKafka kafka) {
-    if (kafka != null) {
-      kafka.broker.stop();
+  /** Stops the broker (if it started) and deletes its files. */
+  @Override
+  public void afterAll(ExtensionContext context) throws IOException {
+    try {
+      if (broker != null) {
+        broker.stop();
+      }
+    } finally {
+      broker = null;
+      if (dir != null) {
+        try (Stream<Path> files = Files.walk(dir)) {
+          files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+      }
     }
   }
 

@@ -34,6 +34,17 @@ public interface CoordinatorContext {
   MetricsRegistry metrics();
 
   /**
+   * The partition of each store's changelog that holds task {@code task}'s changes: the task's
+   * number, unless the job keeps Samza's order ({@code job.changelog.partition.order=samza}, the
+   * rank of the task's Samza name among the job's task names in text order), where they differ
+   * past 10 tasks. A coordinator that keeps changelog offsets per task, or asks a changelog's
+   * head for a task, goes through this.
+   */
+  default int changelogPartitionOf(int task) {
+    return task;
+  }
+
+  /**
    * An input stream of the job.
    *
    * @param streamId the stream's id in the job
@@ -50,7 +61,8 @@ public interface CoordinatorContext {
    *
    * @param store the store's name
    * @param system the changelog's system
-   * @param physicalName its name there (a topic), one partition per task
+   * @param physicalName its name there (a topic), one partition per task ({@link
+   *     #changelogPartitionOf})
    */
   record Changelog(String store, String system, String physicalName) {}
 }

@@ -63,7 +63,8 @@ public record JobPlan(
     }
     return new DefaultCoordinatorContext(jobName, config.asMap(),
         config.withPrefix(CoreKeys.COORDINATOR + "."), containerCount, taskCount, List.copyOf(in),
-        stores.stream().map(StoreSpec::name).toList(), List.copyOf(logs), metrics);
+        stores.stream().map(StoreSpec::name).toList(), List.copyOf(logs), metrics,
+        changelogPartitions());
   }
 
   /** Which changelog partition holds each task's stores. */

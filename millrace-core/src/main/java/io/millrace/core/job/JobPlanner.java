@@ -85,7 +85,6 @@ public final class JobPlanner {
         admins.get(spec.changelogSystem()).ensureChangelog(spec.changelogSpec(), taskCount);
       }
     }
-    checkChangelogOrder(config, v.stores, taskCount);
     CheckpointStore store = checkpointStore(config, v, metrics);
     Map<StreamPartition, Long> checkpoint;
     try {
@@ -373,26 +372,6 @@ public final class JobPlanner {
           ? "one of " + String.join(", ", able) + " (system " + system + " cannot keep checkpoints)"
           : "one of " + String.join(", ", able) + " (no system named " + system
               + " is configured)");
-    }
-  }
-
-  /**
-   * Samza's changelog order moves a task's stores away from its own partition number only past 10
-   * tasks, and only the local coordinator follows it: a group's checkpoints keep a task's
-   * changelog offsets with the input partition of its number, and its reads and restore costs
-   * ask for that partition of the changelog.
-   */
-  private static void checkChangelogOrder(JobConfig config, List<StoreSpec> stores,
-      int taskCount) {
-    String order = config.get(CHANGELOG_PARTITION_ORDER, ChangelogPartitions.TASK_NUMBER);
-    if (order.equals(ChangelogPartitions.SAMZA) && taskCount > 10
-        && !config.get(COORDINATOR, "local").equals("local")
-        && stores.stream().anyMatch(StoreSpec::hasChangelog)) {
-      throw config.bad(CHANGELOG_PARTITION_ORDER, order, ChangelogPartitions.TASK_NUMBER
-          + " under " + COORDINATOR + "=" + config.get(COORDINATOR) + " for a job of "
-          + taskCount + " tasks with changelogs: Samza's order (task 'Partition k' in the "
-          + "partition of its name's rank in text order) is kept under " + COORDINATOR
-          + "=local only, whose one process runs every task");
     }
   }
 

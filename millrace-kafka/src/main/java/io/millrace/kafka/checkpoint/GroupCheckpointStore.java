@@ -20,6 +20,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Offsets follow Kafka's convention, the next offset to read; a checkpoint's "last processed"
  * is one less. A task's stores' changelog offsets travel in the offset metadata of each of its
- * input partitions:
+ * input partitions (task k's input partitions k, whichever changelog partition holds its stores:
+ * under Samza's changelog order past 10 tasks, task 10's are in changelog partition 2):
  *
  * <pre>
  * millrace 1
@@ -61,6 +63,10 @@ public final class GroupCheckpointStore implements CheckpointStore {
   /** Input topic -> partition count. */
   private final Map<String, Integer> partitionsOfTopic;
   private final IntFunction<ConsumerGroupMetadata> groupMetadata;
+  /** Task -> the changelog partition of its stores. */
+  private final IntUnaryOperator changelogPartitionOf;
+  /** Changelog partition -> its task, for the tasks of the inputs' partitions. */
+  private final Map<Integer, Integer> taskOfChangelog = new HashMap<>();
   private final java.util.function.Supplier<KafkaCheckpointStore> legacySource;
   private KafkaCheckpointStore legacy;
   private final CommitTransactions transactions;
@@ -89,6 +95,25 @@ public final class GroupCheckpointStore implements CheckpointStore {
       Map<String, String> streamOfTopic, Map<String, Integer> partitionsOfTopic,
       IntFunction<ConsumerGroupMetadata> groupMetadata, IntFunction<String> transactionalIds,
       java.util.function.Supplier<KafkaCheckpointStore> legacy) {
+    this(settings, groupId, streamOfTopic, partitionsOfTopic, groupMetadata, transactionalIds,
+        legacy, task -> task);
+  }
+
+  /**
+   * A store whose tasks keep their stores in the changelog partitions {@code
+   * changelogPartitionOf} gives ({@code CoordinatorContext.changelogPartitionOf}); the other
+   * parameters as above.
+   */
+  public GroupCheckpointStore(KafkaSettings settings, String groupId,
+      Map<String, String> streamOfTopic, Map<String, Integer> partitionsOfTopic,
+      IntFunction<ConsumerGroupMetadata> groupMetadata, IntFunction<String> transactionalIds,
+      java.util.function.Supplier<KafkaCheckpointStore> legacy,
+      IntUnaryOperator changelogPartitionOf) {
+    this.changelogPartitionOf = changelogPartitionOf;
+    int tasks = partitionsOfTopic.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    for (int task = 0; task < tasks; task++) {
+      taskOfChangelog.put(changelogPartitionOf.applyAsInt(task), task);
+    }
     this.settings = settings;
     this.system = settings.system();
     this.groupId = groupId;
@@ -159,7 +184,8 @@ public final class GroupCheckpointStore implements CheckpointStore {
       LOG.info("group {}: partitions without a committed offset resume from checkpoint topic {}",
           groupId, legacy.topic());
       legacy.read().forEach((sp, offset) -> {
-        if (partitions == null || partitions.contains(sp.partition())) {
+        if (partitions == null || partitions.contains(sp.stream().startsWith("changelog:")
+            ? taskOf(sp.partition()) : sp.partition())) {
           offsets.putIfAbsent(sp, offset);
         }
       });
@@ -167,6 +193,12 @@ public final class GroupCheckpointStore implements CheckpointStore {
     return offsets;
   }
 
+  /** The task whose stores are in changelog partition {@code changelogPartition}. */
+  private int taskOf(int changelogPartition) {
+    return taskOfChangelog.getOrDefault(changelogPartition, changelogPartition);
+  }
+
+  /** Input partition {@code tp}'s metadata: its task's changelog offsets. */
   private void parseMetadata(TopicPartition tp, String metadata, Map<StreamPartition, Long> into) {
     if (metadata == null || metadata.isEmpty()) {
       return;
@@ -183,8 +215,8 @@ public final class GroupCheckpointStore implements CheckpointStore {
       }
       String[] fields = line.split("\t");
       try {
-        into.put(new StreamPartition(system, "changelog:" + fields[0], tp.partition()),
-            Long.parseLong(fields[1]));
+        into.put(new StreamPartition(system, "changelog:" + fields[0],
+            changelogPartitionOf.applyAsInt(tp.partition())), Long.parseLong(fields[1]));
       } catch (RuntimeException e) {
         throw new CheckpointException("the offset metadata of group " + groupId + " for " + tp
             + " has a bad line '" + line + "': expected <store> TAB <changelog offset>", e);
@@ -261,7 +293,7 @@ public final class GroupCheckpointStore implements CheckpointStore {
       for (int i = 0; i < partitions.size(); i++) {
         StreamPartition p = partitions.get(i);
         if (p.stream().startsWith("changelog:")) {
-          changelogsOfTask.computeIfAbsent(p.partition(), t -> new ArrayList<>()).add(i);
+          changelogsOfTask.computeIfAbsent(taskOf(p.partition()), t -> new ArrayList<>()).add(i);
         } else if (topicOfStream.containsKey(p.stream())) {
           inputIdx.add(i);
         } else {

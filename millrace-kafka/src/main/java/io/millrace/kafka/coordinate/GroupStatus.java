@@ -133,7 +133,8 @@ final class GroupStatus {
         }
         List<String> stores = new ArrayList<>();
         for (CoordinatorContext.Changelog c : context.changelogs()) {
-          Long end = ends.get(new TopicPartition(c.physicalName(), t));
+          Long end = ends.get(new TopicPartition(c.physicalName(),
+              context.changelogPartitionOf(t)));
           Long at = logged.get(c.store());
           // The checkpoint's own transaction ends with a commit marker, which takes an offset.
           stores.add(c.store() + " " + (end == null ? "?" : at == null ? end + " (no checkpoint)"

@@ -76,7 +76,8 @@ final class KafkaCoordinator implements JobCoordinator {
     this.checkpoints = new GroupCheckpointStore(settings, own.groupId(), streamOfTopic,
         partitionsOfTopic, containerId -> membership(containerId).groupMetadata(),
         containerId -> KafkaCoordinatorSettings.transactionalId(context.jobConfig(),
-            settings.system(), containerId), legacyCheckpoints(context));
+            settings.system(), containerId), legacyCheckpoints(context),
+        context::changelogPartitionOf);
   }
 
   /**
@@ -250,15 +251,17 @@ final class KafkaCoordinator implements JobCoordinator {
       Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
       for (CoordinatorContext.Changelog c : changelogs) {
         for (int t = 0; t < tasks; t++) {
-          wanted.put(new TopicPartition(c.physicalName(), t), OffsetSpec.latest());
+          wanted.put(new TopicPartition(c.physicalName(), context.changelogPartitionOf(t)),
+              OffsetSpec.latest());
         }
       }
       Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> offsets = admin()
           .listOffsets(wanted).all().get(settings.startupTimeoutMs(), TimeUnit.MILLISECONDS);
       for (CoordinatorContext.Changelog c : changelogs) {
         long[] end = new long[tasks];
-        for (int t = 0; t < tasks; t++) {
-          var info = offsets.get(new TopicPartition(c.physicalName(), t));
+        for (int t = 0; t < tasks; t++) { // per task, from its changelog partition
+          var info = offsets.get(new TopicPartition(c.physicalName(),
+              context.changelogPartitionOf(t)));
           end[t] = info == null ? 0 : info.offset();
         }
         ends.put(c.store(), end);

@@ -148,6 +148,13 @@ final class MillraceCheckpoints {
       }
 
       @Override
+      public int changelogPartitionOf(int task) {
+        // The translation keeps Samza's order (job.changelog.partition.order=samza).
+        return "samza".equals(config.get("job.changelog.partition.order")) && task < tasks
+            ? SamzaCheckpointExport.samzaChangelogPartition(task, tasks) : task;
+      }
+
+      @Override
       public MetricsRegistry metrics() {
         return JobSystems.NO_METRICS;
       }
