@@ -40,8 +40,9 @@ final class AsyncCalls {
     Collector collector();
   }
 
-  synchronized Call begin(CallGate.Entry entry) {
-    CallImpl call = new CallImpl(entry);
+  /** A call for {@code entry}, begun at {@code nowMs} on the driver's clock. */
+  synchronized Call begin(CallGate.Entry entry, long nowMs) {
+    CallImpl call = new CallImpl(entry, nowMs);
     open.add(call);
     return call;
   }
@@ -59,6 +60,34 @@ final class AsyncCalls {
       done.add(c.entry);
       notifyAll();
     }
+  }
+
+  /**
+   * Fails the calls the task has not completed within {@code timeoutMs} of the driver's clock,
+   * as the loop fails a message whose callback has not come within {@code
+   * task.callback.timeout.ms}: the failure is the driver's to throw, and a callback that comes
+   * later changes nothing.
+   *
+   * @return whether a call timed out
+   */
+  synchronized boolean timeOut(long nowMs, long timeoutMs) {
+    boolean any = false;
+    for (CallImpl c : List.copyOf(open)) {
+      if (!c.completed && nowMs - c.begunMs >= timeoutMs) {
+        c.completed = true;
+        c.timedOut = true;
+        finished++;
+        c.error = new java.util.concurrent.TimeoutException("no callback within "
+            + "task.callback.timeout.ms=" + timeoutMs + " (begun at " + c.begunMs
+            + " ms on the driver's clock, now " + nowMs + ")");
+        c.apply();
+        any = true;
+      }
+    }
+    if (any) {
+      notifyAll();
+    }
+    return any;
   }
 
   /** The calls applied since the last drain, whose places the driver frees. */
@@ -129,11 +158,15 @@ final class AsyncCalls {
   private final class CallImpl implements Call, TaskTestDriver.Call {
     private final CallGate.Entry entry;
     private final BufferedCollector collector;
+    private final long begunMs;
     private boolean completed;
+    /** Failed by its time-out: a callback that comes later is ignored, as the loop does. */
+    private boolean timedOut;
     private Throwable error;
 
-    CallImpl(CallGate.Entry entry) {
+    CallImpl(CallGate.Entry entry, long begunMs) {
       this.entry = entry;
+      this.begunMs = begunMs;
       this.collector = outputs.held(entry.envelope.timestamp());
     }
 
@@ -166,6 +199,9 @@ final class AsyncCalls {
 
     private void finish(Throwable e) {
       synchronized (AsyncCalls.this) {
+        if (timedOut) {
+          return; // its time-out failed it already: a late callback changes nothing
+        }
         if (completed) {
           failure = new TaskFailure("the task completed the call for " + entry.envelope
               + " twice", null);

@@ -297,6 +297,18 @@ public final class TaskTestDriver implements AutoCloseable {
       }
     }
     now = until;
+    timeOutCalls();
+  }
+
+  /**
+   * Fails the async calls the task has not completed within {@code task.callback.timeout.ms} of
+   * the driver's clock, as the loop does; the failure is thrown here, naming the record.
+   */
+  private void timeOutCalls() {
+    if (calls.timeOut(now, asyncSettings.callbackTimeoutNanos() / 1_000_000L)) {
+      dispatch(); // their places go to the records waiting for them
+      calls.throwIfFailed();
+    }
   }
 
   /** The driver's clock, in ms since the epoch; it starts at the builder's start time. */
@@ -530,7 +542,7 @@ public final class TaskTestDriver implements AutoCloseable {
   }
 
   private void call(AsyncStreamTask async, CallGate.Entry entry) {
-    AsyncCalls.Call call = calls.begin(entry);
+    AsyncCalls.Call call = calls.begin(entry, now);
     Envelope envelope = entry.envelope;
     try {
       invoke("message " + envelope, () -> async.processAsync(envelope, call.collector(),

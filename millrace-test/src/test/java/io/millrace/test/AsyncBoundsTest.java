@@ -123,6 +123,27 @@ class AsyncBoundsTest {
   }
 
   @Test
+  void aCallWithNoCallbackWithinTheTimeOutOnTheDriversClockFailsAndALateOneIsIgnored() {
+    TaskTestDriver driver = TaskTestDriver.forTask(HeldTask.class).input("in").output("out")
+        .set("task.max.concurrency", "1").set("task.callback.timeout.ms", "5000").build();
+    try (driver) {
+      driver.pipe("in", "k0", "r0");
+      driver.pipe("in", "k1", "r1");
+      assertThat(called()).containsExactly("r0");
+      driver.advanceTime(Duration.ofMillis(4_999));
+      assertThat(driver.inFlight()).as("not timed out yet").isEqualTo(1);
+      assertThatThrownBy(() -> driver.advanceTime(Duration.ofMillis(1)))
+          .isInstanceOf(TaskFailure.class).hasMessageContaining("in/0@0") // r0, by offset
+          .hasMessageContaining("task.callback.timeout.ms=5000");
+      assertThat(called()).as("its place goes to the next record").containsExactly("r0", "r1");
+      call("r0").complete(); // too late: ignored, its output too
+      call("r1").complete();
+      driver.awaitCalls(Duration.ofSeconds(10));
+      assertThat(driver.values("out")).containsExactly("r1");
+    }
+  }
+
+  @Test
   void aKeysNextRecordWaitsForItsCallWhileOtherKeysPassIt() {
     try (TaskTestDriver driver = driver("4", "key")) {
       driver.pipe("in", "a", "a1");
