@@ -1,13 +1,12 @@
 package io.millrace.dsl.runtime;
 
-import io.millrace.api.store.KeyValue;
 import io.millrace.api.store.KeyValueIterator;
 import io.millrace.api.store.KeyValueStore;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -23,8 +22,8 @@ import java.util.TreeMap;
  * </pre>
  * Times are big-endian with the sign bit flipped, so the store's unsigned byte order is the order
  * of times, negative ones included. A record key's entries sort by key first, then time: a lookup
- * of one key's records within {@code [t - d, t + d]} is one short range over that key's own
- * entries (with the time first it read every key's records in the window: about 1,500 a record
+ * of one key's records within {@code [t - d, t + d]} reads that key's own entries only (the
+ * key index below names them; with the time first it read every key's records in the window: about 1,500 a record
  * in Nexmark's q8). The length before the key keeps one key's entries apart from a longer key
  * that starts with it. The value lists the records of that key at that time, duplicates
  * included, each as {@code [matched: 1 byte][length: 4 bytes][value bytes]}; the flag says
@@ -39,6 +38,14 @@ import java.util.TreeMap;
  * unwritten entries per record: Nexmark q8's containers spent about 40% of their time in that
  * map. Its cost on the heap: about 100 bytes per (time, key) buffered. Index entries a store
  * still holds from then are deleted when the index is built.
+ *
+ * <p><b>The key index</b> (heap) lists each key's times that hold records, sorted, so a lookup
+ * reads the key's records at those times with point reads, most of them answered by the store's
+ * object cache, and a key with no records is answered without touching the store. It was a store
+ * range per record: an iterator opened on RocksDB (its seek, and its disposal), the cache's
+ * unwritten entries merged in; Nexmark q8's containers spent most of their RocksDB time there.
+ * It is built and changed with the time index; its cost: about 60 bytes per key buffered and 8
+ * per (time, key).
  *
  * <p>This layout replaced {@code <time><record key>} ({@link PaneKeys}): a join's stores written
  * before it cannot be read by it (docs/dsl.md).
@@ -56,6 +63,8 @@ final class JoinBuffer {
   private final KeyValueStore<byte[], byte[]> store;
   /** Time to the keys with records then: one {@code byte[]}, or a list of them. */
   private final TreeMap<Long, Object> byTime = new TreeMap<>();
+  /** Each key's times with records, sorted (the key index); a key with none is absent. */
+  private final HashMap<ByteBuffer, Times> byKey = new HashMap<>();
 
   /** A buffer over {@code store}, its time index built from the records it holds. */
   JoinBuffer(KeyValueStore<byte[], byte[]> store) {
@@ -87,12 +96,17 @@ final class JoinBuffer {
 
   /** The records of {@code recordKey} from {@code from} to {@code to}, both included, in time order. */
   List<Entry> find(long from, long to, byte[] recordKey) {
+    Times times = byKey.get(ByteBuffer.wrap(recordKey));
+    if (times == null) {
+      return List.of(); // no record of this key: no read of the store at all
+    }
     List<Entry> found = new ArrayList<>();
-    byte[] end = to == Long.MAX_VALUE ? KeyPrefix.after(recordKey) : entryKey(recordKey, to + 1);
-    try (KeyValueIterator<byte[], byte[]> it = store.range(entryKey(recordKey, from), end)) {
-      while (it.hasNext()) {
-        KeyValue<byte[], byte[]> e = it.next();
-        decode(e.key(), recordKey, time(e.key(), e.key().length - TIME), e.value(), found);
+    for (int i = times.indexOf(from); i < times.size && times.at[i] <= to; i++) {
+      long t = times.at[i];
+      byte[] key = entryKey(recordKey, t);
+      byte[] value = store.get(key);
+      if (value != null) {
+        decode(key, recordKey, t, value, found);
       }
     }
     return found;
@@ -101,15 +115,17 @@ final class JoinBuffer {
   /** Buffers a record. */
   void add(long time, byte[] recordKey, byte[] value, boolean matched) {
     byte[] key = entryKey(recordKey, time);
-    byte[] current = store.get(key);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    if (current != null) {
-      out.writeBytes(current);
-    } else {
+    Times times = byKey.get(ByteBuffer.wrap(recordKey));
+    // Most records are the first of their (time, key): the key index says so without a read.
+    byte[] current = times != null && times.contains(time) ? store.get(key) : null;
+    if (current == null) {
       index(time, recordKey); // the first record of (time, key)
+      current = new byte[0];
     }
-    write(out, matched, value);
-    store.put(key, out.toByteArray());
+    byte[] next = Arrays.copyOf(current, current.length + 1 + Integer.BYTES + value.length);
+    ByteBuffer.wrap(next, current.length, next.length - current.length)
+        .put((byte) (matched ? 1 : 0)).putInt(value.length).put(value);
+    store.put(key, next);
   }
 
   /** Marks these records (found by {@link #find}) as matched. */
@@ -166,6 +182,11 @@ final class JoinBuffer {
     for (Map.Entry<Long, Object> at : closed.entrySet()) {
       for (byte[] recordKey : keys(at.getValue(), false)) {
         store.delete(entryKey(recordKey, at.getKey()));
+        ByteBuffer k = ByteBuffer.wrap(recordKey);
+        Times times = byKey.get(k);
+        if (times != null && times.remove(at.getKey())) {
+          byKey.remove(k);
+        }
       }
     }
     closed.clear();
@@ -180,6 +201,7 @@ final class JoinBuffer {
   /** Notes that {@code recordKey} has records at {@code time}. */
   @SuppressWarnings("unchecked")
   private void index(long time, byte[] recordKey) {
+    byKey.computeIfAbsent(ByteBuffer.wrap(recordKey), k -> new Times()).add(time);
     Object keys = byTime.putIfAbsent(time, recordKey);
     if (keys instanceof byte[] one) {
       List<byte[]> several = new ArrayList<>(2);
@@ -216,12 +238,6 @@ final class JoinBuffer {
     return ByteBuffer.wrap(key, at, TIME).getLong() ^ Long.MIN_VALUE;
   }
 
-  private static void write(ByteArrayOutputStream out, boolean matched, byte[] value) {
-    out.write(matched ? 1 : 0);
-    out.writeBytes(ByteBuffer.allocate(Integer.BYTES).putInt(value.length).array());
-    out.writeBytes(value);
-  }
-
   private static int offsetOf(byte[] value, int index) {
     int offset = 0;
     for (int i = 0; i < index; i++) {
@@ -241,6 +257,48 @@ final class JoinBuffer {
       into.add(new Entry(key, recordKey, index++, time,
           Arrays.copyOfRange(value, start, start + length), matched));
       offset = start + length;
+    }
+  }
+
+  /**
+   * One key's times with records, sorted, in a growable array: times mostly come in order and
+   * leave from the front, so an add appends and a removal shifts a short array.
+   */
+  private static final class Times {
+    long[] at = new long[2];
+    int size;
+
+    /** The index of the first time at or after {@code time}. */
+    int indexOf(long time) {
+      int i = Arrays.binarySearch(at, 0, size, time);
+      return i >= 0 ? i : -i - 1;
+    }
+
+    boolean contains(long time) {
+      return Arrays.binarySearch(at, 0, size, time) >= 0;
+    }
+
+    void add(long time) {
+      int i = indexOf(time);
+      if (i < size && at[i] == time) {
+        return;
+      }
+      if (size == at.length) {
+        at = Arrays.copyOf(at, size * 2);
+      }
+      System.arraycopy(at, i, at, i + 1, size - i);
+      at[i] = time;
+      size++;
+    }
+
+    /** Removes {@code time}; true if none is left. */
+    boolean remove(long time) {
+      int i = Arrays.binarySearch(at, 0, size, time);
+      if (i >= 0) {
+        System.arraycopy(at, i + 1, at, i, size - i - 1);
+        size--;
+      }
+      return size == 0;
     }
   }
 }

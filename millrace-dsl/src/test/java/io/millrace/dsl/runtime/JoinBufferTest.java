@@ -27,6 +27,7 @@ class JoinBufferTest {
   private static final class Counting implements KeyValueStore<byte[], byte[]> {
     final CachedStore<byte[], byte[]> store;
     long iterated;
+    long reads;
 
     Counting(int cacheSize, int writeBatch) {
       StoreSpec spec = new StoreSpec("buffer", new MemoryEngine.Factory(), new BytesSerde(),
@@ -36,6 +37,7 @@ class JoinBufferTest {
 
     @Override
     public byte[] get(byte[] key) {
+      reads++;
       return store.get(key);
     }
 
@@ -104,7 +106,7 @@ class JoinBufferTest {
   }
 
   @Test
-  void aLookupReadsOnlyItsOwnKeysRecordsNotEveryKeysInTheWindow() {
+  void aLookupReadsOnlyItsOwnKeysRecordsAndAKeyWithNoneReadsNothing() {
     Counting store = new Counting(10_000, 10_000);
     JoinBuffer buffer = new JoinBuffer(store);
     for (int t = 0; t < 100; t++) {
@@ -116,10 +118,19 @@ class JoinBufferTest {
     buffer.add(1_000, b("key7"), b("last"), false);
 
     store.iterated = 0;
+    store.reads = 0;
     List<JoinBuffer.Entry> found = buffer.find(200, 400, b("key7"));
     assertThat(found).hasSize(21);
-    assertThat(store.iterated).as("entries read for 21 records of one key among 50 keys")
-        .isEqualTo(21);
+    assertThat(store.reads + store.iterated)
+        .as("entries read for 21 records of one key among 50 keys").isEqualTo(21);
+    store.reads = 0;
+    store.iterated = 0;
+    assertThat(buffer.find(0, 2_000, b("key77"))).isEmpty();
+    assertThat(store.reads + store.iterated).as("entries read for a key with no records")
+        .isZero();
+    store.reads = 0;
+    buffer.add(1_010, b("key8"), b("first at 1010"), false);
+    assertThat(store.reads).as("reads for the first record of its time and key").isZero();
     assertThat(described(buffer.find(990, Long.MAX_VALUE, b("key7"))))
         .containsExactly("key7@990=v99", "key7@1000=last");
   }
