@@ -7,6 +7,7 @@ import io.millrace.core.async.BufferedCollector;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * An async task's calls under the driver. A call's sends are held until it completes (the loop,
@@ -77,7 +78,7 @@ final class AsyncCalls {
         c.completed = true;
         c.timedOut = true;
         finished++;
-        c.error = new java.util.concurrent.TimeoutException("no callback within "
+        c.error = new TimeoutException("no callback within "
             + "task.callback.timeout.ms=" + timeoutMs + " (begun at " + c.begunMs
             + " ms on the driver's clock, now " + nowMs + ")");
         c.apply();

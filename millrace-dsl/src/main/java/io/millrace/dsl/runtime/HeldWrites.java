@@ -37,8 +37,6 @@ final class HeldWrites {
   private final CommitProgress commits;
   private final ArrayDeque<Held> held = new ArrayDeque<>();
   private final boolean atOnce;
-  /** The commit the first held write waits for; none held: {@link Long#MAX_VALUE}. */
-  private long firstCommit = Long.MAX_VALUE;
   /** The entries the held writes delete, and those of the last one held. */
   private long heldEntries;
   private int lastEntries;
@@ -68,7 +66,6 @@ final class HeldWrites {
     } else {
       held.add(new Held(commits.begun() + 1, entries, writes));
       heldEntries += entries;
-      firstCommit = Math.min(firstCommit, held.peekFirst().commit);
       lastEntries = entries;
     }
   }
@@ -80,14 +77,9 @@ final class HeldWrites {
    * in the store for good); the writes are deletions and progress, which bear a second run.
    */
   void runDue() {
-    // A field (and, while writes are held, a volatile read) a record; the rest out of line, so
-    // that what the record's path inlines stays small.
-    if (firstCommit != Long.MAX_VALUE && firstCommit <= commits.writtenThrough()) {
-      runWritten();
+    if (held.isEmpty()) {
+      return; // (the common case: one check a record)
     }
-  }
-
-  private void runWritten() {
     long written = commits.writtenThrough();
     while (!held.isEmpty() && held.peekFirst().commit <= written) {
       Held first = held.peekFirst();
@@ -95,7 +87,6 @@ final class HeldWrites {
       held.pollFirst();
       heldEntries -= first.entries;
     }
-    firstCommit = held.isEmpty() ? Long.MAX_VALUE : held.peekFirst().commit;
   }
 
   /**

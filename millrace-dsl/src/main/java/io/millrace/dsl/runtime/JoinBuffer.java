@@ -82,7 +82,8 @@ final class JoinBuffer {
           continue;
         }
         int keyLength = ByteBuffer.wrap(key, 0, LENGTH).getInt();
-        index(time(key, LENGTH + keyLength), Arrays.copyOfRange(key, LENGTH, LENGTH + keyLength));
+        index(time(key, LENGTH + keyLength), Arrays.copyOfRange(key, LENGTH, LENGTH + keyLength),
+            null);
       }
     }
     for (byte[] key : oldIndex) {
@@ -119,7 +120,7 @@ final class JoinBuffer {
     // Most records are the first of their (time, key): the key index says so without a read.
     byte[] current = times != null && times.contains(time) ? store.get(key) : null;
     if (current == null) {
-      index(time, recordKey); // the first record of (time, key)
+      index(time, recordKey, times); // the first record of (time, key)
       current = new byte[0];
     }
     byte[] next = Arrays.copyOf(current, current.length + 1 + Integer.BYTES + value.length);
@@ -198,10 +199,14 @@ final class JoinBuffer {
         ? Collections.emptySortedMap() : byTime.subMap(from, time);
   }
 
-  /** Notes that {@code recordKey} has records at {@code time}. */
+  /**
+   * Notes that {@code recordKey} has records at {@code time}; {@code times}: the key's entry in
+   * the key index if the caller looked it up already (a record's path: one look-up, not two).
+   */
   @SuppressWarnings("unchecked")
-  private void index(long time, byte[] recordKey) {
-    byKey.computeIfAbsent(ByteBuffer.wrap(recordKey), k -> new Times()).add(time);
+  private void index(long time, byte[] recordKey, Times times) {
+    (times != null ? times
+        : byKey.computeIfAbsent(ByteBuffer.wrap(recordKey), k -> new Times())).add(time);
     Object keys = byTime.putIfAbsent(time, recordKey);
     if (keys instanceof byte[] one) {
       List<byte[]> several = new ArrayList<>(2);

@@ -223,20 +223,13 @@ public final class DslJobTranslator implements JobTranslator {
    * would run several of a task's records at once on different threads.
    */
   private static void refuseConcurrentRecords(JobConfig config) {
-    String pool = config.get(POOL_SIZE);
-    String concurrency = config.get(MAX_CONCURRENCY);
-    if (pool == null || concurrency == null) {
-      return;
-    }
-    try {
-      if (Integer.parseInt(pool.trim()) > 0 && Integer.parseInt(concurrency.trim()) > 1) {
-        throw new ConfigException(MAX_CONCURRENCY + "=" + concurrency.trim() + " in "
-            + config.source() + ": a DSL job's task takes one record at a time (its operators "
-            + "keep state between records), so on the worker pool (" + POOL_SIZE + "="
-            + pool.trim() + ") it must be 1; for calls in flight, use mapAsync");
-      }
-    } catch (NumberFormatException e) {
-      // not a number: the container refuses it, naming the key
+    int pool = config.getInt(POOL_SIZE, 0, 0);
+    int concurrency = config.getInt(MAX_CONCURRENCY, 1, 1);
+    if (pool > 0 && concurrency > 1) {
+      throw new ConfigException(MAX_CONCURRENCY + "=" + concurrency + " in " + config.source()
+          + ": a DSL job's task takes one record at a time (its operators keep state between "
+          + "records), so on the worker pool (" + POOL_SIZE + "=" + pool + ") it must be 1; "
+          + "for calls in flight, use mapAsync");
     }
   }
 
