@@ -53,6 +53,18 @@ final class JobProcesses implements AutoCloseable {
     ChildJvms.kill(running.remove(name));
   }
 
+  /**
+   * SIGSTOP ({@code stop}) or SIGCONT: a frozen process changes nothing (a check of what it
+   * left open holds until it is killed or thawed).
+   */
+  void freeze(String name, boolean stop) throws Exception {
+    Process signal = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT",
+        Long.toString(running.get(name).pid())).redirectErrorStream(true).start();
+    assertThat(signal.waitFor(30, TimeUnit.SECONDS)).as("kill %s done", stop ? "-STOP" : "-CONT")
+        .isTrue();
+    assertThat(signal.exitValue()).as("kill %s %s", stop ? "-STOP" : "-CONT", name).isZero();
+  }
+
   /** SIGTERM: each commits what it processed and leaves the group. */
   void stopAll() throws InterruptedException {
     for (Process p : running.values()) {

@@ -24,10 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link CountPerKeyTask}, a count per key in a RocksDB store with a changelog) of 12 tasks runs
  * on Millrace under exactly-once in two child JVMs, one consumer group, while its input keeps
  * arriving; one is killed (SIGKILL) at a random point with a transaction open that holds
- * changelog writes of its tasks, the other takes its tasks and commits past the kill, and is
- * stopped cleanly (SIGTERM), the input still arriving. Then {@code millrace samza
- * export-checkpoint}, and Samza 1.8's own runtime (a child JVM) resumes and runs to the end of
- * the input.
+ * changelog writes of its tasks (frozen by SIGSTOP while that is checked), the other takes its
+ * tasks and commits past the kill, and is stopped cleanly (SIGTERM), the input still arriving.
+ * Then {@code millrace samza export-checkpoint}, and Samza 1.8's own runtime (a child JVM)
+ * resumes and runs to the end of the input.
  *
  * <p>The killed process's transaction stays open until the broker aborts it ({@code
  * transaction.timeout.ms}, a minute here, so that the export meets it for sure), holding back
@@ -150,12 +150,20 @@ class SamzaGroupCrashTripTest {
       List<Integer> bChangelogs = new ArrayList<>();
       processes.await("the input reaching record " + killAt + ", and b's transaction holding"
           + " changelog writes", () -> {
+            if (input.total() < killAt) {
+              return false;
+            }
+            // Frozen while checked, so that it cannot commit between the check and the kill.
+            processes.freeze("b", true);
             bChangelogs.clear();
             JobProcesses.tasksOf(admin, GROUP, bPid)
                 .forEach(t -> bChangelogs.add(changelogPartition(t)));
             List<Integer> open = openChangelogPartitions();
             open.retainAll(bChangelogs); // each partition's writer is its task's owner
-            return input.total() >= killAt && !open.isEmpty();
+            if (open.isEmpty()) {
+              processes.freeze("b", false);
+            }
+            return !open.isEmpty();
           });
       processes.kill("b");
       Map<Integer, Long> atKill = JobProcesses.committed(admin, GROUP, INPUT);
