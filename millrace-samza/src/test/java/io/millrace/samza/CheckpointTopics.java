@@ -37,6 +37,33 @@ final class CheckpointTopics {
   }
 
   /**
+   * Each task's changelog position in the newest version 1 checkpoint of its task in Samza's
+   * {@code topic}, by task name: {changelog partition, offset} (the offset of the state marker
+   * {@code <checkpoint id>:<offset>}; -1 for {@code null}, an empty changelog).
+   */
+  static Map<String, long[]> samzaChangelogs(TestKafka kafka, String topic, String changelog)
+      throws Exception {
+    Map<String, long[]> positions = new TreeMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : kafka.readAll(topic, 1)) {
+      Map<?, ?> key = JSON.readValue(r.key(), Map.class);
+      if (!"checkpoint".equals(key.get("type"))) {
+        continue;
+      }
+      for (Object ssp : JSON.readValue(r.value(), Map.class).values()) {
+        Map<?, ?> s = (Map<?, ?>) ssp;
+        if (changelog.equals(s.get("stream"))) {
+          String marker = (String) s.get("offset");
+          String offset = marker.substring(marker.lastIndexOf(':') + 1);
+          positions.put((String) key.get("taskName"), new long[] {
+              Integer.parseInt((String) s.get("partition")),
+              offset.equals("null") ? -1 : Long.parseLong(offset)});
+        }
+      }
+    }
+    return positions;
+  }
+
+  /**
    * Each input partition's offset in Millrace's committed checkpoint of the job ({@code
    * __millrace-checkpoints-<job>}, the newest record of each task, read as a reader of committed
    * data: under exactly-once a crashed commit's record is not one): the last message processed.

@@ -11,16 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -96,104 +88,14 @@ class SamzaGroupCrashTest {
     }
   }
 
-  /** The processes of the job: started, killed and started again by name. */
-  private static final class Processes implements AutoCloseable {
-    private final Map<String, Path> files = new HashMap<>();
-    private final Map<String, Process> running = new TreeMap<>();
-    private final Map<String, String> logs = new HashMap<>();
-    private final String job;
-    private int starts;
-
-    Processes(String job) {
-      this.job = job;
-    }
-
-    void start(String name, Path file) throws Exception {
-      files.put(name, file);
-      start(name);
-    }
-
-    void start(String name) throws Exception {
-      String log = job + "-" + name + "-" + starts++ + ".log";
-      running.put(name, ChildJvms.millrace(files.get(name), log));
-      logs.put(name, log);
-    }
-
-    void kill(String name) throws InterruptedException {
-      ChildJvms.kill(running.remove(name));
-    }
-
-    /** SIGTERM: each commits what it processed and leaves the group. */
-    void stopAll() throws InterruptedException {
-      for (Process p : running.values()) {
-        p.destroy();
-      }
-      for (Map.Entry<String, Process> e : running.entrySet()) {
-        assertThat(e.getValue().waitFor(60, TimeUnit.SECONDS))
-            .as("%s stopped (target/%s)", e.getKey(), logs.get(e.getKey())).isTrue();
-      }
-      running.clear();
-    }
-
-    long pid(String name) {
-      return running.get(name).pid();
-    }
-
-    /** Waits until {@code done} holds; fails naming the log of a process that died before. */
-    void await(String what, Callable<Boolean> done) throws Exception {
-      Await.until(Await.DEADLINE, what + " (logs " + logs.values() + " in target/)", () -> {
-        running.forEach((name, p) -> {
-          if (!p.isAlive()) {
-            throw new AssertionError(name + " stopped (exit " + p.exitValue() + "): see target/"
-                + logs.get(name));
-          }
-        });
-        return done.call();
-      });
-    }
-
-    /** Kills what still runs (a test that failed midway). */
-    @Override
-    public void close() {
-      for (Process p : running.values()) {
-        p.destroyForcibly();
-      }
-    }
-  }
-
   /** The group's committed offsets of the input: each partition's last message processed. */
   private static Map<Integer, Long> committed(Admin admin, Run run) throws Exception {
-    Map<Integer, Long> offsets = new TreeMap<>();
-    Map<TopicPartition, OffsetAndMetadata> all = admin.listConsumerGroupOffsets(run.group())
-        .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-    all.forEach((tp, om) -> {
-      if (tp.topic().equals(run.input()) && om != null) {
-        offsets.put(tp.partition(), om.offset() - 1); // the group keeps the next to read
-      }
-    });
-    return offsets;
+    return JobProcesses.committed(admin, run.group(), run.input());
   }
 
   /** The tasks (input partitions) the group has given the process of {@code pid}. */
   private static List<Integer> tasksOf(Admin admin, Run run, long pid) throws Exception {
-    List<Integer> tasks = new ArrayList<>();
-    ConsumerGroupDescription group;
-    try {
-      group = admin.describeConsumerGroups(List.of(run.group())).all()
-          .get(30, TimeUnit.SECONDS).get(run.group());
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof GroupIdNotFoundException) {
-        return tasks; // no member has joined yet
-      }
-      throw e;
-    }
-    for (MemberDescription m : group.members()) {
-      // Members' client ids name their process: millrace-<job>-<host>-<pid>-c<container>.
-      if (m.clientId().endsWith("-" + pid + "-c0")) {
-        m.assignment().topicPartitions().forEach(tp -> tasks.add(tp.partition()));
-      }
-    }
-    return tasks;
+    return JobProcesses.tasksOf(admin, run.group(), pid);
   }
 
   private static boolean movedPast(Map<Integer, Long> now, Map<Integer, Long> from, int tasks) {
@@ -206,7 +108,7 @@ class SamzaGroupCrashTest {
   }
 
   /** Waits until {@code name} holds tasks and the group has committed past {@code from}. */
-  private static void awaitHoldingTasksPast(Processes processes, Admin admin, Run run,
+  private static void awaitHoldingTasksPast(JobProcesses processes, Admin admin, Run run,
       String name, Map<Integer, Long> from) throws Exception {
     long pid = processes.pid(name);
     processes.await("the group committing past " + from + " with " + name + " holding tasks",
@@ -247,7 +149,7 @@ class SamzaGroupCrashTest {
         // About 1,200 records a second in all, whatever the partitions.
         SteadyInput input = new SteadyInput(kafka.servers(), run.input(), run.tasks(),
             12 / run.tasks(), run::key);
-        Processes processes = new Processes(run.job())) {
+        JobProcesses processes = new JobProcesses(run.job())) {
       for (String name : List.of("a", "b")) {
         Map<String, String> own = new HashMap<>(config);
         own.put("job.state.dir", dir.resolve(name).toString()); // a machine each

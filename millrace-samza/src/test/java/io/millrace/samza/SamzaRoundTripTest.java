@@ -400,6 +400,64 @@ class SamzaRoundTripTest {
   }
 
   /**
+   * A Kafka transaction open on a task's changelog partition (here a writer that has not
+   * finished; after a crash under {@code job.coordinator=kafka}, the killed process's, until the
+   * broker aborts it): Samza, reading committed data, would restore that partition only up to
+   * it. The export refuses in one line, writes nothing, and writes once it is over.
+   */
+  @Test
+  void aTransactionOpenOnAChangelogIsRefusedInOneLineAndNothingIsWrittenUntilItEnds(
+      @TempDir Path dir) throws Exception {
+    String input = "open-input";
+    String changelog = "open-changelog";
+    kafka.createTopic(input, 3);
+    Map<String, String> config = CountPerKeyJob.named(kafka, dir, "open_job", input, changelog);
+    List<Object[]> messages = new ArrayList<>();
+    for (int i = 0; i < 3 * 4; i++) {
+      messages.add(new Object[] {i % 3, "o" + (i % 5), "m" + i});
+    }
+    kafka.write(input, messages);
+    try (RunningJob job = SamzaTestJobs.start(new HashMap<>(config))) {
+      Await.until(Await.DEADLINE, "the job counting its input", () -> kafka
+          .readAll(OUTPUT, OUTPUT_PARTITIONS).stream()
+          .filter(r -> new String(r.key(), StandardCharsets.UTF_8).startsWith("o"))
+          .count() >= messages.size());
+      job.stop();
+    }
+    String topic = "__samza_checkpoint_ver_1_for_open-job_1";
+    Path file = file(config, dir);
+
+    String[] refused;
+    java.util.Properties p = new java.util.Properties();
+    p.put("bootstrap.servers", kafka.servers());
+    p.put("transactional.id", "open-changelog-writer");
+    try (var writer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p,
+        new org.apache.kafka.common.serialization.ByteArraySerializer(),
+        new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+      writer.initTransactions();
+      writer.beginTransaction();
+      writer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(changelog, 1,
+          TestKafka.bytes("o1"), TestKafka.bytes("x"))).get();
+      refused = SamzaTestJobs.exportCheckpoint(file);
+      writer.abortTransaction();
+    }
+
+    assertThat(refused[0]).isEqualTo("1");
+    assertThat(refused[1]).isEmpty();
+    assertThat(refused[2]).isEqualTo("error: job open_job-1: a Kafka transaction is open on"
+        + " store counts's changelog kafka.open-changelog partition(s) [1], and Samza would"
+        + " restore only up to it, without what was committed after it: nothing was written to"
+        + " Samza's checkpoint topic. If the job still runs here, stop it; the broker aborts a"
+        + " transaction its writer left open its transaction.timeout.ms after it began: export"
+        + " again then\n");
+    assertThat(kafka.exists(topic)).isFalse();
+    String[] run = SamzaTestJobs.exportCheckpoint(file);
+    assertThat(run[2]).isEmpty();
+    assertThat(run[0]).isEqualTo("0");
+    assertThat(CheckpointTopics.samza(kafka, topic, input)).isEqualTo(Map.of(0, 3L, 1, 3L, 2, 3L));
+  }
+
+  /**
    * The exported records are Samza's own format: the key byte for byte as Samza wrote its own
    * for the same task, the values with the same fields and partitions (offsets aside).
    */

@@ -45,6 +45,17 @@ final class JobSystems {
     return new JobSystems(new JobConfig(keys, config.source()), loader);
   }
 
+  /**
+   * The same systems as {@link #plain}, as a reader of committed data sees them: the job's keys
+   * as under exactly-once, where a Kafka admin's upcoming offset of a partition is its last
+   * stable offset (before any transaction still open), not its high watermark.
+   */
+  JobSystems committedReader() {
+    Map<String, String> keys = new java.util.TreeMap<>(plain().config.asMap());
+    keys.put("task.processing.guarantee", "exactly-once");
+    return new JobSystems(new JobConfig(keys, config.source()), loader);
+  }
+
   /** The factory of {@code system}. */
   SystemFactory factory(String system) {
     String key = "systems." + system + ".factory";

@@ -36,7 +36,8 @@ import java.util.TreeSet;
  * nothing.
  *
  * <p>Nothing is written unless everything checks: the job has a checkpoint here, every partition
- * it names is one of the job's inputs, and Samza's topic has the one partition Samza requires.
+ * it names is one of the job's inputs, no Kafka transaction is open on a task's changelog
+ * partition, and Samza's topic has the one partition Samza requires.
  */
 public final class SamzaCheckpointExport {
   static final String KAFKA_CHECKPOINTS =
@@ -133,6 +134,7 @@ public final class SamzaCheckpointExport {
     JobSystems systems = new JobSystems(job, loader);
     JobSystems plain = systems.plain();
     Map<String, SystemAdmin> admins = new LinkedHashMap<>();
+    Map<String, SystemAdmin> committedAdmins = new LinkedHashMap<>();
     try {
       List<MillraceCheckpoints.Input> inputs = new ArrayList<>();
       for (String id : job.getList("task.inputs")) {
@@ -152,13 +154,23 @@ public final class SamzaCheckpointExport {
           .orElse(0);
       String checkpointId = SamzaCheckpointEncoding.checkpointId(clock.getAsLong(),
           System.nanoTime());
+      List<Integer> changelogPartitions = new ArrayList<>();
+      for (int task : byTask.keySet()) {
+        changelogPartitions.add(samzaChangelogPartition(task, taskCount));
+      }
+      Map<String, Map<Integer, Long>> changelogEnds =
+          changelogOffsets(job, admins, plain, changelogPartitions);
+      checkNoTransactionOpen(jobName, job, changelogPartitions, changelogEnds,
+          changelogOffsets(job, committedAdmins, plain.committedReader(), changelogPartitions));
       List<Object[]> records = new ArrayList<>();
       Map<String, Map<String, Long>> exported = new TreeMap<>();
       for (Map.Entry<Integer, List<Entry>> task : byTask.entrySet()) {
         int changelogPartition = samzaChangelogPartition(task.getKey(), taskCount);
+        Map<String, Long> changelogs = new TreeMap<>();
+        changelogEnds.forEach((store, ends) -> changelogs.put(store,
+            ends.get(changelogPartition)));
         records.addAll(taskRecords(SamzaCheckpointEncoding.taskName(task.getKey()),
-            task.getValue(), changelogOffsets(job, admins, plain, changelogPartition),
-            changelogPartition, checkpointId, versions));
+            task.getValue(), changelogs, changelogPartition, checkpointId, versions));
         Map<String, Long> offsets = new TreeMap<>();
         task.getValue().forEach(e -> offsets.put(e.system() + "." + e.stream() + "."
             + e.partition(), Long.parseLong(e.offset())));
@@ -169,6 +181,7 @@ public final class SamzaCheckpointExport {
       return new Exported(topic, checkpointSystem, exported, versions);
     } finally {
       admins.values().forEach(SystemAdmin::close);
+      committedAdmins.values().forEach(SystemAdmin::close);
     }
   }
 
@@ -280,12 +293,13 @@ public final class SamzaCheckpointExport {
   }
 
   /**
-   * Each store's changelog newest offset in {@code partition} (null when empty), keyed {@code
+   * Each store's changelog newest offset in each of {@code partitions} (null when empty, or when
+   * there is no changelog yet: an empty one, as Samza writes it), keyed {@code
    * store\0system\0topic}.
    */
-  private static Map<String, Long> changelogOffsets(JobConfig job,
-      Map<String, SystemAdmin> admins, JobSystems systems, int partition) {
-    Map<String, Long> offsets = new TreeMap<>();
+  private static Map<String, Map<Integer, Long>> changelogOffsets(JobConfig job,
+      Map<String, SystemAdmin> admins, JobSystems systems, List<Integer> partitions) {
+    Map<String, Map<Integer, Long>> offsets = new TreeMap<>();
     for (String store : job.idsUnder("stores")) {
       String changelog = job.get("stores." + store + ".changelog");
       if (changelog == null) {
@@ -294,17 +308,57 @@ public final class SamzaCheckpointExport {
       int dot = changelog.indexOf('.');
       String system = changelog.substring(0, dot);
       String topic = changelog.substring(dot + 1);
-      Long newest;
+      Map<Integer, Long> newest = new TreeMap<>();
       try {
-        StreamMetadata head = admin(admins, systems, system)
-            .metadata(new StreamSpec(topic, topic, BYTES, BYTES), partition);
-        newest = head.isEmpty() ? null : head.newest();
+        admin(admins, systems, system).metadata(new StreamSpec(topic, topic, BYTES, BYTES),
+            partitions).forEach((p, head) -> newest.put(p, head.isEmpty() ? null
+                : head.newest()));
       } catch (IllegalArgumentException missing) {
-        newest = null; // no changelog yet: an empty one, as Samza writes it
+        partitions.forEach(p -> newest.put(p, null));
       }
       offsets.put(store + "\0" + system + "\0" + topic, newest);
     }
     return offsets;
+  }
+
+  /**
+   * Refuses to export while a Kafka transaction is open on a task's changelog partition (its
+   * end, {@code ends}, past what a reader of committed data reaches, {@code stable}). Samza reads
+   * the changelogs as committed data (the export asks for it): its restore would see the
+   * partition end before the open transaction, take the position exported past it for one out
+   * of range, and restore only up to the open transaction, without what was committed after it
+   * (a killed process's transaction under {@code job.coordinator=kafka}, which the export cannot
+   * fence, with the writes of the process that took its tasks after it; {@code
+   * SamzaGroupCrashTripTest}).
+   */
+  private static void checkNoTransactionOpen(String jobName, JobConfig job,
+      List<Integer> partitions, Map<String, Map<Integer, Long>> ends,
+      Map<String, Map<Integer, Long>> stable) {
+    for (Map.Entry<String, Map<Integer, Long>> store : ends.entrySet()) {
+      List<Integer> open = new ArrayList<>();
+      for (int p : new TreeSet<>(partitions)) {
+        Long end = store.getValue().get(p);
+        Long committed = stable.get(store.getKey()).get(p);
+        if (end != null && (committed == null || committed < end)) {
+          open.add(p);
+        }
+      }
+      if (!open.isEmpty()) {
+        String[] name = store.getKey().split("\0");
+        String when = "kafka".equals(job.get("job.coordinator"))
+            ? "a process killed under job.coordinator=kafka leaves its transaction open until"
+                + " the broker aborts it, its transaction.timeout.ms after it began (four"
+                + " task.commit.ms, at least 10 s, unless systems.<system>.producer."
+                + "transaction.timeout.ms says otherwise)"
+            : "the broker aborts a transaction its writer left open its transaction.timeout.ms"
+                + " after it began";
+        throw new CheckpointException("job " + jobName + ": a Kafka transaction is open on store "
+            + name[0] + "'s changelog " + name[1] + "." + name[2] + " partition(s) " + open
+            + ", and Samza would restore only up to it, without what was committed after it:"
+            + " nothing was written to Samza's checkpoint topic. If the job still runs here,"
+            + " stop it; " + when + ": export again then");
+      }
+    }
   }
 
   /** Samza's checkpoint topic: created as Samza creates it (1 partition, compacted) if missing. */

@@ -37,7 +37,8 @@ public final class SamzaCommand {
       "  --classpath <cp>    the job's jars and class directories (its task, serdes)",
       "  --set key=value     overrides a key of the file (repeatable)",
       "Exit codes: 0 written, 1 nothing written (no checkpoint here, a checkpoint naming a",
-      "stream the job does not read, a system unreachable), 2 bad usage or configuration.");
+      "stream the job does not read, a Kafka transaction open on a changelog, a system",
+      "unreachable), 2 bad usage or configuration.");
 
   private SamzaCommand() {}
 
