@@ -34,7 +34,7 @@ public final class CoreKeys {
   public static final long DEFAULT_BUFFER_MAX_TOTAL_BYTES = 32L << 20;
   /**
    * No cap of a partition's own unless the job sets one: its share of the container's total is the
-   * cap. The 1 MB cap this once was starved a few-partition Kafka pass-through (issue 35).
+   * cap. The 1 MB it once was left three quarters of the total unused at 8 partitions (issue 35).
    */
   public static final long DEFAULT_BUFFER_MAX_BYTES = Long.MAX_VALUE;
   public static final String ERROR_POLICY = "task.error.policy";
