@@ -292,7 +292,7 @@ public final class JobPlanner {
             "an integer, in milliseconds (-1: no window calls)")),
         turnSize(config),
         config.getInt(BUFFER_MAX_MESSAGES, 4096, 1),
-        config.getLong(BUFFER_MAX_BYTES, 1 << 20, 1),
+        config.getLong(BUFFER_MAX_BYTES, DEFAULT_BUFFER_MAX_BYTES, 1),
         config.getLong(BUFFER_MAX_TOTAL_BYTES, DEFAULT_BUFFER_MAX_TOTAL_BYTES, 1),
         10,
         asyncSettings(config),

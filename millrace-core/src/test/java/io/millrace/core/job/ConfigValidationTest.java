@@ -1,5 +1,6 @@
 package io.millrace.core.job;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -36,6 +37,28 @@ class ConfigValidationTest {
     assertThatCode(() -> check(config)).doesNotThrowAnyException();
     assertThatCode(() -> JobPlanner.plan(JobConfig.of(config)).close())
         .doesNotThrowAnyException();
+  }
+
+  @Test
+  void partitionBuffersShareTheContainersTotalByDefaultAndASetCapWins() throws Exception {
+    Map<String, String> config = good();
+    assertThat(partitionBytes(config, 8)).isEqualTo(4L << 20);
+    assertThat(partitionBytes(config, 1000)).isEqualTo((32L << 20) / 1000);
+    config.put("task.buffer.max.bytes", "1048576");
+    assertThat(partitionBytes(config, 8)).isEqualTo(1L << 20);
+    assertThat(partitionBytes(config, 1000)).isEqualTo((32L << 20) / 1000);
+    config.put("task.buffer.max.total.bytes", "1073741824");
+    assertThat(partitionBytes(config, 8)).isEqualTo(1L << 20);
+  }
+
+  /** The byte cap each of {@code partitions} buffers gets under the planned job's settings. */
+  private static long partitionBytes(Map<String, String> config, int partitions) {
+    JobPlan plan = JobPlanner.plan(JobConfig.of(config));
+    try {
+      return plan.settings().partitionBytes(partitions);
+    } finally {
+      plan.close();
+    }
   }
 
   @Test

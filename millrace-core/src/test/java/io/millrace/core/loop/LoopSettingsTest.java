@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.core.async.AsyncSettings;
 import io.millrace.core.async.Ordering;
+import io.millrace.core.config.CoreKeys;
 import org.junit.jupiter.api.Test;
 
 class LoopSettingsTest {
@@ -42,6 +43,15 @@ class LoopSettingsTest {
   @Test
   void manyPartitionsShareTheContainersTotal() {
     assertThat(settings(1 << 20, 32L << 20).partitionBytes(1000)).isEqualTo((32L << 20) / 1000);
+  }
+
+  @Test
+  void byDefaultEachPartitionGetsItsShareOfTheTotalWhateverTheCount() {
+    LoopSettings defaults = settings(CoreKeys.DEFAULT_BUFFER_MAX_BYTES,
+        CoreKeys.DEFAULT_BUFFER_MAX_TOTAL_BYTES);
+    assertThat(defaults.partitionBytes(1)).isEqualTo(32L << 20);
+    assertThat(defaults.partitionBytes(8)).isEqualTo(4L << 20);
+    assertThat(defaults.partitionBytes(1000)).isEqualTo((32L << 20) / 1000);
   }
 
   @Test
