@@ -467,6 +467,45 @@ class CachedStoreTest {
     }
   }
 
+  /**
+   * An iterated store lists the writes between two ranges unsorted: 200 of them (past the list's
+   * first size, all kept when it compacts) are all seen by the next range, and a slot written,
+   * flushed, evicted and reused by another key is seen under the new key.
+   */
+  @Test
+  void writesListedBetweenRangesAreAllSeenByTheNextOneEvenInAReusedSlot() {
+    CachedStore<String, Long> store = store(1_000, 1_000);
+    try (KeyValueIterator<String, Long> first = store.all()) {
+      assertThat(first.hasNext()).isFalse();
+    }
+    TreeMap<String, Long> written = new TreeMap<>();
+    for (int i = 0; i < 200; i++) {
+      store.put("k" + (1000 + i), (long) i);
+      written.put("k" + (1000 + i), (long) i);
+    }
+    List<String> seen = new ArrayList<>();
+    try (KeyValueIterator<String, Long> it = store.all()) {
+      it.forEachRemaining(kv -> seen.add(kv.key() + "=" + kv.value()));
+    }
+    List<String> want = new ArrayList<>();
+    written.forEach((k, v) -> want.add(k + "=" + v));
+    assertThat(seen).isEqualTo(want);
+
+    CachedStore<String, Long> small = store(1, 100);
+    try (KeyValueIterator<String, Long> first = small.all()) {
+      assertThat(first.hasNext()).isFalse();
+    }
+    small.put("a", 1L);
+    small.flush(); // in the engine: no longer listed
+    small.put("b", 2L); // evicts a, takes a slot
+    small.put("c", 3L); // evicts b (flushing it first), may reuse its slot
+    try (KeyValueIterator<String, Long> it = small.range("b", "d")) {
+      List<KeyValue<String, Long>> got = new ArrayList<>();
+      it.forEachRemaining(got::add);
+      assertThat(got).containsExactly(new KeyValue<>("b", 2L), new KeyValue<>("c", 3L));
+    }
+  }
+
   @Test
   void byteArrayKeysAreComparedByContent() {
     StoreSpec spec = new StoreSpec("raw", new MemoryEngine.Factory(),

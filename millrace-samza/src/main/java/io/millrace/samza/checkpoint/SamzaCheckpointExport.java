@@ -40,6 +40,8 @@ import java.util.TreeSet;
  * partition, and Samza's topic has the one partition Samza requires.
  */
 public final class SamzaCheckpointExport {
+  /** How long an open transaction on a changelog may take to show as ended (its markers). */
+  private static final long MARKERS_WAIT_NANOS = 2_000_000_000L;
   static final String KAFKA_CHECKPOINTS =
       "org.apache.samza.checkpoint.kafka.KafkaCheckpointManagerFactory";
   private static final Serde<byte[]> BYTES = SamzaCheckpointImport.BYTES;
@@ -158,10 +160,29 @@ public final class SamzaCheckpointExport {
       for (int task : byTask.keySet()) {
         changelogPartitions.add(samzaChangelogPartition(task, taskCount));
       }
-      Map<String, Map<Integer, Long>> changelogEnds =
-          changelogOffsets(job, admins, plain, changelogPartitions);
-      checkNoTransactionOpen(jobName, job, changelogPartitions, changelogEnds,
-          changelogOffsets(job, committedAdmins, plain.committedReader(), changelogPartitions));
+      // The end first, then where committed data ends: a transaction begun in between cannot
+      // look open. A transaction that has just ended looks open until the broker has written
+      // its markers (commitTransaction returns before), so an open one is looked at again for
+      // a moment before the export refuses.
+      long markersDeadline = System.nanoTime() + MARKERS_WAIT_NANOS;
+      Map<String, Map<Integer, Long>> changelogEnds;
+      while (true) {
+        changelogEnds = changelogOffsets(job, admins, plain, changelogPartitions);
+        String open = openTransactions(jobName, job, changelogPartitions, changelogEnds,
+            changelogOffsets(job, committedAdmins, plain.committedReader(), changelogPartitions));
+        if (open == null) {
+          break;
+        }
+        if (System.nanoTime() - markersDeadline >= 0) {
+          throw new CheckpointException(open);
+        }
+        try {
+          Thread.sleep(100); // a command-line tool's wait for the broker, not a hot path
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new CheckpointException(open);
+        }
+      }
       List<Object[]> records = new ArrayList<>();
       Map<String, Map<String, Long>> exported = new TreeMap<>();
       for (Map.Entry<Integer, List<Entry>> task : byTask.entrySet()) {
@@ -322,7 +343,7 @@ public final class SamzaCheckpointExport {
   }
 
   /**
-   * Refuses to export while a Kafka transaction is open on a task's changelog partition (its
+   * Why the export must refuse, if a Kafka transaction is open on a task's changelog partition (its
    * end, {@code ends}, past what a reader of committed data reaches, {@code stable}). Samza reads
    * the changelogs as committed data (the export asks for it): its restore would see the
    * partition end before the open transaction, take the position exported past it for one out
@@ -331,7 +352,7 @@ public final class SamzaCheckpointExport {
    * fence, with the writes of the process that took its tasks after it; {@code
    * SamzaGroupCrashTripTest}).
    */
-  private static void checkNoTransactionOpen(String jobName, JobConfig job,
+  private static String openTransactions(String jobName, JobConfig job,
       List<Integer> partitions, Map<String, Map<Integer, Long>> ends,
       Map<String, Map<Integer, Long>> stable) {
     for (Map.Entry<String, Map<Integer, Long>> store : ends.entrySet()) {
@@ -352,13 +373,14 @@ public final class SamzaCheckpointExport {
                 + "transaction.timeout.ms says otherwise)"
             : "the broker aborts a transaction its writer left open its transaction.timeout.ms"
                 + " after it began";
-        throw new CheckpointException("job " + jobName + ": a Kafka transaction is open on store "
+        return ("job " + jobName + ": a Kafka transaction is open on store "
             + name[0] + "'s changelog " + name[1] + "." + name[2] + " partition(s) " + open
             + ", and Samza would restore only up to it, without what was committed after it:"
             + " nothing was written to Samza's checkpoint topic. If the job still runs here,"
             + " stop it; " + when + ": export again then");
       }
     }
+    return null;
   }
 
   /** Samza's checkpoint topic: created as Samza creates it (1 partition, compacted) if missing. */

@@ -16,7 +16,8 @@ final class SystemMapping {
   private static final String ZOOKEEPER = "ZooKeeper is not used: Millrace's Kafka clients need"
       + " only the brokers (systems.<name>.producer/consumer.bootstrap.servers)";
   private static final String FETCH = "Millrace bounds what it fetches with its own"
-      + " task.buffer.max.messages and task.buffer.max.bytes";
+      + " task.buffer.max.total.bytes (a container's buffers together; task.buffer.max.bytes per"
+      + " partition)";
 
   private SystemMapping() {}
 
