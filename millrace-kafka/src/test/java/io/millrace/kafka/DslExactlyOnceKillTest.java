@@ -16,10 +16,12 @@ import io.millrace.dsl.window.JoinWindows;
 import io.millrace.dsl.window.Windows;
 import io.millrace.kafka.dev.DevBroker;
 import io.millrace.kafka.testing.SteadyInput;
+import io.millrace.kafka.testing.TransactionLog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -91,7 +93,9 @@ class DslExactlyOnceKillTest {
     String out = topic("dsl-eos-out");
     TestBroker.createTopic(broker.bootstrapServers(), in, PARTITIONS);
     Map<String, String> config = dslJob(broker, WindowedCounts.class, in, out);
-    ChildKills kills = new ChildKills(config, tmp, PARTITIONS);
+    ChildKills kills = new ChildKills(config, tmp, PARTITIONS,
+        "-Dorg.slf4j.simpleLogger.log.io.millrace.core.commit=debug",
+        "-Dorg.slf4j.simpleLogger.log.io.millrace.kafka.produce=debug");
     long[] written;
     try (SteadyInput input = new SteadyInput(broker.bootstrapServers(), in, PARTITIONS, 20,
         (p, i) -> "p" + p + "-k" + (i % KEYS))) {
@@ -104,16 +108,128 @@ class DslExactlyOnceKillTest {
     long watermark = lastWatermark(written);
     Map<String, String> emitted = new HashMap<>();
     Map<String, String> where = new HashMap<>();
-    for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), out, true)) {
-      String at = r.partition() + "@" + r.offset();
-      String before = emitted.put(r.key(), r.value());
-      assertThat(before).as("window %s emitted a second time (at %s, first at %s)", r.key(), at,
-          where.get(r.key())).isNull();
-      where.put(r.key(), at);
-      assertThat(Long.parseLong(r.value())).as("the count of window %s (at %s)", r.key(), at)
-          .isEqualTo(model.get(r.key()));
+    try {
+      for (ConsumerRecord<String, String> r : readAll(broker.bootstrapServers(), out, true)) {
+        String at = r.partition() + "@" + r.offset();
+        String before = emitted.put(r.key(), r.value());
+        assertThat(before).as("window %s emitted a second time (at %s, first at %s)", r.key(), at,
+            where.get(r.key())).isNull();
+        where.put(r.key(), at);
+        assertThat(Long.parseLong(r.value())).as("the count of window %s (at %s)", r.key(), at)
+            .isEqualTo(model.get(r.key()));
+      }
+    } catch (AssertionError e) {
+      // Where the count went wrong: the first changelog transactions whose counts are not the
+      // input's up to the offsets checkpointed with them (the children log each commit's offsets
+      // at debug, in run-N/child.log).
+      throw new AssertionError(e.getMessage() + "\n" + auditChangelog(broker,
+          config.get("job.name")), e);
     }
     assertEveryClosedWindowEmitted(model, watermark, emitted.keySet());
+  }
+
+  /**
+   * Sets each committed transaction of the count's changelog beside the checkpoint that committed
+   * with it (their markers carry the same time) and lists the panes whose count is not the
+   * input's count up to that checkpoint's offset: the first such transaction is where a kill, a
+   * restore or a commit went wrong.
+   */
+  private static String auditChangelog(DevBroker broker, String job) {
+    StringBuilder report = new StringBuilder("changelog audit:");
+    try {
+      Path data = broker.dir().resolve("data");
+      List<TransactionLog.Transaction> checkpoints =
+          TransactionLog.read(data, "__millrace-checkpoints-" + job, 0);
+      for (int p = 0; p < PARTITIONS; p++) {
+        int wrong = 0;
+        for (TransactionLog.Transaction t
+            : TransactionLog.read(data, job + "-counts-changelog", p)) {
+          if (!t.committed() || wrong >= 5) {
+            continue;
+          }
+          long input = checkpointedInput(checkpoints, t, p);
+          // A pane's last write in the transaction (one at the commit's start may be written
+          // again when its offsets are taken).
+          Map<String, TransactionLog.Entry> last = new java.util.LinkedHashMap<>();
+          for (TransactionLog.Entry e : t.entries()) {
+            last.put(java.util.Arrays.toString(e.key()), e);
+          }
+          for (TransactionLog.Entry e : last.values()) {
+            if (e.key().length <= Long.BYTES || e.value() == null) {
+              continue; // the operator's progress, or a deleted pane
+            }
+            long pane = paneStart(e.key());
+            String key = new String(e.key(), Long.BYTES, e.key().length - Long.BYTES,
+                java.nio.charset.StandardCharsets.UTF_8);
+            long count = java.nio.ByteBuffer.wrap(e.value()).getLong();
+            long want = paneCount(pane, Integer.parseInt(key.substring(key.indexOf("-k") + 2)),
+                input);
+            if (input >= 0 && count != want) {
+              wrong++;
+              report.append(String.format("%n  partition %d, transaction marked at %d: pane %s@%d "
+                  + "= %d at changelog offset %d, but the input up to checkpointed offset %d "
+                  + "gives %d", p, t.markerOffset(), key, pane, count, e.offset(), input, want));
+              break;
+            }
+          }
+        }
+        if (wrong == 0) {
+          report.append(String.format("%n  partition %d: every committed count matches the "
+              + "input up to its checkpoint", p));
+        }
+      }
+    } catch (RuntimeException e) {
+      report.append(" failed: ").append(e);
+    }
+    return report.toString();
+  }
+
+  /**
+   * Partition {@code p}'s input offset in the checkpoint committed with {@code t} (the checkpoint
+   * transaction whose marker is nearest in time, within 1 s), or -1.
+   */
+  private static long checkpointedInput(List<TransactionLog.Transaction> checkpoints,
+      TransactionLog.Transaction t, int p) {
+    TransactionLog.Transaction nearest = null;
+    for (TransactionLog.Transaction c : checkpoints) {
+      if (c.committed() && (nearest == null || Math.abs(c.markerTimestamp() - t.markerTimestamp())
+          < Math.abs(nearest.markerTimestamp() - t.markerTimestamp()))) {
+        nearest = c;
+      }
+    }
+    if (nearest == null || Math.abs(nearest.markerTimestamp() - t.markerTimestamp()) > 1_000) {
+      return -1;
+    }
+    long input = -1;
+    for (TransactionLog.Entry e : nearest.entries()) {
+      if (e.value() != null && new String(e.key(), java.nio.charset.StandardCharsets.UTF_8)
+          .equals("task-" + p)) {
+        for (String line : new String(e.value(), java.nio.charset.StandardCharsets.UTF_8)
+            .split("\n")) {
+          String[] fields = line.split("\t");
+          if (fields.length == 4 && fields[1].equals("in")) {
+            input = Long.parseLong(fields[3]);
+          }
+        }
+      }
+    }
+    return input;
+  }
+
+  /** The pane start of a window store key (PaneKeys: big-endian, sign bit flipped). */
+  private static long paneStart(byte[] key) {
+    return java.nio.ByteBuffer.wrap(key, 0, Long.BYTES).getLong() ^ Long.MIN_VALUE;
+  }
+
+  /** Records 0..{@code upTo} of a partition with key index {@code k} in the pane at {@code pane}. */
+  private static long paneCount(long pane, int k, long upTo) {
+    long count = 0;
+    for (long i = Math.max(0, pane / 2); i <= upTo && 2 * i < pane + WINDOW_MS; i++) {
+      if (i % KEYS == k && 2 * i >= pane) {
+        count++;
+      }
+    }
+    return count;
   }
 
   /**
