@@ -221,7 +221,7 @@ class DslExactlyOnceKillTest {
     return java.nio.ByteBuffer.wrap(key, 0, Long.BYTES).getLong() ^ Long.MIN_VALUE;
   }
 
-  /** Records 0..{@code upTo} of a partition with key index {@code k} in the pane at {@code pane}. */
+  /** Records 0..{@code upTo} of a partition with key index {@code k} in the pane {@code pane}. */
   private static long paneCount(long pane, int k, long upTo) {
     long count = 0;
     for (long i = Math.max(0, pane / 2); i <= upTo && 2 * i < pane + WINDOW_MS; i++) {
