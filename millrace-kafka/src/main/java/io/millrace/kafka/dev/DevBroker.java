@@ -142,6 +142,11 @@ public final class DevBroker implements AutoCloseable {
         // the broker's start on, not 30 s after it: a benchmark's clean-up of one run's 2 GB
         // output landed inside a later run.
         Map.entry("log.segment.delete.delay.ms", "0"),
+        // No deletion by age: a DSL result carries its window's event time, and records stamped
+        // long ago (a test's event times from 1970, a replay of old data) were deleted by the
+        // first retention check once their segment rolled; a kill test's reader, reading as the
+        // segment went, lost a window's result. A development broker's data is thrown away whole.
+        Map.entry("log.retention.ms", "-1"),
         Map.entry("log.initial.task.delay.ms", "0")));
     try (var out = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
       p.store(out, "Millrace development broker (single node, KRaft); written by DevBroker");

@@ -1,5 +1,7 @@
 package io.millrace.kafka.dev;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.millrace.core.testing.Await;
 import io.millrace.kafka.TestBroker;
 import java.io.IOException;
@@ -12,6 +14,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.Test;
 
 class DevBrokerTest {
@@ -34,6 +39,20 @@ class DevBrokerTest {
     // (A deadline under that minute, sized for a busy machine.)
     Await.until(Duration.ofSeconds(45), "the deleted topic's directories gone",
         () -> directoriesOf(data, topic) == 0);
+  }
+
+  @Test
+  void topicsKeepRecordsStampedLongAgoForNoDeletionByAgeApplies() throws Exception {
+    DevBroker broker = TestBroker.shared();
+    String topic = "old-stamps-" + System.nanoTime();
+    TestBroker.createTopic(broker.bootstrapServers(), topic, 1);
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+      Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
+          .get(resource);
+      // A window's result stamped with its event time (1970 in the tests) is not deleted by age.
+      assertThat(config.get(TopicConfig.RETENTION_MS_CONFIG).value()).isEqualTo("-1");
+    }
   }
 
   /** The partition directories of a topic, live or renamed for deletion ({@code ...-delete}). */
