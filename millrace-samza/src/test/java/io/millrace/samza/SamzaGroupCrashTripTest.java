@@ -71,40 +71,9 @@ class SamzaGroupCrashTripTest {
     return names.headSet("Partition " + task).size();
   }
 
-  /** The changelog partitions whose end is past their stable end: a transaction is open. */
+  /** The changelog partitions a transaction is open on: their end past their stable end. */
   private static List<Integer> openChangelogPartitions() {
-    long[] all = kafka.endOffsets(CHANGELOG, TASKS, false);
-    long[] stable = kafka.endOffsets(CHANGELOG, TASKS, true);
-    List<Integer> open = new ArrayList<>();
-    for (int p = 0; p < TASKS; p++) {
-      if (all[p] > stable[p]) {
-        open.add(p);
-      }
-    }
-    return open;
-  }
-
-  private static boolean noOpenTransaction(String topic, int partitions) {
-    return java.util.Arrays.equals(kafka.endOffsets(topic, partitions, false),
-        kafka.endOffsets(topic, partitions, true));
-  }
-
-  private static boolean movedPast(Map<Integer, Long> now, Map<Integer, Long> from) {
-    for (int p = 0; p < TASKS; p++) {
-      if (now.getOrDefault(p, -1L) <= from.getOrDefault(p, -1L)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean reachedTheEnd(Map<Integer, Long> now, long[] written) {
-    for (int p = 0; p < TASKS; p++) {
-      if (now.getOrDefault(p, -1L) != written[p] - 1) {
-        return false;
-      }
-    }
-    return true;
+    return PartitionOffsets.openTransactions(kafka, CHANGELOG, TASKS);
   }
 
   @Test
@@ -145,7 +114,8 @@ class SamzaGroupCrashTripTest {
       long bPid = processes.pid("b");
       processes.await("b holding tasks and the group committing every partition", () ->
           !JobProcesses.tasksOf(admin, GROUP, bPid).isEmpty()
-              && movedPast(JobProcesses.committed(admin, GROUP, INPUT), Map.of()));
+              && PartitionOffsets.movedPast(JobProcesses.committed(admin, GROUP, INPUT),
+                  Map.of(), TASKS));
       long killAt = input.total() + random.nextInt(1_800);
       List<Integer> bChangelogs = new ArrayList<>();
       processes.await("the input reaching record " + killAt + ", and b's transaction holding"
@@ -172,7 +142,8 @@ class SamzaGroupCrashTripTest {
       long aPid = processes.pid("a");
       processes.await("a taking every task and the group committing past " + atKill, () ->
           JobProcesses.tasksOf(admin, GROUP, aPid).size() == TASKS
-              && movedPast(JobProcesses.committed(admin, GROUP, INPUT), atKill));
+              && PartitionOffsets.movedPast(JobProcesses.committed(admin, GROUP, INPUT),
+                  atKill, TASKS));
       processes.stopAll(); // commits what it processed
       committed = JobProcesses.committed(admin, GROUP, INPUT);
       List<Integer> open = openChangelogPartitions();
@@ -207,11 +178,13 @@ class SamzaGroupCrashTripTest {
       try {
         Map<Integer, Long> from = exported;
         ChildJvms.awaitWhileAlive(samza, log, "Samza checkpointing past " + from,
-            () -> movedPast(CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), from));
+            () -> PartitionOffsets.movedPast(
+                CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), from, TASKS));
         written = input.stop();
         long[] all = written;
         ChildJvms.awaitWhileAlive(samza, log, "Samza checkpointing the last input",
-            () -> reachedTheEnd(CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), all));
+            () -> PartitionOffsets.reachedTheEnd(
+                CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), all));
       } finally {
         ChildJvms.kill(samza); // after its checkpoint of everything: nothing to do again
       }
@@ -231,7 +204,8 @@ class SamzaGroupCrashTripTest {
 
     // Nothing open any more (Samza's writes are not transactional; b's transaction aborted).
     Await.until(Await.DEADLINE, "no transaction open on the output and changelog",
-        () -> noOpenTransaction(OUTPUT, OUTPUT_PARTITIONS) && noOpenTransaction(CHANGELOG, TASKS));
+        () -> PartitionOffsets.noOpenTransaction(kafka, OUTPUT, OUTPUT_PARTITIONS)
+            && PartitionOffsets.noOpenTransaction(kafka, CHANGELOG, TASKS));
     CountModel model = CountModel.of(kafka, INPUT, written);
     Map<String, String> keyOf = model.keyOf();
     Map<String, List<Counted>> byInput = new HashMap<>();
