@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -21,6 +22,12 @@ import java.util.concurrent.TimeUnit;
  * class path). Each prints to {@code target/<log>}; a test ends a child with {@link #kill}.
  */
 final class ChildJvms {
+  /**
+   * How often a test asks the broker or a child JVM whether what it waits for holds: each check
+   * is a round trip or more, which every millisecond would only take the cores the children need.
+   */
+  static final Duration POLL = Duration.ofMillis(20);
+
   private ChildJvms() {}
 
   /** Writes a job's keys to {@code dir/name}, as a user keeps the file. */
@@ -64,7 +71,7 @@ final class ChildJvms {
    */
   static void awaitWhileAlive(Process child, String log, String what, Callable<Boolean> done)
       throws Exception {
-    Await.until(Await.DEADLINE, what + " (target/" + log + ")", () -> {
+    Await.until(Await.DEADLINE, POLL, what + " (target/" + log + ")", () -> {
       if (!child.isAlive()) {
         throw new AssertionError("the child JVM stopped (exit " + child.exitValue()
             + "): see target/" + log);

@@ -83,7 +83,8 @@ final class JobProcesses implements AutoCloseable {
 
   /** Waits until {@code done} holds; fails naming the log of a process that died before. */
   void await(String what, Callable<Boolean> done) throws Exception {
-    Await.until(Await.DEADLINE, what + " (logs " + logs.values() + " in target/)", () -> {
+    Await.until(Await.DEADLINE, ChildJvms.POLL, what + " (logs " + logs.values()
+        + " in target/)", () -> {
       running.forEach((name, p) -> {
         if (!p.isAlive()) {
           throw new AssertionError(name + " stopped (exit " + p.exitValue() + "): see target/"
@@ -120,6 +121,14 @@ final class JobProcesses implements AutoCloseable {
 
   /** The tasks (input partitions) the group has given the process of {@code pid}. */
   static List<Integer> tasksOf(Admin admin, String group, long pid) throws Exception {
+    return tasksOf(admin, group, Long.toString(pid));
+  }
+
+  /**
+   * The tasks (input partitions) the group has given the process {@code label} names: its
+   * {@code job.instance.id}, or, without one, its pid.
+   */
+  static List<Integer> tasksOf(Admin admin, String group, String label) throws Exception {
     List<Integer> tasks = new ArrayList<>();
     ConsumerGroupDescription description;
     try {
@@ -132,8 +141,9 @@ final class JobProcesses implements AutoCloseable {
       throw e;
     }
     for (MemberDescription m : description.members()) {
-      // Members' client ids name their process: millrace-<job>-<host>-<pid>-c<container>.
-      if (m.clientId().endsWith("-" + pid + "-c0")) {
+      // Members' client ids name their process: millrace-<job>-<instance id>-c<container>,
+      // or, without one, millrace-<job>-<host>-<pid>-c<container>.
+      if (m.clientId().endsWith("-" + label + "-c0")) {
         m.assignment().topicPartitions().forEach(tp -> tasks.add(tp.partition()));
       }
     }

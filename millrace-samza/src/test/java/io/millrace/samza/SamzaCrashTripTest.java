@@ -57,36 +57,9 @@ class SamzaCrashTripTest {
     return "c" + partition + "-k" + (i % KEYS);
   }
 
-  /** Whether every partition's offset in {@code now} is past its offset in {@code from}. */
-  private static boolean movedPast(Map<Integer, Long> now, Map<Integer, Long> from) {
-    for (int p = 0; p < PARTITIONS; p++) {
-      if (now.getOrDefault(p, -1L) <= from.getOrDefault(p, -1L)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Whether every partition's offset in {@code now} is its last record's, of {@code written}. */
-  private static boolean reachedTheEnd(Map<Integer, Long> now, long[] written) {
-    for (int p = 0; p < PARTITIONS; p++) {
-      if (now.getOrDefault(p, -1L) != written[p] - 1) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** Whether a transaction is open with records in the changelog (its end past its stable end). */
   private static boolean changelogWritesOpen() {
-    long[] all = kafka.endOffsets(CHANGELOG, PARTITIONS, false);
-    long[] stable = kafka.endOffsets(CHANGELOG, PARTITIONS, true);
-    for (int p = 0; p < PARTITIONS; p++) {
-      if (all[p] > stable[p]) {
-        return true;
-      }
-    }
-    return false;
+    return !PartitionOffsets.noOpenTransaction(kafka, CHANGELOG, PARTITIONS);
   }
 
   /**
@@ -133,7 +106,8 @@ class SamzaCrashTripTest {
           Map<Integer, Long> from = committed;
           ChildJvms.awaitWhileAlive(millrace, log, "Millrace's run " + run
               + " committing past " + from,
-              () -> movedPast(CheckpointTopics.millrace(kafka, MILLRACE_JOB, INPUT), from));
+              () -> PartitionOffsets.movedPast(
+                  CheckpointTopics.millrace(kafka, MILLRACE_JOB, INPUT), from, PARTITIONS));
           long killAt = input.total() + random.nextInt(2_400);
           ChildJvms.awaitWhileAlive(millrace, log, "the input reaching record " + killAt
               + ", and a transaction holding changelog writes",
@@ -165,11 +139,13 @@ class SamzaCrashTripTest {
       Process samza = ChildJvms.samza(samzaFile, log);
       try {
         ChildJvms.awaitWhileAlive(samza, log, "Samza checkpointing past " + exported,
-            () -> movedPast(CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), exported));
+            () -> PartitionOffsets.movedPast(
+                CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), exported, PARTITIONS));
         written = input.stop();
         long[] all = written;
         ChildJvms.awaitWhileAlive(samza, log, "Samza checkpointing the last input",
-            () -> reachedTheEnd(CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), all));
+            () -> PartitionOffsets.reachedTheEnd(
+                CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), all));
       } finally {
         ChildJvms.kill(samza); // after its checkpoint of everything: nothing to do again
       }

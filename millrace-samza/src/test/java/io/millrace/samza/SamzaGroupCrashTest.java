@@ -98,29 +98,13 @@ class SamzaGroupCrashTest {
     return JobProcesses.tasksOf(admin, run.group(), pid);
   }
 
-  private static boolean movedPast(Map<Integer, Long> now, Map<Integer, Long> from, int tasks) {
-    for (int p = 0; p < tasks; p++) {
-      if (now.getOrDefault(p, -1L) <= from.getOrDefault(p, -1L)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** Waits until {@code name} holds tasks and the group has committed past {@code from}. */
   private static void awaitHoldingTasksPast(JobProcesses processes, Admin admin, Run run,
       String name, Map<Integer, Long> from) throws Exception {
     long pid = processes.pid(name);
     processes.await("the group committing past " + from + " with " + name + " holding tasks",
         () -> !tasksOf(admin, run, pid).isEmpty()
-            && movedPast(committed(admin, run), from, run.tasks()));
-  }
-
-  /** Whether no transaction is open on {@code topic} (a killed process's stays open a while). */
-  private static boolean noOpenTransaction(String topic, int partitions) {
-    long[] all = kafka.endOffsets(topic, partitions, false);
-    long[] stable = kafka.endOffsets(topic, partitions, true);
-    return java.util.Arrays.equals(all, stable);
+            && PartitionOffsets.movedPast(committed(admin, run), from, run.tasks()));
   }
 
   @Test
@@ -175,23 +159,16 @@ class SamzaGroupCrashTest {
       awaitHoldingTasksPast(processes, admin, run, (KILLS - 1) % 2 == 0 ? "b" : "a", from);
       written = input.stop();
       long[] all = written;
-      processes.await("the group committing the last input", () -> {
-        Map<Integer, Long> now = committed(admin, run);
-        for (int p = 0; p < run.tasks(); p++) {
-          if (now.getOrDefault(p, -1L) < all[p] - 1) {
-            return false;
-          }
-        }
-        return true;
-      });
+      processes.await("the group committing the last input",
+          () -> PartitionOffsets.reachedTheEnd(committed(admin, run), all));
       processes.stopAll();
     }
     // The killed processes' transactions (each commit is one under a group) stay open until
     // the broker aborts them (after their transaction.timeout.ms, 10 s): until then a reader of
     // committed data stops before them.
     Await.until(Await.DEADLINE, "no transaction open on the output and changelog",
-        () -> noOpenTransaction(OUTPUT, OUTPUT_PARTITIONS)
-            && noOpenTransaction(run.changelog(), run.tasks()));
+        () -> PartitionOffsets.noOpenTransaction(kafka, OUTPUT, OUTPUT_PARTITIONS)
+            && PartitionOffsets.noOpenTransaction(kafka, run.changelog(), run.tasks()));
 
     CountModel model = CountModel.of(kafka, run.input(), written);
     Map<String, String> keyOf = model.keyOf();

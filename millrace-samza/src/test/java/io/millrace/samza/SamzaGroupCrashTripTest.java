@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.core.testing.Await;
 import io.millrace.kafka.testing.SteadyInput;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -26,14 +25,17 @@ import org.junit.jupiter.api.io.TempDir;
  * arriving; one is killed (SIGKILL) at a random point with a transaction open that holds
  * changelog writes of its tasks (frozen by SIGSTOP while that is checked), the other takes its
  * tasks and commits past the kill, and is stopped cleanly (SIGTERM), the input still arriving.
- * Then {@code millrace samza export-checkpoint}, and Samza 1.8's own runtime (a child JVM)
- * resumes and runs to the end of the input.
+ * Then {@code millrace samza export-checkpoint}, refused; the killed process started again, and
+ * stopped cleanly once it has committed; the export again, and Samza 1.8's own runtime (a child
+ * JVM) resumes and runs to the end of the input.
  *
- * <p>The killed process's transaction stays open until the broker aborts it ({@code
- * transaction.timeout.ms}, a minute here, so that the export meets it for sure), holding back
- * readers of committed data of its changelog partitions before the writes the survivor committed
- * there after it. The export refuses while it is open (Samza would restore those partitions only
- * up to it, losing the survivor's counts), and writes once the broker aborted it. Checked: what
+ * <p>The killed process's transaction stays open, holding back readers of committed data of its
+ * changelog partitions before the writes the survivor committed there after it, until its next
+ * process (the same {@code job.instance.id}, so the same transactional id) fences it at start,
+ * as any restart here does: its {@code transaction.timeout.ms} is longer than the test, so that
+ * the export meets it open whatever the load, and nothing waits for the broker to abort it. The
+ * export refuses while it is open (Samza would restore those partitions only up to it, losing
+ * the survivor's counts), and writes once it is aborted. Checked: what
  * Samza reads is what Millrace committed (each task's checkpointed input offset the group's last
  * committed offset less one; each task's changelog position in the partition Samza gives it, the
  * rank of its name in text order, at that partition's end), and, against a plain model of the
@@ -53,8 +55,13 @@ class SamzaGroupCrashTripTest {
   private static final int OUTPUT_PARTITIONS = 4;
   private static final String SAMZA_CHECKPOINTS =
       "__samza_checkpoint_ver_1_for_group-crash-trip_1";
-  /** How long the killed process's transaction stays open: past the export, whatever the load. */
-  private static final int TRANSACTION_TIMEOUT_MS = 60_000;
+  /**
+   * The transactions' time-out: longer than the test, so that only b's next process ends the
+   * transaction b was killed with (the broker's maximum is 15 minutes).
+   */
+  private static final int TRANSACTION_TIMEOUT_MS = 600_000;
+  /** b's {@code job.instance.id}: its transactional id is the same in its next process. */
+  private static final String B = "process-b";
   @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
   /** Record i of partition p's key: each task's keys are its own. */
@@ -71,40 +78,9 @@ class SamzaGroupCrashTripTest {
     return names.headSet("Partition " + task).size();
   }
 
-  /** The changelog partitions whose end is past their stable end: a transaction is open. */
+  /** The changelog partitions a transaction is open on: their end past their stable end. */
   private static List<Integer> openChangelogPartitions() {
-    long[] all = kafka.endOffsets(CHANGELOG, TASKS, false);
-    long[] stable = kafka.endOffsets(CHANGELOG, TASKS, true);
-    List<Integer> open = new ArrayList<>();
-    for (int p = 0; p < TASKS; p++) {
-      if (all[p] > stable[p]) {
-        open.add(p);
-      }
-    }
-    return open;
-  }
-
-  private static boolean noOpenTransaction(String topic, int partitions) {
-    return java.util.Arrays.equals(kafka.endOffsets(topic, partitions, false),
-        kafka.endOffsets(topic, partitions, true));
-  }
-
-  private static boolean movedPast(Map<Integer, Long> now, Map<Integer, Long> from) {
-    for (int p = 0; p < TASKS; p++) {
-      if (now.getOrDefault(p, -1L) <= from.getOrDefault(p, -1L)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean reachedTheEnd(Map<Integer, Long> now, long[] written) {
-    for (int p = 0; p < TASKS; p++) {
-      if (now.getOrDefault(p, -1L) != written[p] - 1) {
-        return false;
-      }
-    }
-    return true;
+    return PartitionOffsets.openTransactions(kafka, CHANGELOG, TASKS);
   }
 
   @Test
@@ -119,7 +95,7 @@ class SamzaGroupCrashTripTest {
     Path samzaFile = ChildJvms.jobFile(config, dir, "group-crash-trip.properties");
     Map<String, String> millrace = CountPerKeyJob.inAGroup(new HashMap<>(config));
     millrace.put("task.processing.guarantee", "exactly-once");
-    // A dead member is found out within 6 s; its open transaction lives a minute.
+    // A dead member is found out within 6 s; its open transaction lives until its next process.
     millrace.put("job.coordinator.session.timeout.ms", "6000");
     millrace.put("systems.kafka.producer.transaction.timeout.ms",
         Integer.toString(TRANSACTION_TIMEOUT_MS));
@@ -138,14 +114,17 @@ class SamzaGroupCrashTripTest {
       for (String name : List.of("a", "b")) {
         Map<String, String> own = new HashMap<>(millrace);
         own.put("job.state.dir", dir.resolve(name).toString()); // a machine each
+        if (name.equals("b")) {
+          own.put("job.instance.id", B);
+        }
         processes.start(name, ChildJvms.jobFile(own, dir, name + ".properties"));
       }
       // 1. b is killed once it holds tasks, the group has committed, a random share of up to
       // 1,800 more records has arrived, and b's transaction holds changelog writes.
-      long bPid = processes.pid("b");
       processes.await("b holding tasks and the group committing every partition", () ->
-          !JobProcesses.tasksOf(admin, GROUP, bPid).isEmpty()
-              && movedPast(JobProcesses.committed(admin, GROUP, INPUT), Map.of()));
+          !JobProcesses.tasksOf(admin, GROUP, B).isEmpty()
+              && PartitionOffsets.movedPast(JobProcesses.committed(admin, GROUP, INPUT),
+                  Map.of(), TASKS));
       long killAt = input.total() + random.nextInt(1_800);
       List<Integer> bChangelogs = new ArrayList<>();
       processes.await("the input reaching record " + killAt + ", and b's transaction holding"
@@ -156,7 +135,7 @@ class SamzaGroupCrashTripTest {
             // Frozen while checked, so that it cannot commit between the check and the kill.
             processes.freeze("b", true);
             bChangelogs.clear();
-            JobProcesses.tasksOf(admin, GROUP, bPid)
+            JobProcesses.tasksOf(admin, GROUP, B)
                 .forEach(t -> bChangelogs.add(changelogPartition(t)));
             List<Integer> open = openChangelogPartitions();
             open.retainAll(bChangelogs); // each partition's writer is its task's owner
@@ -172,13 +151,13 @@ class SamzaGroupCrashTripTest {
       long aPid = processes.pid("a");
       processes.await("a taking every task and the group committing past " + atKill, () ->
           JobProcesses.tasksOf(admin, GROUP, aPid).size() == TASKS
-              && movedPast(JobProcesses.committed(admin, GROUP, INPUT), atKill));
+              && PartitionOffsets.movedPast(JobProcesses.committed(admin, GROUP, INPUT),
+                  atKill, TASKS));
       processes.stopAll(); // commits what it processed
-      committed = JobProcesses.committed(admin, GROUP, INPUT);
+      Map<Integer, Long> committedByA = JobProcesses.committed(admin, GROUP, INPUT);
       List<Integer> open = openChangelogPartitions();
       assertThat(open).as("changelog partitions b's transaction still holds open (b's tasks'"
-          + " partitions %s); the broker aborts it a minute after it began", bChangelogs)
-          .isNotEmpty();
+          + " partitions %s) until b's next process", bChangelogs).isNotEmpty();
 
       // 3. The export, while b's transaction is open: refused, nothing written.
       String[] refused = SamzaTestJobs.exportCheckpoint(millraceFile);
@@ -190,9 +169,18 @@ class SamzaGroupCrashTripTest {
           .hasLineCount(1);
       assertThat(kafka.exists(SAMZA_CHECKPOINTS)).isFalse();
 
-      // 4. Once the broker aborted it, the export writes what the group committed.
-      Await.until(Duration.ofMillis(TRANSACTION_TIMEOUT_MS).plus(Await.DEADLINE),
-          "the broker aborting b's transaction", () -> openChangelogPartitions().isEmpty());
+      // 4. b's next process fences its transaction at start (aborted); it takes every task,
+      // commits past a, and is stopped, the input arriving still. The export then writes what
+      // the group committed.
+      processes.start("b");
+      processes.await("b's next process taking every task and the group committing past "
+          + committedByA, () -> JobProcesses.tasksOf(admin, GROUP, B).size() == TASKS
+              && PartitionOffsets.movedPast(JobProcesses.committed(admin, GROUP, INPUT),
+                  committedByA, TASKS));
+      processes.stopAll();
+      committed = JobProcesses.committed(admin, GROUP, INPUT);
+      Await.until(Await.DEADLINE, ChildJvms.POLL, "no transaction open on the changelog",
+          () -> openChangelogPartitions().isEmpty());
       String[] export = SamzaTestJobs.exportCheckpoint(millraceFile);
       assertThat(export[2]).isEmpty();
       assertThat(export[0]).isEqualTo("0");
@@ -207,11 +195,13 @@ class SamzaGroupCrashTripTest {
       try {
         Map<Integer, Long> from = exported;
         ChildJvms.awaitWhileAlive(samza, log, "Samza checkpointing past " + from,
-            () -> movedPast(CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), from));
+            () -> PartitionOffsets.movedPast(
+                CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), from, TASKS));
         written = input.stop();
         long[] all = written;
         ChildJvms.awaitWhileAlive(samza, log, "Samza checkpointing the last input",
-            () -> reachedTheEnd(CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), all));
+            () -> PartitionOffsets.reachedTheEnd(
+                CheckpointTopics.samza(kafka, SAMZA_CHECKPOINTS, INPUT), all));
       } finally {
         ChildJvms.kill(samza); // after its checkpoint of everything: nothing to do again
       }
@@ -229,9 +219,11 @@ class SamzaGroupCrashTripTest {
     assertThat(exportedChangelogs).as("each task's changelog partition and position")
         .usingRecursiveComparison().isEqualTo(expected);
 
-    // Nothing open any more (Samza's writes are not transactional; b's transaction aborted).
-    Await.until(Await.DEADLINE, "no transaction open on the output and changelog",
-        () -> noOpenTransaction(OUTPUT, OUTPUT_PARTITIONS) && noOpenTransaction(CHANGELOG, TASKS));
+    // Nothing open any more (Samza's writes are not transactional; b's first transaction
+    // aborted).
+    Await.until(Await.DEADLINE, ChildJvms.POLL, "no transaction open on the output and changelog",
+        () -> PartitionOffsets.noOpenTransaction(kafka, OUTPUT, OUTPUT_PARTITIONS)
+            && PartitionOffsets.noOpenTransaction(kafka, CHANGELOG, TASKS));
     CountModel model = CountModel.of(kafka, INPUT, written);
     Map<String, String> keyOf = model.keyOf();
     Map<String, List<Counted>> byInput = new HashMap<>();

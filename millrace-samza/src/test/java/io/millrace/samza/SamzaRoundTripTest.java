@@ -458,6 +458,41 @@ class SamzaRoundTripTest {
   }
 
   /**
+   * A store's changelog that exists without some of the tasks' partitions (recreated with fewer,
+   * or the file names another topic): the export would have marked each store empty, and Samza
+   * would have counted those tasks' keys from nothing. It refuses in one line naming the store,
+   * the changelog and the partitions missing, and writes nothing.
+   */
+  @Test
+  void aChangelogWithoutSomeTasksPartitionsIsRefusedInOneLineAndNothingIsWritten(
+      @TempDir Path dir) throws Exception {
+    kafka.createTopic("short-input", 3);
+    kafka.createTopic("short-changelog", 1);
+    // Millrace's checkpoint of the job's three tasks, as Millrace writes it.
+    String own = "__millrace-checkpoints-short_job-1";
+    kafka.createCompactedTopic(own);
+    List<Object[]> checkpoint = new ArrayList<>();
+    for (int task = 0; task < 3; task++) {
+      checkpoint.add(new Object[] {0, "task-" + task,
+          "millrace-checkpoint 1\nkafka\tshort-input\t" + task + "\t6\n"});
+    }
+    kafka.write(own, checkpoint);
+    Map<String, String> config =
+        CountPerKeyJob.named(kafka, dir, "short_job", "short-input", "short-changelog");
+
+    String[] run = SamzaTestJobs.exportCheckpoint(file(config, dir));
+
+    assertThat(run[0]).isEqualTo("1");
+    assertThat(run[1]).isEmpty();
+    assertThat(run[2]).isEqualTo("error: job short_job-1: store counts's changelog"
+        + " kafka.short-changelog has 1 partition(s), without partition(s) [1, 2] that Samza"
+        + " restores the job's tasks from: nothing was written to Samza's checkpoint topic. A"
+        + " changelog needs a partition per task: export with the properties the job last ran"
+        + " with here, or give the topic back its partitions\n");
+    assertThat(kafka.exists("__samza_checkpoint_ver_1_for_short-job_1")).isFalse();
+  }
+
+  /**
    * The exported records are Samza's own format: the key byte for byte as Samza wrote its own
    * for the same task, the values with the same fields and partitions (offsets aside).
    */

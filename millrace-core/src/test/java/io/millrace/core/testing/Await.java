@@ -25,12 +25,24 @@ public final class Await {
    * @throws AssertionError naming {@code what} if it does not hold within {@code timeout}
    */
   public static void until(Duration timeout, String what, Condition condition) throws Exception {
+    until(timeout, Duration.ofMillis(1), what, condition);
+  }
+
+  /**
+   * Returns once {@code condition} holds, checking it every {@code every}: for a condition that
+   * asks a broker or another process (a round trip or more), which checked every millisecond
+   * would only take the cores that process needs.
+   *
+   * @throws AssertionError naming {@code what} if it does not hold within {@code timeout}
+   */
+  public static void until(Duration timeout, Duration every, String what, Condition condition)
+      throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.holds()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("timed out after " + timeout + " waiting for: " + what);
       }
-      Thread.sleep(1);
+      Thread.sleep(every.toMillis());
     }
   }
 }

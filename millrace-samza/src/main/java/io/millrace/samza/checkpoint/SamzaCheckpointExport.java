@@ -36,8 +36,9 @@ import java.util.TreeSet;
  * nothing.
  *
  * <p>Nothing is written unless everything checks: the job has a checkpoint here, every partition
- * it names is one of the job's inputs, no Kafka transaction is open on a task's changelog
- * partition, and Samza's topic has the one partition Samza requires.
+ * it names is one of the job's inputs, each store's changelog, if it exists, has each task's
+ * partition, no Kafka transaction is open on a task's changelog partition, and Samza's topic has
+ * the one partition Samza requires.
  */
 public final class SamzaCheckpointExport {
   /** How long an open transaction on a changelog may take to show as ended (its markers). */
@@ -329,17 +330,45 @@ public final class SamzaCheckpointExport {
       int dot = changelog.indexOf('.');
       String system = changelog.substring(0, dot);
       String topic = changelog.substring(dot + 1);
+      SystemAdmin admin = admin(admins, systems, system);
+      StreamSpec spec = new StreamSpec(topic, topic, BYTES, BYTES);
       Map<Integer, Long> newest = new TreeMap<>();
+      int count;
       try {
-        admin(admins, systems, system).metadata(new StreamSpec(topic, topic, BYTES, BYTES),
-            partitions).forEach((p, head) -> newest.put(p, head.isEmpty() ? null
-                : head.newest()));
+        count = admin.partitionCount(spec);
       } catch (IllegalArgumentException missing) {
-        partitions.forEach(p -> newest.put(p, null));
+        partitions.forEach(p -> newest.put(p, null)); // no changelog yet: empty
+        offsets.put(store + "\0" + system + "\0" + topic, newest);
+        continue;
       }
+      checkHasPartitions(job, store, changelog, count, partitions);
+      admin.metadata(spec, partitions).forEach((p, head) -> newest.put(p, head.isEmpty() ? null
+          : head.newest()));
       offsets.put(store + "\0" + system + "\0" + topic, newest);
     }
     return offsets;
+  }
+
+  /**
+   * A changelog that exists without some of the tasks' partitions (recreated smaller, or the
+   * file names another topic) is refused: marking those tasks' state empty would have Samza
+   * count their keys from nothing.
+   */
+  private static void checkHasPartitions(JobConfig job, String store, String changelog,
+      int count, List<Integer> partitions) {
+    TreeSet<Integer> missing = new TreeSet<>();
+    for (int p : partitions) {
+      if (p >= count) {
+        missing.add(p);
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new CheckpointException("job " + job.required("job.name") + ": store " + store
+          + "'s changelog " + changelog + " has " + count + " partition(s), without partition(s) "
+          + missing + " that Samza restores the job's tasks from: nothing was written to Samza's"
+          + " checkpoint topic. A changelog needs a partition per task: export with the"
+          + " properties the job last ran with here, or give the topic back its partitions");
+    }
   }
 
   /**
