@@ -81,7 +81,10 @@ final class TransactionHistory {
     }
     Map<Long, List<Txn>> open = new HashMap<>(); // a producer's transactions awaiting a marker
     for (Path segment : segments) {
-      try (FileRecords records = FileRecords.open(segment.toFile())) {
+      // Read-only: a writable FileRecords truncates the file to the size it saw when it closes,
+      // and the live broker's next append then leaves a hole of zeros (a later reader fails on
+      // a corrupt record: seen here with a reader of the same kind).
+      try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
         for (FileChannelRecordBatch batch : records.batches()) {
           if (batch.isControlBatch()) {
             for (Record r : batch) {
