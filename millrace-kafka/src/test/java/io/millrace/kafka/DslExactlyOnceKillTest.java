@@ -122,22 +122,21 @@ class DslExactlyOnceKillTest {
       // Where the count went wrong: the first changelog transactions whose counts are not the
       // input's up to the offsets checkpointed with them (the children log each commit's offsets
       // at debug, in run-N/child.log).
-      throw new AssertionError(e.getMessage() + "\n" + auditChangelog(broker,
-          config.get("job.name")), e);
+      throw new AssertionError(e.getMessage() + "\n" + auditChangelog(
+          broker.dir().resolve("data"), config.get("job.name")), e);
     }
     assertEveryClosedWindowEmitted(model, watermark, emitted.keySet());
   }
 
   /**
    * Sets each committed transaction of the count's changelog beside the checkpoint that committed
-   * with it (their markers carry the same time) and lists the panes whose count is not the
+   * with it (the same producer epoch) and lists the panes whose count is not the
    * input's count up to that checkpoint's offset: the first such transaction is where a kill, a
    * restore or a commit went wrong.
    */
-  private static String auditChangelog(DevBroker broker, String job) {
+  static String auditChangelog(Path data, String job) {
     StringBuilder report = new StringBuilder("changelog audit:");
     try {
-      Path data = broker.dir().resolve("data");
       List<TransactionLog.Transaction> checkpoints =
           TransactionLog.read(data, "__millrace-checkpoints-" + job, 0);
       for (int p = 0; p < PARTITIONS; p++) {
@@ -186,22 +185,21 @@ class DslExactlyOnceKillTest {
 
   /**
    * Partition {@code p}'s input offset in the checkpoint committed with {@code t} (the checkpoint
-   * transaction whose marker is nearest in time, within 1 s), or -1.
+   * transaction of the same producer and epoch), or -1.
    */
   private static long checkpointedInput(List<TransactionLog.Transaction> checkpoints,
       TransactionLog.Transaction t, int p) {
-    TransactionLog.Transaction nearest = null;
+    TransactionLog.Transaction same = null;
     for (TransactionLog.Transaction c : checkpoints) {
-      if (c.committed() && (nearest == null || Math.abs(c.markerTimestamp() - t.markerTimestamp())
-          < Math.abs(nearest.markerTimestamp() - t.markerTimestamp()))) {
-        nearest = c;
+      if (c.sameAs(t)) {
+        same = c;
       }
     }
-    if (nearest == null || Math.abs(nearest.markerTimestamp() - t.markerTimestamp()) > 1_000) {
+    if (same == null) {
       return -1;
     }
     long input = -1;
-    for (TransactionLog.Entry e : nearest.entries()) {
+    for (TransactionLog.Entry e : same.entries()) {
       if (e.value() != null && new String(e.key(), java.nio.charset.StandardCharsets.UTF_8)
           .equals("task-" + p)) {
         for (String line : new String(e.value(), java.nio.charset.StandardCharsets.UTF_8)

@@ -1,6 +1,7 @@
 package io.millrace.kafka;
 
 import io.millrace.kafka.dev.DevBroker;
+import io.millrace.kafka.testing.TransactionLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -14,10 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.apache.kafka.common.record.internal.ControlRecordType;
-import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
-import org.apache.kafka.common.record.internal.FileRecords;
-import org.apache.kafka.common.record.internal.Record;
 
 /**
  * Diagnostics for the exactly-once tests: a pass-through's transactions as the test broker's log
@@ -26,8 +23,8 @@ import org.apache.kafka.common.record.internal.Record;
  * own), with its outcome (the marker that followed it), the checkpoint records it holds and the
  * range of inputs ("p:i" values) its outputs copy. A committed transaction is wrong if its outputs
  * are not exactly the inputs between the checkpoint before it and its own: a restart after it
- * reads them again (a duplicate) or never (a loss). Reads Kafka's internal record classes: test
- * code only, to be fixed if a client upgrade moves them.
+ * reads them again (a duplicate) or never (a loss). The files are read by {@link TransactionLog}
+ * (records written outside transactions are left out).
  */
 final class TransactionHistory {
   private record Txn(long producerId, short epoch) {}
@@ -74,47 +71,18 @@ final class TransactionHistory {
     void accept(Info txn, long offset, String key, String value);
   }
 
-  private void scan(Path dir, RecordSink sink) throws IOException {
-    List<Path> segments;
-    try (Stream<Path> files = Files.list(dir)) {
-      segments = files.filter(f -> f.toString().endsWith(".log")).sorted().toList();
-    }
-    Map<Long, List<Txn>> open = new HashMap<>(); // a producer's transactions awaiting a marker
-    for (Path segment : segments) {
-      // Read-only: a writable FileRecords truncates the file to the size it saw when it closes,
-      // and the live broker's next append then leaves a hole of zeros (a later reader fails on
-      // a corrupt record: seen here with a reader of the same kind).
-      try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
-        for (FileChannelRecordBatch batch : records.batches()) {
-          if (batch.isControlBatch()) {
-            for (Record r : batch) {
-              String outcome = ControlRecordType.parse(r.key()).toString();
-              for (Txn t : open.getOrDefault(batch.producerId(), List.of())) {
-                txns.computeIfAbsent(t, k -> new Info()).outcome = outcome;
-              }
-              open.remove(batch.producerId());
-            }
-            continue;
-          }
-          Txn t = new Txn(batch.producerId(), batch.producerEpoch());
-          if (batch.isTransactional()) {
-            List<Txn> pending = open.computeIfAbsent(batch.producerId(), k -> new ArrayList<>());
-            if (!pending.contains(t)) {
-              pending.add(t);
-            }
-          }
-          Info info = txns.computeIfAbsent(t, k -> new Info());
-          for (Record r : batch) {
-            sink.accept(info, r.offset(), text(r.hasKey() ? r.key() : null),
-                text(r.hasValue() ? r.value() : null));
-          }
-        }
+  private void scan(Path dir, RecordSink sink) {
+    for (TransactionLog.Transaction t : TransactionLog.read(dir)) {
+      Info info = txns.computeIfAbsent(new Txn(t.producerId(), t.epoch()), k -> new Info());
+      info.outcome = t.committed() ? "COMMIT" : t.markerOffset() < 0 ? "OPEN" : "ABORT";
+      for (TransactionLog.Entry e : t.entries()) {
+        sink.accept(info, e.offset(), text(e.key()), text(e.value()));
       }
     }
   }
 
-  private static String text(java.nio.ByteBuffer bytes) {
-    return bytes == null ? null : StandardCharsets.UTF_8.decode(bytes).toString();
+  private static String text(byte[] bytes) {
+    return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
   }
 
   /** A checkpoint record: lines of system TAB stream TAB partition TAB offset. */

@@ -30,23 +30,39 @@ public final class TransactionLog {
   public record Entry(long offset, byte[] key, byte[] value) {}
 
   /**
-   * A transaction of one producer in the partition; {@code markerOffset} -1 if still open when
-   * read.
+   * A transaction of one producer in the partition: {@code epoch} is its records' producer epoch
+   * (under transaction version 2 each transaction has one of its own, the same in every partition
+   * it wrote to: what sets a changelog's transaction beside its checkpoint's); {@code
+   * markerOffset} is -1 if it was still open when read.
    */
-  public record Transaction(long producerId, boolean committed, long markerOffset,
-      long markerTimestamp, List<Entry> entries) {}
+  public record Transaction(long producerId, short epoch, boolean committed, long markerOffset,
+      long markerTimestamp, List<Entry> entries) {
+
+    /** Whether it is the same transaction as {@code other}, seen in another partition. */
+    public boolean sameAs(Transaction other) {
+      return producerId == other.producerId && epoch == other.epoch;
+    }
+  }
 
   private TransactionLog() {}
 
   /** The transactions of {@code topic}'s partition {@code partition} under a broker's data dir. */
   public static List<Transaction> read(Path dataDir, String topic, int partition) {
-    File dir = dataDir.resolve(topic + "-" + partition).toFile();
-    File[] segments = dir.listFiles((d, name) -> name.endsWith(".log"));
+    return read(dataDir.resolve(topic + "-" + partition));
+  }
+
+  /**
+   * The transactions in a partition's directory, in the order their markers were written (those
+   * still open last). Records written outside transactions are left out.
+   */
+  public static List<Transaction> read(Path partitionDir) {
+    File[] segments = partitionDir.toFile().listFiles((d, name) -> name.endsWith(".log"));
     if (segments == null) {
-      throw new IllegalArgumentException("no log of " + topic + "-" + partition + " in " + dataDir);
+      throw new IllegalArgumentException("no partition log in " + partitionDir);
     }
     Arrays.sort(segments); // named by base offset, zero-padded
     Map<Long, List<Entry>> open = new HashMap<>();
+    Map<Long, Short> epochs = new HashMap<>();
     List<Transaction> transactions = new ArrayList<>();
     for (File segment : segments) {
       try (FileRecords records = FileRecords.open(segment, false)) {
@@ -54,10 +70,13 @@ public final class TransactionLog {
           for (Record r : batch) {
             if (batch.isControlBatch()) {
               List<Entry> entries = open.remove(batch.producerId());
+              Short epoch = epochs.remove(batch.producerId());
               transactions.add(new Transaction(batch.producerId(),
+                  epoch == null ? batch.producerEpoch() : epoch,
                   ControlRecordType.parse(r.key()) == ControlRecordType.COMMIT, r.offset(),
                   r.timestamp(), entries == null ? List.of() : entries));
             } else if (batch.isTransactional()) {
+              epochs.put(batch.producerId(), batch.producerEpoch());
               open.computeIfAbsent(batch.producerId(), id -> new ArrayList<>())
                   .add(new Entry(r.offset(), bytes(r.key()), bytes(r.value())));
             }
@@ -67,8 +86,8 @@ public final class TransactionLog {
         throw new UncheckedIOException("cannot read " + segment, e);
       }
     }
-    open.forEach((id, entries) -> transactions.add(new Transaction(id, false, -1, Long.MAX_VALUE,
-        entries)));
+    open.forEach((id, entries) -> transactions.add(new Transaction(id, epochs.get(id), false, -1,
+        Long.MAX_VALUE, entries)));
     return transactions;
   }
 
