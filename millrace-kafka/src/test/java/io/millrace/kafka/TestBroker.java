@@ -12,8 +12,10 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -64,6 +66,15 @@ public final class TestBroker {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
           .all().get(30, TimeUnit.SECONDS);
+      // Every partition's leader serving before the test's first send (only one answers a
+      // listing of offsets; the admin client retries until it does): else an idempotent
+      // producer's first batch, refused while the broker took the leadership and retried after
+      // later ones landed, spins on out-of-order sequence errors until it expires (KAFKA-15591).
+      Map<TopicPartition, OffsetSpec> partitionsOf = new java.util.HashMap<>();
+      for (int p = 0; p < partitions; p++) {
+        partitionsOf.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      }
+      admin.listOffsets(partitionsOf).all().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("cannot create topic " + topic + ": " + e, e);
     }

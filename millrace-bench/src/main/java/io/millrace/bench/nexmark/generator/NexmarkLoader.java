@@ -67,6 +67,12 @@ public final class NexmarkLoader {
         }
       }
       admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
+      // Before the first send, every partition's leader serves requests (listing offsets is
+      // answered only by one; the admin client retries until it is). Else a first batch refused
+      // while the broker took the leadership, retried after later batches were accepted, spins on
+      // out-of-order sequence errors until it expires (KAFKA-15591; CI failed on it here, as
+      // KafkaSystemAdmin.awaitLeaders says for Millrace's own topics).
+      held(admin, names, topics.partitions());
     }
     write(bootstrap, config, topics);
     return expected;
