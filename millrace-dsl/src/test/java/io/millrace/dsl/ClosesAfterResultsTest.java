@@ -1,6 +1,7 @@
 package io.millrace.dsl;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.dsl.serde.LongSerde;
 import io.millrace.test.TaskTestDriver;
@@ -31,8 +32,13 @@ class ClosesAfterResultsTest {
 
   /** The store's entries, as {@code <pane start or "progress">}. */
   private static List<String> entries(TaskTestDriver driver) {
+    return entries(driver, "per-second");
+  }
+
+  /** As {@link #entries(TaskTestDriver)}, of {@code store}: a pane start per key. */
+  private static List<String> entries(TaskTestDriver driver, String store) {
     List<String> entries = new ArrayList<>();
-    try (var all = driver.<byte[], byte[]>store("per-second").all()) {
+    try (var all = driver.<byte[], byte[]>store(store).all()) {
       while (all.hasNext()) {
         byte[] key = all.next().key();
         entries.add(key.length == 0 ? "progress"
@@ -136,6 +142,68 @@ class ClosesAfterResultsTest {
           .isEqualTo(1);
       driver.pipe("views", "k0", "/", 2_200); // the next record runs the closes' writes
       assertThat(entries(driver)).containsExactly("progress", "2000");
+    }
+  }
+
+  /**
+   * A close deletes the panes it read once its result is acknowledged, or, where panes before
+   * it may be left (the first close of a run, windows passed over without records), those of a
+   * range from where the deletions stopped: either way no pane that no open window holds stays.
+   */
+  @Test
+  void hoppingWindowsLeaveOnlyThePanesOfOpenWindowsOnceTheirClosesAreAcknowledged() {
+    Map<String, String> job = DslDrivers.job("hops", WindowedAggregationTest.HoppingCounts.class,
+        "views", "out"); // 10 s windows every 5 s, a grace of 2 s: panes of 5 s
+    job.put("task.commit.ms", "10000");
+    try (TaskTestDriver driver = DslDrivers.driver(job, tmp)) {
+      for (long t = 1_000; t <= 16_000; t += 5_000) {
+        driver.pipe("views", "a", "/", t);
+        driver.pipe("views", "b", "/", t + 1);
+      }
+      driver.pipe("views", "a", "/", 60_000); // closes every window up to [45s, 55s)
+      assertThat(driver.outputs("out")).extracting(o -> o.key().toString() + "=" + o.value())
+          .containsExactlyInAnyOrder("a@-5000/5000=1", "b@-5000/5000=1", "a@0/10000=2",
+              "b@0/10000=2", "a@5000/15000=2", "b@5000/15000=2", "a@10000/20000=2",
+              "b@10000/20000=2", "a@15000/25000=1", "b@15000/25000=1");
+      assertThat(entries(driver, "hops")).as("nothing deleted before a commit")
+          .containsExactly("0", "0", "5000", "5000", "10000", "10000", "15000", "15000", "60000");
+      driver.advanceTime(Duration.ofSeconds(11)); // the commit at 10 s, then a tick
+      assertThat(entries(driver, "hops")).as("the closed windows' panes gone")
+          .containsExactly("progress", "60000");
+
+      driver.pipe("views", "b", "/", 75_000); // closes [55s, 65s) and [60s, 70s), past a gap
+      assertThat(driver.outputs("out")).extracting(o -> o.key().toString() + "=" + o.value())
+          .endsWith("a@55000/65000=1", "a@60000/70000=1");
+      driver.advanceTime(Duration.ofSeconds(10));
+      assertThat(entries(driver, "hops")).containsExactly("progress", "75000");
+    }
+  }
+
+  /**
+   * Under {@code task.error.policy=skip} a close whose result failed keeps its panes (nothing
+   * says its result is out); the next close acknowledged deletes them with its own.
+   */
+  @Test
+  void aFailedClosesPanesGoWithTheNextCloseUnderSkip() {
+    ResultsThatFailTest.FAIL_ON_B.set(true); // b's next result fails, once
+    Map<String, String> job = DslDrivers.job("skips", ResultsThatFailTest.CountFailingOnce.class,
+        "views", "out");
+    job.put("task.commit.ms", "10000");
+    try (TaskTestDriver driver = DslDrivers.driver(job, tmp)) {
+      driver.pipe("views", "a", "/", 100);
+      driver.pipe("views", "a", "/", 1_100); // closes [0, 1s)
+      driver.pipe("views", "b", "/", 1_200);
+      // Closes [1s, 2s): b's result fails. The driver throws it to the test, which goes on as
+      // the skip policy does.
+      assertThatThrownBy(() -> driver.pipe("views", "a", "/", 2_100))
+          .hasMessageContaining("cannot pass b on");
+      driver.pipe("views", "a", "/", 2_200);
+      driver.pipe("views", "a", "/", 3_100); // closes [2s, 3s)
+      assertThat(driver.outputs("out")).extracting(o -> o.key().toString())
+          .containsExactly("a@0/1000", "a@1000/2000", "a@2000/3000");
+      driver.advanceTime(Duration.ofSeconds(11)); // the commit at 10 s, then a tick
+      assertThat(entries(driver)).as("b's pane of the failed close gone too")
+          .containsExactly("progress", "3000");
     }
   }
 }

@@ -16,11 +16,14 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One timed run of one of {@code bench dsl}'s jobs, as the DSL job or as its hand-written task
  * ({@code --impl dsl|task}), in this JVM: {@code BenchMain dsl-run --job stateless --impl dsl}.
- * Prints {@code RESULT dsl-run job=... impl=... msgs_per_sec=... outputs=...}.
+ * Prints {@code RESULT dsl-run job=... impl=... msgs_per_sec=... warm_msgs_per_sec=...
+ * outputs=...}: the whole run's rate, and the rate after its first {@code --warmup} messages (a
+ * fifth by default). {@code --set k=v,...} adds settings to the job's (for an A/B of one).
  *
  * <p>The input is a memory stream filled before the clock starts, as the container benchmark's
  * generator fills it: message {@code i} in partition {@code i % P}, key {@code key-(i % 1000)},
@@ -36,19 +39,26 @@ public final class DslRun {
 
   /** Runs once; see the class comment. */
   public static void main(String[] argv) throws Throwable {
-    Args args = new Args(argv, 0).only("job", "impl", "messages", "partitions");
+    Args args = new Args(argv, 0).only("job", "impl", "messages", "partitions", "set",
+        "warmup");
     String job = args.get("job", "stateless");
     String impl = args.get("impl", "dsl");
     long messages = args.getLong("messages", 10_000_000);
     int partitions = (int) args.getLong("partitions", 8);
+    long warmup = args.getLong("warmup", messages / 5);
+    if (warmup < 0 || warmup >= messages) {
+      throw new IllegalArgumentException("--warmup: messages before the warm clock starts, "
+          + "from 0 to below --messages (" + messages + "), not " + warmup);
+    }
     Path state = Files.createTempDirectory("millrace-bench-dsl");
     try {
       Map<String, String> config = config(job, impl, state);
+      config.putAll(settings(args.get("set", "")));
       fill(messages, partitions);
       System.gc();
       long[] run = job.equals("repartition-count")
           ? timeToOutputs(config, closedWindowKeys(messages, partitions))
-          : BenchJobs.timeToEnd(config);
+          : timeToEnd(config, warmup);
       if (!job.equals("repartition-count")) {
         BenchJobs.expect(messages, run[1]);
       }
@@ -57,12 +67,66 @@ public final class DslRun {
       for (int p = 0; out != null && p < out.partitionCount(); p++) {
         outputs += out.size(p);
       }
+      // (repartition-count: no warm figure, its run is timed to its outputs)
+      double warm = run.length > 2 ? (messages - run[2]) / (run[3] / 1e9) : Double.NaN;
       System.out.printf(Locale.ROOT, "RESULT dsl-run job=%s impl=%s msgs_per_sec=%.0f "
-          + "outputs=%d messages=%d partitions=%d%n", job, impl, messages / (run[0] / 1e9),
-          outputs, messages, partitions);
+          + "warm_msgs_per_sec=%.0f warmup=%d outputs=%d messages=%d partitions=%d%n", job, impl,
+          messages / (run[0] / 1e9), warm, run.length > 2 ? run[2] : 0, outputs, messages,
+          partitions);
     } finally {
       TempDirs.deleteRecursively(state);
     }
+  }
+
+  /**
+   * Times a job from its containers' start to its end ({@code [0]}, with the messages it
+   * processed, {@code [1]}), and from the moment it had processed {@code warmup} messages
+   * ({@code [2]}, the count seen then) to its end ({@code [3]}): the rate once the JIT has
+   * compiled the job's path. In a run of 10M messages a cold JVM spends a fifth of a DSL job's
+   * time before its path is compiled for good (its pipeline is inlined into the loop's delivery,
+   * and recompiled as each rare branch, a window's first close, say, is first taken).
+   */
+  static long[] timeToEnd(Map<String, String> config, long warmup) throws Throwable {
+    LocalRunner runner = LocalRunner.start(JobPlanner.plan(JobConfig.of(config)), Clock.SYSTEM);
+    long start = runner.startNanos();
+    long[] mark = {start, 0};
+    Thread watcher = new Thread(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        long n = runner.processed();
+        if (n >= warmup) {
+          mark[0] = System.nanoTime();
+          mark[1] = n;
+          return;
+        }
+        LockSupport.parkNanos(1_000_000); // 1 ms: a mark a few thousand messages late at most
+      }
+    }, "bench-warmup-watcher");
+    watcher.setDaemon(true);
+    watcher.start();
+    runner.await();
+    long end = System.nanoTime();
+    watcher.interrupt();
+    watcher.join();
+    if (runner.failure() != null) {
+      throw runner.failure();
+    }
+    return new long[] {end - start, runner.processed(), mark[1], end - mark[0]};
+  }
+
+  /** {@code --set k=v,k2=v2}: settings over the run's own (for A/Bs of one setting). */
+  static Map<String, String> settings(String set) {
+    Map<String, String> settings = new HashMap<>();
+    for (String kv : set.split(",")) {
+      if (kv.isBlank()) {
+        continue;
+      }
+      int eq = kv.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--set: key=value pairs split by commas, not " + kv);
+      }
+      settings.put(kv.substring(0, eq), kv.substring(eq + 1));
+    }
+    return settings;
   }
 
   static Map<String, String> config(String job, String impl, Path state) {
