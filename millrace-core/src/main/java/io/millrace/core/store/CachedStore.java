@@ -39,7 +39,11 @@ import org.slf4j.LoggerFactory;
  * the loop goes on. An entry leaves the cache only once the engine holds its value: until the
  * flusher has written its flush, it stays (the cache runs over its size by what the flusher is
  * behind, at most its queue of batches), so whatever a read does not find in the cache is in the
- * engine.
+ * engine. Under exactly-once (a {@link StagedEngine} whose writes the flusher's thread makes),
+ * "the engine holds it" means more: the engine underneath the staging holds it, once the commit
+ * that sealed its flush applied it ({@link StagedEngine#appliedThrough}). The cache then runs over
+ * its size by up to two commit intervals' entries, and a miss reads the engine underneath without
+ * looking in the staged writes (which need no index then: see {@link StagedEngine}).
  *
  * <p><b>Ranges.</b> An iterator merges the engine's range with the cache's entries the engine may
  * not hold yet (dirty, or flushed in a batch the flusher has not written): such an entry's value
@@ -67,6 +71,13 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
 
   private final String name;
   private final StorageEngine engine;
+  /**
+   * The staging engine whose entries stay cached until the engine underneath holds them, or null
+   * (not staged, or its writes made on this thread, which leaves no sequence number to wait for).
+   */
+  private final StagedEngine stagedUntilApplied;
+  /** What a miss reads: the engine underneath the staging if its entries stay cached, else it. */
+  private final StorageEngine reads;
   private final Serde<K> keySerde;
   private final Serde<V> valueSerde;
   private final ChangelogWriter changelog;
@@ -135,6 +146,9 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     this.name = name;
     this.engine = engine;
     this.flusher = flusher;
+    this.stagedUntilApplied = engine instanceof StagedEngine staged
+        && flusher.defersWrites(engine) ? staged : null;
+    this.reads = stagedUntilApplied != null ? stagedUntilApplied.engine() : engine;
     this.keySerde = (Serde<K>) spec.keySerde();
     this.valueSerde = (Serde<V>) spec.valueSerde();
     this.changelog = changelog;
@@ -152,12 +166,12 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     if (cache.size() <= cacheSize) {
       return;
     }
-    long written = flusher.finished();
+    long written = written();
     int entry = cache.eldest();
     while (cache.size() > cacheSize && entry != CacheMap.NONE) {
       if (cache.dirty(entry)) {
         flush(); // its value must reach the engine before it leaves the cache
-        written = flusher.finished();
+        written = written();
       }
       if (cache.flushedIn(entry) > written) {
         return; // not in the engine yet: the cache holds it a little longer
@@ -172,6 +186,16 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     }
   }
 
+  /**
+   * The last flush sequence number whose entries a miss finds in {@link #reads}: what the flusher
+   * finished, or, staged, what a commit applied underneath. Throws the flusher's failure.
+   */
+  private long written() {
+    long finished = flusher.finished();
+    return stagedUntilApplied == null ? finished
+        : Math.min(finished, stagedUntilApplied.appliedThrough());
+  }
+
   @Override
   @SuppressWarnings("unchecked") // entries hold this store's values
   public V get(K key) {
@@ -179,7 +203,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     int hash = CacheMap.hash(key);
     int entry = cache.get(key, hash);
     if (entry == CacheMap.NONE) {
-      byte[] bytes = engine.get(serializeKey(key));
+      byte[] bytes = reads.get(serializeKey(key));
       V value = bytes == null ? null : deserializeValue(bytes);
       last = cache.add(key, hash, value);
       evictIfFull(); // the eldest first: never the entry just added

@@ -85,12 +85,13 @@ final class EngineSync implements AutoCloseable {
 
   /**
    * Seals what each staging engine among the local ones staged: the commit's transaction holds
-   * exactly these writes. One after another: a reference swap each.
+   * exactly these writes, those of the flusher's batches up to {@code flushedThrough}. One after
+   * another: a reference swap each.
    */
-  void sealAll() {
+  void sealAll(long flushedThrough) {
     for (StorageEngine engine : current.local()) {
       if (engine instanceof StagedEngine staged) {
-        staged.seal();
+        staged.seal(flushedThrough);
       }
     }
   }

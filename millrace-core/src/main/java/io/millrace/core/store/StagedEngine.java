@@ -3,12 +3,10 @@ package io.millrace.core.store;
 import io.millrace.spi.engine.StorageEngine;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
@@ -25,25 +23,145 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * sealed ones, then the engine's). A crash, an abort or a {@link #close} before that drops them:
  * the files keep what the last commit left.
  *
- * <p>The staged writes are a skip list, so the container's flushing thread may stage while the
- * loop thread reads ({@link #concurrentWrites}); they hold one commit interval's flushed entries,
- * which is why exactly-once commits often (docs/configuration.md).
+ * <p>The staged writes are kept as the batches came (a list append per batch), and indexed by key
+ * in a skip list only once something reads them: the container's flushing thread may stage while
+ * the loop thread reads ({@link #concurrentWrites}). A {@link CachedStore} whose flushes the
+ * flusher's thread writes never needs to: it keeps every entry the engine underneath does not hold
+ * yet in its cache ({@link #appliedThrough}) and reads the engine underneath on a miss, so for a
+ * store that only gets, the staging costs no lookup on the loop and no skip-list put per entry on
+ * the flusher (a third of its samples in a count over 1M keys: docs/benchmarks.md). A store that
+ * ranges indexes from its first range on, on the flusher's thread as before. They hold one commit
+ * interval's flushed entries, which is why exactly-once commits often (docs/configuration.md).
  */
 public final class StagedEngine implements StorageEngine {
-  /** Marks a staged delete (compared by identity: a real value is never this array). */
+  /** Marks a staged delete in an index (compared by identity: a real value is never this array). */
   private static final byte[] DELETED = new byte[0];
   private final StorageEngine engine;
-  private static final NavigableMap<byte[], byte[]> NONE_SEALED =
-      Collections.unmodifiableNavigableMap(new TreeMap<>(Arrays::compareUnsigned));
+  /** Whether the layers index their writes: from the first read of the staged writes on. */
+  private volatile boolean indexing;
   /** Written by the flusher's thread; replaced by {@link #seal}, the flusher idle or parked. */
-  private volatile ConcurrentSkipListMap<byte[], byte[]> staged = newStaged();
+  private volatile Layer staged = new Layer(false);
   /**
    * The writes of a transaction that is committing or committed, until they are applied: set by
    * the committing thread, read on the loop, and put back to none by the thread that applies
    * them, after the engine holds them (a reader that still sees them reads what the engine now
    * holds as well).
    */
-  private volatile NavigableMap<byte[], byte[]> sealed = NONE_SEALED;
+  private volatile Layer sealed = Layer.NONE;
+  /** The flush sequence number the sealed writes reach (see {@link #seal(long)}). */
+  private volatile long sealedThrough;
+  /** The flush sequence number through which the engine underneath holds every write. */
+  private volatile long appliedThrough;
+
+  /**
+   * One commit interval's writes: the batches in the order they came, and an index by key, null
+   * until something reads them. Appends and the index's build are under its lock; the index, once
+   * there, is read without it (a skip list) and filled by the writer.
+   */
+  private static final class Layer {
+    static final Layer NONE = new Layer(false);
+    private final List<List<byte[]>> keys = new ArrayList<>();
+    private final List<List<byte[]>> values = new ArrayList<>();
+    private int entries;
+    private volatile ConcurrentSkipListMap<byte[], byte[]> index;
+
+    Layer(boolean indexed) {
+      index = indexed ? newIndex() : null;
+    }
+
+    synchronized void add(List<byte[]> k, List<byte[]> v) {
+      keys.add(k);
+      values.add(v);
+      entries += k.size();
+      ConcurrentSkipListMap<byte[], byte[]> i = index;
+      if (i != null) {
+        put(i, k, v);
+      }
+    }
+
+    /** The index, built from the batches first if it was not there. */
+    NavigableMap<byte[], byte[]> index() {
+      ConcurrentSkipListMap<byte[], byte[]> i = index;
+      if (i != null) {
+        return i;
+      }
+      synchronized (this) {
+        if (index == null) {
+          ConcurrentSkipListMap<byte[], byte[]> built = newIndex();
+          for (int b = 0; b < keys.size(); b++) {
+            put(built, keys.get(b), values.get(b));
+          }
+          index = built;
+        }
+        return index;
+      }
+    }
+
+    synchronized int entries() {
+      return entries;
+    }
+
+    synchronized boolean isEmpty() {
+      return entries == 0;
+    }
+
+    /** The batches so far, as one (a later write of a key after an earlier one). */
+    synchronized Batch all() {
+      return concat(0, keys.size());
+    }
+
+    /**
+     * Drops the first {@code batches} batches, which {@code applied} holds, once the engine holds
+     * them; an index keeps only what came since (a write that came meanwhile stays staged).
+     */
+    synchronized void dropApplied(int batches, Batch applied) {
+      keys.subList(0, batches).clear();
+      values.subList(0, batches).clear();
+      entries -= applied.keys().size();
+      ConcurrentSkipListMap<byte[], byte[]> i = index;
+      if (i != null) {
+        for (int e = 0; e < applied.keys().size(); e++) {
+          byte[] value = applied.values().get(e);
+          i.remove(applied.keys().get(e), value == null ? DELETED : value);
+        }
+      }
+    }
+
+    synchronized int batches() {
+      return keys.size();
+    }
+
+    /** Batches {@code from} to {@code to} as one. Under the lock. */
+    private Batch concat(int from, int to) {
+      int n = 0;
+      for (int b = from; b < to; b++) {
+        n += keys.get(b).size();
+      }
+      List<byte[]> k = new ArrayList<>(n);
+      List<byte[]> v = new ArrayList<>(n);
+      for (int b = from; b < to; b++) {
+        k.addAll(keys.get(b));
+        v.addAll(values.get(b));
+      }
+      return new Batch(k, v);
+    }
+
+    synchronized Batch first(int batches) {
+      return concat(0, batches);
+    }
+
+    private static ConcurrentSkipListMap<byte[], byte[]> newIndex() {
+      return new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
+    }
+
+    private static void put(ConcurrentSkipListMap<byte[], byte[]> index, List<byte[]> k,
+        List<byte[]> v) {
+      for (int e = 0; e < k.size(); e++) {
+        byte[] value = v.get(e);
+        index.put(k.get(e), value == null ? DELETED : value);
+      }
+    }
+  }
 
   /** Stages the writes to {@code engine} (a persistent one: a memory engine needs no staging). */
   public StagedEngine(StorageEngine engine) {
@@ -55,25 +173,32 @@ public final class StagedEngine implements StorageEngine {
     return engine;
   }
 
-  private static ConcurrentSkipListMap<byte[], byte[]> newStaged() {
-    return new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
-  }
-
-  /** Writes staged and not sealed yet. */
+  /** Writes staged and not sealed yet (a key written twice counts twice). */
   public int stagedCount() {
-    return staged.size();
+    return staged.entries();
   }
 
-  /** Writes sealed and not applied yet. */
+  /** Writes sealed and not applied yet (a key written twice counts twice). */
   public int sealedCount() {
-    return sealed.size();
+    return sealed.entries();
+  }
+
+  /**
+   * The flush sequence number (the container's {@link StoreFlusher}'s) through which the engine
+   * underneath holds every write staged here: a store may forget an entry it flushed in a batch
+   * numbered up to this, and read its key from {@link #engine()}. 0 until a commit that was told
+   * its number ({@link #seal(long)}) applied.
+   */
+  public long appliedThrough() {
+    return appliedThrough;
   }
 
   @Override
   public byte[] get(byte[] key) {
-    byte[] value = staged.get(key);
+    byte[] value = index(staged).get(key);
     if (value == null) {
-      value = sealed.get(key);
+      Layer sealedNow = sealed;
+      value = sealedNow == Layer.NONE ? null : index(sealedNow).get(key);
       if (value == null) {
         return engine.get(key);
       }
@@ -81,12 +206,17 @@ public final class StagedEngine implements StorageEngine {
     return value == DELETED ? null : value;
   }
 
+  /** A layer's index; from now on every layer indexes its writes as they come. */
+  private NavigableMap<byte[], byte[]> index(Layer layer) {
+    if (!indexing) {
+      indexing = true; // before the build: a layer sealed meanwhile then indexes from its start
+    }
+    return layer.index();
+  }
+
   @Override
   public void write(List<byte[]> keys, List<byte[]> values) {
-    for (int i = 0; i < keys.size(); i++) {
-      byte[] value = values.get(i);
-      staged.put(keys.get(i), value == null ? DELETED : value);
-    }
+    staged.add(keys, values);
   }
 
   @Override
@@ -94,13 +224,14 @@ public final class StagedEngine implements StorageEngine {
     // Read in the order writes move (staged, then sealed, then the engine), as get does: a seal
     // or an apply on the commit thread between two reads then shows a write twice (the newer
     // layer wins), never not at all.
-    NavigableMap<byte[], byte[]> stagedNow = staged;
-    NavigableMap<byte[], byte[]> sealedNow = sealed;
+    Layer stagedNow = staged;
+    Layer sealedNow = sealed;
+    NavigableMap<byte[], byte[]> stagedIndex = index(stagedNow);
     EngineIterator underneath = engine.range(from, to);
-    if (!sealedNow.isEmpty()) {
-      underneath = new MergedIterator(view(sealedNow, from, to), underneath);
+    if (sealedNow != Layer.NONE && !sealedNow.isEmpty()) {
+      underneath = new MergedIterator(view(index(sealedNow), from, to), underneath);
     }
-    return new MergedIterator(view(stagedNow, from, to), underneath);
+    return new MergedIterator(view(stagedIndex, from, to), underneath);
   }
 
   private static Iterator<Map.Entry<byte[], byte[]>> view(NavigableMap<byte[], byte[]> map,
@@ -122,13 +253,23 @@ public final class StagedEngine implements StorageEngine {
    * @throws IllegalStateException if the writes sealed before were not applied yet
    */
   public void seal() {
-    if (!sealed.isEmpty()) {
+    seal(appliedThrough);
+  }
+
+  /**
+   * As {@link #seal()}, knowing that the writes staged reach the flusher's batch {@code
+   * flushedThrough} (every batch up to it was staged, none after): once they are applied, {@link
+   * #appliedThrough} says so.
+   */
+  public void seal(long flushedThrough) {
+    if (sealed != Layer.NONE) {
       throw new IllegalStateException("the writes of the previous commit were not applied yet");
     }
     if (!staged.isEmpty()) {
       sealed = staged;
-      staged = newStaged();
+      staged = new Layer(indexing);
     }
+    sealedThrough = Math.max(flushedThrough, appliedThrough);
   }
 
   /**
@@ -140,47 +281,37 @@ public final class StagedEngine implements StorageEngine {
   @Override
   public void sync() {
     applySealed();
-    ConcurrentSkipListMap<byte[], byte[]> writes = staged;
-    if (!writes.isEmpty()) {
-      Batch applied = write(writes);
-      for (int i = 0; i < applied.keys().size(); i++) {
-        // Only the value applied: a write that came meanwhile stays staged for the next apply.
-        byte[] value = applied.values().get(i);
-        writes.remove(applied.keys().get(i), value == null ? DELETED : value);
-      }
+    Layer writes = staged;
+    int batches = writes.batches();
+    if (batches > 0) {
+      Batch applied = writes.first(batches);
+      engine.write(applied.keys(), applied.values());
+      writes.dropApplied(batches, applied);
     }
     engine.sync();
   }
 
   /**
-   * Applies the sealed writes to the engine as one batch, without syncing it: the commit calls
-   * this after its transaction committed, never before (on its own thread, while the loop reads
-   * and the flusher stages). The engine then holds committed writes only, synced or not, so a
-   * crash leaves its files at some committed state, which a replay of the changelog from their
-   * last mark brings up to date.
+   * Applies the sealed writes to the engine as one batch, in the order they were written, without
+   * syncing it: the commit calls this after its transaction committed, never before (on its own
+   * thread, while the loop reads and the flusher stages). The engine then holds committed writes
+   * only, synced or not, so a crash leaves its files at some committed state, which a replay of
+   * the changelog from their last mark brings up to date.
    */
   public void applySealed() {
-    NavigableMap<byte[], byte[]> writes = sealed;
-    if (!writes.isEmpty()) {
-      write(writes);
-      sealed = NONE_SEALED; // after the engine holds them: dropped whole, no remove per key
+    Layer writes = sealed;
+    if (writes != Layer.NONE) {
+      Batch all = writes.all();
+      if (!all.keys().isEmpty()) {
+        engine.write(all.keys(), all.values());
+      }
+      sealed = Layer.NONE; // after the engine holds them: dropped whole, no remove per key
     }
+    appliedThrough = sealedThrough; // (after the engine holds them: a store may forget them)
   }
 
   /** Keys and values written to the engine in one batch (a null value deletes). */
   private record Batch(List<byte[]> keys, List<byte[]> values) {}
-
-  /** Writes {@code writes} to the engine as one batch, its deletes as null values. */
-  private Batch write(NavigableMap<byte[], byte[]> writes) {
-    List<byte[]> keys = new ArrayList<>(writes.size());
-    List<byte[]> values = new ArrayList<>(writes.size());
-    for (Map.Entry<byte[], byte[]> e : writes.entrySet()) {
-      keys.add(e.getKey());
-      values.add(e.getValue() == DELETED ? null : e.getValue());
-    }
-    engine.write(keys, values);
-    return new Batch(keys, values);
-  }
 
   @Override
   public boolean persistent() {
@@ -195,8 +326,8 @@ public final class StagedEngine implements StorageEngine {
   /** Drops what is staged or sealed and not applied (never committed) and closes the engine. */
   @Override
   public void close() {
-    staged = newStaged();
-    sealed = NONE_SEALED;
+    staged = new Layer(false);
+    sealed = Layer.NONE;
     engine.close();
   }
 

@@ -371,7 +371,9 @@ public final class StoreCommitParticipant implements CommitParticipant {
   public void seal() {
     if (staged) {
       awaitApplied();
-      sync.sealAll();
+      // The flusher is parked after the transaction's batches (or drained, on the loop): every
+      // batch it finished is staged, and none more is being staged.
+      sync.sealAll(flusher.finishedSoFar());
     }
   }
 
