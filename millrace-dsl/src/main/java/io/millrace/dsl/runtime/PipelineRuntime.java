@@ -229,7 +229,14 @@ final class PipelineRuntime {
             + envelope, e);
       }
     }
-    Forward.to(source.children, envelope.key(), envelope.value(), timestamp);
+    // Its own loop, not Forward.to: the JIT keeps one type profile per call in a method, shared
+    // by every inlined copy, so in Forward.to the record path's first operator met what windows
+    // emit at their closes (a sink) and every other operator's children at one call, which no
+    // longer inlines as one type. A DSL windowed count, same run: 1.12x after its first fifth,
+    // 1.04x over whole cold runs (docs/benchmarks.md).
+    for (Processor child : source.children) {
+      child.process(envelope.key(), envelope.value(), timestamp);
+    }
     if (watermarks && source.partition >= 0
         && watermark.record(source.partition, timestamp, now)) {
       closeWindows();

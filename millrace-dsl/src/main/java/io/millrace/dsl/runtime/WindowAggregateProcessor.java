@@ -170,7 +170,10 @@ final class WindowAggregateProcessor extends WindowedAggregate {
       long end = start + windows.sizeMs();
       for (Object[] result : results) {
         try {
-          Forward.to(children, new Windowed<>(result[0], start, end), result[1], end - 1);
+          Windowed<Object> window = new Windowed<>(result[0], start, end);
+          for (Processor child : children) { // (its own call: see PipelineRuntime#process)
+            child.process(window, result[1], end - 1);
+          }
         } catch (RuntimeException e) {
           failure = failure == null ? e : failure;
         }
