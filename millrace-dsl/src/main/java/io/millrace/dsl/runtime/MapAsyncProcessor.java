@@ -55,7 +55,11 @@ final class MapAsyncProcessor implements Processor {
         return; // the record failed elsewhere: its results are not sent
       }
       try {
-        emitter.run(call.collector(), () -> Forward.to(children, key, result, timestamp));
+        emitter.run(call.collector(), () -> {
+          for (Processor child : children) { // (its own call: see PipelineRuntime#process)
+            child.process(key, result, timestamp);
+          }
+        });
       } catch (Throwable e) { // an Error too: left here, it would vanish in the stage
         call.fail(e);
         return;

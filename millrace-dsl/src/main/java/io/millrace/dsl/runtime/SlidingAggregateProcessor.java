@@ -285,7 +285,9 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
           throw new OperatorException(node, "failed on the sliding window [" + start + ", "
               + end + "] of a key", e);
         }
-        Forward.to(children, new Windowed<>(key, start, end), aggregate, end);
+        for (Processor child : children) { // (its own call: see PipelineRuntime#process)
+          child.process(new Windowed<>(key, start, end), aggregate, end);
+        }
       } catch (RuntimeException e) {
         failure = failure == null ? e : failure;
       }

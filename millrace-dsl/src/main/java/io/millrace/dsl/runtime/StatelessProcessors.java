@@ -13,7 +13,7 @@ import java.util.function.BiPredicate;
  * The operators that keep nothing between records. Each calls the user's function inside a
  * {@code try} that names the operator if it throws, and passes what it makes on outside it (so
  * a failure further on is named by the operator where it happened). Each passes records on in a
- * loop of its own rather than through {@link Forward}: a call site shared by every operator
+ * loop of its own rather than through a shared method: a call site shared by every operator
  * sees them all, and the JIT inlines none of them there.
  */
 final class StatelessProcessors {

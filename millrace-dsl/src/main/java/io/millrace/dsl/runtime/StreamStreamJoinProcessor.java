@@ -123,7 +123,9 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     }
     for (int i = 0; results != null && i < results.length; i++) {
       // A result is as late as the later of the two records it joins.
-      Forward.to(children, key, results[i], Math.max(timestamp, matches.get(i).time()));
+      for (Processor child : children) { // (its own call: see PipelineRuntime#process)
+        child.process(key, results[i], Math.max(timestamp, matches.get(i).time()));
+      }
     }
   }
 
@@ -202,7 +204,9 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
     } catch (RuntimeException ex) {
       throw OperatorException.on(node, key, value, ex);
     }
-    Forward.to(children, key, result, e.time());
+    for (Processor child : children) { // (its own call: see PipelineRuntime#process)
+      child.process(key, result, e.time());
+    }
   }
 
 }

@@ -32,6 +32,8 @@ final class TableProcessor implements Processor {
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
-    Forward.to(children, key, value, timestamp);
+    for (Processor child : children) { // (its own call: see PipelineRuntime#process)
+      child.process(key, value, timestamp);
+    }
   }
 }

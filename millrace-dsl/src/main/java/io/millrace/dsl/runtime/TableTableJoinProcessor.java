@@ -75,6 +75,8 @@ final class TableTableJoinProcessor {
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
-    Forward.to(children, key, next, timestamp);
+    for (Processor child : children) { // (its own call: see PipelineRuntime#process)
+      child.process(key, next, timestamp);
+    }
   }
 }
