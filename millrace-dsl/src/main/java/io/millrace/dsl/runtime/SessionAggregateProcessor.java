@@ -164,8 +164,9 @@ final class SessionAggregateProcessor extends WindowedAggregate {
           throw new OperatorException(node, "failed on the session [" + start + ", " + end
               + "] of a key", e);
         }
+        Windowed<Object> window = new Windowed<>(key, start, end); // one for every child
         for (Processor child : children) { // (its own call: see PipelineRuntime#process)
-          child.process(new Windowed<>(key, start, end), aggregate, end);
+          child.process(window, aggregate, end);
         }
       } catch (RuntimeException e) {
         failure = failure == null ? e : failure;

@@ -285,8 +285,9 @@ final class SlidingAggregateProcessor extends WindowedAggregate {
           throw new OperatorException(node, "failed on the sliding window [" + start + ", "
               + end + "] of a key", e);
         }
+        Windowed<Object> window = new Windowed<>(key, start, end); // one for every child
         for (Processor child : children) { // (its own call: see PipelineRuntime#process)
-          child.process(new Windowed<>(key, start, end), aggregate, end);
+          child.process(window, aggregate, end);
         }
       } catch (RuntimeException e) {
         failure = failure == null ? e : failure;
