@@ -48,12 +48,7 @@ public final class KafkaRun {
     String bootstrap = args.get("bootstrap", "127.0.0.1:9092");
     String topic = args.get("topic", "bench-in");
     long records = args.getLong("records", 10_000_000);
-    Map<String, String> extra = new HashMap<>();
-    for (String kv : args.get("set", "").split(",")) {
-      if (kv.contains("=")) {
-        extra.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-      }
-    }
+    Map<String, String> extra = args.getSettings("set");
     double[] r = switch (mode) {
       case "raw" -> raw(bootstrap, topic, records);
       case "bare" -> BareClient.run(bootstrap, topic, records, false,

@@ -105,14 +105,7 @@ public final class ScaleOutBench {
         .filter(e -> !e.contains("peers-lib")).collect(Collectors.joining(File.pathSeparator));
     this.streamsCp = streamsCp == null ? null : millraceCp + File.pathSeparator + streamsCp;
     this.group = new Group(bootstrap);
-    String set = args.get("set", "");
-    for (String kv : set.isEmpty() ? new String[0] : set.split(",")) {
-      int eq = kv.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("--set takes key=value[,key=value], got '" + kv + "'");
-      }
-      millraceSet.put(kv.substring(0, eq), kv.substring(eq + 1));
-    }
+    millraceSet.putAll(args.getSettings("set"));
   }
 
   /** Runs the scenarios; see the class comment. */

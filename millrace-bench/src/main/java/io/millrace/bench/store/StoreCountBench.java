@@ -33,12 +33,7 @@ public final class StoreCountBench {
     String engine = args.get("store", "rocksdb");
     String cacheSize = args.get("cache-size", null);
     String writeBatch = args.get("write-batch-size", null);
-    Map<String, String> extra = new HashMap<>();
-    for (String kv : args.get("set", "").split(",")) {
-      if (kv.contains("=")) {
-        extra.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-      }
-    }
+    Map<String, String> extra = args.getSettings("set");
     double[] rates = new double[runs];
     for (int run = 0; run < runs; run++) {
       rates[run] = runOnce(messages, keys, partitions, engine, cacheSize, writeBatch, extra);

@@ -2,6 +2,7 @@ package io.millrace.bench.support;
 
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,6 +53,28 @@ public final class Args {
           : "unknown value(s) " + bad) + "; allowed: " + String.join(",", allowed));
     }
     return items;
+  }
+
+  /**
+   * A {@code key=value[,key=value]} option ({@code --set}): settings a benchmark adds to its
+   * job's, in order; empty if the option is absent.
+   *
+   * @throws IllegalArgumentException naming the option and the item without a key
+   */
+  public Map<String, String> getSettings(String name) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    for (String kv : get(name, "").split(",")) {
+      if (kv.isBlank()) {
+        continue;
+      }
+      int eq = kv.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--" + name + " takes key=value[,key=value], got '"
+            + kv + "'");
+      }
+      settings.put(kv.substring(0, eq).trim(), kv.substring(eq + 1));
+    }
+    return settings;
   }
 
   /** A string option. */

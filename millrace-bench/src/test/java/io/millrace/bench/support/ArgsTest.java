@@ -34,4 +34,14 @@ class ArgsTest {
     assertThatThrownBy(() -> KafkaBench.main(new String[] {"--modes", "passthru"}))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("passthru");
   }
+
+  @Test
+  void settingsAreKeyValuePairsAndAnItemWithoutAKeyIsRefusedNamingIt() {
+    assertThat(new Args(new String[] {"--set", "a.b=1,c=x=y"}, 0).getSettings("set"))
+        .containsExactly(java.util.Map.entry("a.b", "1"), java.util.Map.entry("c", "x=y"));
+    assertThat(new Args(new String[0], 0).getSettings("set")).isEmpty();
+    assertThatThrownBy(() -> new Args(new String[] {"--set", "a=1,task.commit.ms"}, 0)
+        .getSettings("set")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--set").hasMessageContaining("'task.commit.ms'");
+  }
 }
