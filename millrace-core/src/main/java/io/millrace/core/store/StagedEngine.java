@@ -60,8 +60,7 @@ public final class StagedEngine implements StorageEngine {
    */
   private static final class Layer {
     static final Layer NONE = new Layer(false);
-    private final List<List<byte[]>> keys = new ArrayList<>();
-    private final List<List<byte[]>> values = new ArrayList<>();
+    private final List<Batch> batches = new ArrayList<>();
     private int entries;
     private volatile ConcurrentSkipListMap<byte[], byte[]> index;
 
@@ -69,13 +68,13 @@ public final class StagedEngine implements StorageEngine {
       index = indexed ? newIndex() : null;
     }
 
-    synchronized void add(List<byte[]> k, List<byte[]> v) {
-      keys.add(k);
-      values.add(v);
-      entries += k.size();
+    synchronized void add(List<byte[]> keys, List<byte[]> values) {
+      Batch batch = new Batch(keys, values);
+      batches.add(batch);
+      entries += keys.size();
       ConcurrentSkipListMap<byte[], byte[]> i = index;
       if (i != null) {
-        put(i, k, v);
+        put(i, batch);
       }
     }
 
@@ -88,9 +87,7 @@ public final class StagedEngine implements StorageEngine {
       synchronized (this) {
         if (index == null) {
           ConcurrentSkipListMap<byte[], byte[]> built = newIndex();
-          for (int b = 0; b < keys.size(); b++) {
-            put(built, keys.get(b), values.get(b));
-          }
+          batches.forEach(batch -> put(built, batch));
           index = built;
         }
         return index;
@@ -105,18 +102,29 @@ public final class StagedEngine implements StorageEngine {
       return entries == 0;
     }
 
-    /** The batches so far, as one (a later write of a key after an earlier one). */
-    synchronized Batch all() {
-      return concat(0, keys.size());
+    synchronized int batches() {
+      return batches.size();
+    }
+
+    /** The first {@code count} batches as one (a later write of a key after an earlier one). */
+    synchronized Batch first(int count) {
+      List<Batch> taken = batches.subList(0, count);
+      int n = taken.stream().mapToInt(batch -> batch.keys().size()).sum();
+      List<byte[]> keys = new ArrayList<>(n);
+      List<byte[]> values = new ArrayList<>(n);
+      for (Batch batch : taken) {
+        keys.addAll(batch.keys());
+        values.addAll(batch.values());
+      }
+      return new Batch(keys, values);
     }
 
     /**
-     * Drops the first {@code batches} batches, which {@code applied} holds, once the engine holds
+     * Drops the first {@code count} batches, which {@code applied} holds, once the engine holds
      * them; an index keeps only what came since (a write that came meanwhile stays staged).
      */
-    synchronized void dropApplied(int batches, Batch applied) {
-      keys.subList(0, batches).clear();
-      values.subList(0, batches).clear();
+    synchronized void dropApplied(int count, Batch applied) {
+      batches.subList(0, count).clear();
       entries -= applied.keys().size();
       ConcurrentSkipListMap<byte[], byte[]> i = index;
       if (i != null) {
@@ -127,38 +135,14 @@ public final class StagedEngine implements StorageEngine {
       }
     }
 
-    synchronized int batches() {
-      return keys.size();
-    }
-
-    /** Batches {@code from} to {@code to} as one. Under the lock. */
-    private Batch concat(int from, int to) {
-      int n = 0;
-      for (int b = from; b < to; b++) {
-        n += keys.get(b).size();
-      }
-      List<byte[]> k = new ArrayList<>(n);
-      List<byte[]> v = new ArrayList<>(n);
-      for (int b = from; b < to; b++) {
-        k.addAll(keys.get(b));
-        v.addAll(values.get(b));
-      }
-      return new Batch(k, v);
-    }
-
-    synchronized Batch first(int batches) {
-      return concat(0, batches);
-    }
-
     private static ConcurrentSkipListMap<byte[], byte[]> newIndex() {
       return new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
     }
 
-    private static void put(ConcurrentSkipListMap<byte[], byte[]> index, List<byte[]> k,
-        List<byte[]> v) {
-      for (int e = 0; e < k.size(); e++) {
-        byte[] value = v.get(e);
-        index.put(k.get(e), value == null ? DELETED : value);
+    private static void put(ConcurrentSkipListMap<byte[], byte[]> index, Batch batch) {
+      for (int e = 0; e < batch.keys().size(); e++) {
+        byte[] value = batch.values().get(e);
+        index.put(batch.keys().get(e), value == null ? DELETED : value);
       }
     }
   }
@@ -301,7 +285,7 @@ public final class StagedEngine implements StorageEngine {
   public void applySealed() {
     Layer writes = sealed;
     if (writes != Layer.NONE) {
-      Batch all = writes.all();
+      Batch all = writes.first(writes.batches()); // (sealed: no batch comes any more)
       if (!all.keys().isEmpty()) {
         engine.write(all.keys(), all.values());
       }
