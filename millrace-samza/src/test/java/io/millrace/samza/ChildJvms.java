@@ -73,11 +73,39 @@ final class ChildJvms {
       throws Exception {
     Await.until(Await.DEADLINE, POLL, what + " (target/" + log + ")", () -> {
       if (!child.isAlive()) {
-        throw new AssertionError("the child JVM stopped (exit " + child.exitValue()
-            + "): see target/" + log);
+        throw stopped("the child JVM", child, log);
       }
       return done.call();
     });
+  }
+
+  /**
+   * The failure of a child that stopped before it was asked to: its exit code, its log's name,
+   * and the log's lines that say why (its errors and their causes, then its last lines), so that a
+   * CI run, whose clone and logs are gone, still shows the cause.
+   */
+  static AssertionError stopped(String name, Process child, String log) {
+    StringBuilder why = new StringBuilder(name + " stopped (exit " + child.exitValue()
+        + "): see target/" + log);
+    try {
+      List<String> lines = Files.readAllLines(Path.of("target", log));
+      List<String> errors = lines.stream()
+          .filter(l -> l.startsWith("error:") || l.contains(" ERROR ")
+              || l.startsWith("Caused by:") || l.contains("Exception:") || l.contains("Error:"))
+          .toList();
+      appendLast(why, "its errors", errors, 12);
+      appendLast(why, "its last lines", lines, 8);
+    } catch (IOException | java.io.UncheckedIOException e) {
+      why.append("; its log cannot be read: ").append(e);
+    }
+    return new AssertionError(why.toString());
+  }
+
+  private static void appendLast(StringBuilder to, String what, List<String> lines, int n) {
+    to.append("\n").append(what).append(lines.isEmpty() ? ": none" : ":");
+    for (String line : lines.subList(Math.max(0, lines.size() - n), lines.size())) {
+      to.append("\n  ").append(line.length() > 300 ? line.substring(0, 300) + "..." : line);
+    }
   }
 
   /** Runs Samza until {@code done} holds, then kills it. */

@@ -87,8 +87,7 @@ final class JobProcesses implements AutoCloseable {
         + " in target/)", () -> {
       running.forEach((name, p) -> {
         if (!p.isAlive()) {
-          throw new AssertionError(name + " stopped (exit " + p.exitValue() + "): see target/"
-              + logs.get(name));
+          throw ChildJvms.stopped(name, p, logs.get(name));
         }
       });
       return done.call();
