@@ -206,4 +206,56 @@ class ClosesAfterResultsTest {
           .containsExactly("progress", "3000");
     }
   }
+
+  /**
+   * Under {@code skip}, a close that fails at the end of the input has no next close to clear
+   * its panes: the end's cleanup (every pane, the progress) still waits for the commit and then
+   * leaves nothing, so a read of the input from the start counts afresh.
+   */
+  @Test
+  void aCloseThatFailsAtTheEndOfTheInputLeavesNothingOnceTheEndIsAcknowledgedUnderSkip() {
+    ResultsThatFailTest.FAIL_ON_B.set(true); // b's next result fails, once
+    Map<String, String> job = DslDrivers.job("skips-at-end",
+        ResultsThatFailTest.CountFailingOnce.class, "views", "out");
+    job.put("task.commit.ms", "10000");
+    try (TaskTestDriver driver = DslDrivers.driver(job, tmp)) {
+      driver.pipe("views", "a", "/", 100);
+      driver.pipe("views", "a", "/", 1_100); // closes [0, 1s)
+      driver.pipe("views", "b", "/", 1_200);
+      // The end closes [1s, 2s): b's result fails, and the test goes on as the skip policy does.
+      assertThatThrownBy(() -> driver.endOfStream("views"))
+          .hasMessageContaining("cannot pass b on");
+      assertThat(driver.outputs("out")).extracting(o -> o.key().toString())
+          .containsExactly("a@0/1000", "a@1000/2000");
+      assertThat(entries(driver)).as("nothing deleted before a commit").contains("1000");
+      driver.advanceTime(Duration.ofSeconds(11)); // the commit at 10 s, then a tick
+      assertThat(entries(driver)).as("b's pane of the failed close and the progress gone")
+          .isEmpty();
+    }
+  }
+
+  /** As the window's: a left join's unmatched record that fails at the end of the input. */
+  @Test
+  void aLeftJoinsRecordThatFailsAtTheEndOfTheInputLeavesNothingOnceTheEndIsAcknowledged() {
+    ResultsThatFailTest.FAIL_ON_B.set(true);
+    Map<String, String> job = DslDrivers.job("join-skips-at-end",
+        ResultsThatFailTest.LeftJoinFailingOnce.class, "views", "clicks", "out");
+    job.put("task.commit.ms", "10000");
+    try (TaskTestDriver driver = DslDrivers.driver(job, tmp)) {
+      driver.pipe("views", "a", "v1", 100);
+      driver.pipe("views", "b", "v2", 200);
+      driver.pipe("clicks", "z", "c", 300);
+      driver.endOfStream("views");
+      assertThatThrownBy(() -> driver.endOfStream("clicks"))
+          .hasMessageContaining("cannot pass b on");
+      assertThat(driver.outputs("out")).extracting(o -> o.key() + "=" + o.value())
+          .containsExactly("a=v1+null");
+      assertThat(entries(driver, "views-clicks-left")).as("nothing taken out before a commit")
+          .isNotEmpty();
+      driver.advanceTime(Duration.ofSeconds(11)); // the commit at 10 s, then a tick
+      assertThat(entries(driver, "views-clicks-left")).as("b's record and the progress gone")
+          .isEmpty();
+      assertThat(entries(driver, "views-clicks-right")).isEmpty();
+    }
+  }
 }

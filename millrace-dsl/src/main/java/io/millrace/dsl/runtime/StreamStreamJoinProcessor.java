@@ -169,7 +169,7 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
         }
       }
     }
-    if (failure != null) {
+    if (failure != null && wm != Long.MAX_VALUE) {
       progress = wm; // this task takes no record for them, nor passes them on again
       passedBefore = Math.max(passedBefore, before);
       throw failure;
@@ -191,6 +191,11 @@ final class StreamStreamJoinProcessor implements WatermarkListener {
         left.store().put(PaneKeys.PROGRESS, saved);
       }
     });
+    if (failure != null) {
+      // At the end, after the cleanup is held: no later watermark would take the records out
+      // under skip, and under fail the task stops before a commit applies it.
+      throw failure;
+    }
   }
 
   private void unmatched(JoinBuffer.Entry e, boolean isLeft) {

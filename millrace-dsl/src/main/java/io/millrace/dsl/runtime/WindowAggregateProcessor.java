@@ -125,7 +125,7 @@ final class WindowAggregateProcessor extends WindowedAggregate {
    * failure in the same
    * call: under {@code task.error.policy=fail} the task stops with the failed window still in
    * its store, and a restarted task emits it again (at least once); under {@code skip} the next
-   * window closed clears it.
+   * window closed clears it, or, at the end of the input, the end's own cleanup.
    */
   @Override
   public void advanceTo(long wm) {
@@ -145,12 +145,13 @@ final class WindowAggregateProcessor extends WindowedAggregate {
         if (failure == null) {
           passOverClosed(wm);
         }
-        if (failure == null && minPane == EMPTY && wm == Long.MAX_VALUE
-            && nextStart != UNKNOWN) {
+        if (minPane == EMPTY && wm == Long.MAX_VALUE && nextStart != UNKNOWN) {
           // Every input ended and every window was emitted: nothing is left to guard, and a job
           // that reads its inputs again from the start (offset.reset) counts them afresh.
           // (Held as the closes before it are: it comes after them, and may come through a
-          // repartition's end markers before this task's own end.)
+          // repartition's end markers before this task's own end.) Held even after a failed
+          // close in this call: no later close would clear its panes, and under the fail policy
+          // the task stops before any commit applies what is held.
           nextStart = UNKNOWN;
           held.after(() -> {
             deletePanesBefore(Long.MAX_VALUE); // any kept after a failure the task went on from
