@@ -14,7 +14,6 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * not hold yet (dirty, or flushed in a batch the flusher has not written): such an entry's value
  * wins over the engine's, and its delete hides the engine's entry, in the store's byte order. To
  * find them in order, a store that was iterated once keeps them, by serialized key, in a sorted
- * map ({@code unwritten}) from then on: a write that makes an entry dirty adds it (its key is
+ * map ({@link UnwrittenIndex}) from then on: a write that makes an entry dirty adds it (its key is
  * serialized then, and the flush reuses the bytes), and it leaves once the engine holds it (at a
  * flush done here, or when the flusher has written the batch). A store never iterated keeps no
  * such map. The map is sorted lazily: a write only lists the entry's slot, and the next iterator
@@ -57,12 +56,14 @@ import org.slf4j.LoggerFactory;
  * close) are written to the engine before the next range, so they never enter the map; one that
  * ranges per record (a join) sorts each entry in once, as before. (Before the map, an iterator
  * flushed the store and waited for the flusher to write it: an operator that reads a range per
- * record, a join's or a session's, paid a round trip to the flusher's thread per record.) The iterator takes a copy of the cache's part of its range when it
- * opens: later writes are not seen there, as the engine's part may or may not see them.
+ * record, a join's or a session's, paid a round trip to the flusher's thread per record.) The
+ * iterator takes a copy of the cache's part of its range when it opens: later writes are not seen
+ * there, as the engine's part may or may not see them.
  *
  * <p>Past 500 lines on purpose: the cache, its flushes and the merged ranges keep one invariant
  * (whatever the cache does not hold, or holds unwritten, is decided here against what the engine
- * holds), and split apart each would need the others' private state.
+ * holds), and split apart each would need the others' private state. The index of unwritten
+ * entries, which needs none of it, is its own class.
  *
  * <p>Loop thread only.
  */
@@ -100,23 +101,9 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
   private boolean traceIterators;
   /**
    * The entries the engine may not hold (dirty, or in a flush the flusher has not written), by
-   * serialized key in the store's order, to their slots; null until the store is first iterated.
+   * serialized key; null until the store is first iterated.
    */
-  private TreeMap<byte[], Integer> unwritten;
-  /** A slot's serialized key while the engine may not hold its entry, else null. */
-  private byte[][] serialized;
-  /**
-   * Whether a slot is in {@link #unwritten}. A slot with a serialized key that is not is listed in
-   * {@link #unsorted}, for the next iterator to sort in.
-   */
-  private boolean[] sorted;
-  /**
-   * Slots remembered since the last iterator opened. May hold slots since forgotten (no serialized
-   * key) or listed twice: the sort skips them. A put into the sorted map per write took 6.5% of a
-   * windowed count's samples, for entries the flusher wrote before any range looked at them.
-   */
-  private int[] unsorted;
-  private int unsortedCount;
+  private UnwrittenIndex unwritten;
   /** The flushes the flusher writes, oldest first: their slots leave {@code unwritten} then. */
   private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
   /** The slot of the last key looked up, for a put of the same key object that follows. */
@@ -237,8 +224,8 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     last = entry;
     if (!cache.dirty(entry)) {
       cache.dirty(entry, true);
-      if (unwritten != null) {
-        remember(entry);
+      if (unwritten != null && !unwritten.has(entry)) {
+        unwritten.remember(entry, serializeKey(cache.key(entry))); // the flush reuses the bytes
       }
       if (dirtyCount == dirty.length) {
         dirty = Arrays.copyOf(dirty, dirtyCount * 2);
@@ -297,19 +284,14 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
       // The first iteration: from an engine that holds everything, the map starts empty.
       flush();
       flusher.await(deferredThrough); // this store's writes (and those handed over with them)
-      unwritten = new TreeMap<>(Arrays::compareUnsigned);
-      serialized = new byte[64][];
-      sorted = new boolean[64];
-      unsorted = new int[64];
+      unwritten = new UnwrittenIndex();
     } else {
       forgetWritten(flusher.finished());
-      sortRemembered();
+      unwritten.sortRemembered();
     }
     // The cache's part first: what leaves the map from here on is in the engine before its
     // range opens (the flusher finished it before finished() said so).
-    SortedMap<byte[], Integer> part = from == null ? (to == null ? unwritten
-        : unwritten.headMap(to)) : to == null ? unwritten.tailMap(from)
-        : unwritten.subMap(from, to);
+    SortedMap<byte[], Integer> part = unwritten.between(from, to);
     Object[] overlay = new Object[part.size() * 3];
     int i = 0;
     for (var e : part.entrySet()) {
@@ -323,64 +305,10 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     return iterator;
   }
 
-  /** Keeps a dirty entry's slot for the next iterator, if it is not kept yet. */
-  private void remember(int slot) {
-    if (slot >= serialized.length) {
-      int length = Math.max(slot + 1, serialized.length * 2);
-      serialized = Arrays.copyOf(serialized, length);
-      sorted = Arrays.copyOf(sorted, length);
-    }
-    if (serialized[slot] == null) {
-      serialized[slot] = serializeKey(cache.key(slot));
-      if (unsortedCount == unsorted.length) {
-        compactUnsorted();
-      }
-      unsorted[unsortedCount++] = slot;
-    }
-  }
-
-  /** Sorts the slots remembered since the last iterator into {@link #unwritten}. */
-  private void sortRemembered() {
-    for (int i = 0; i < unsortedCount; i++) {
-      int slot = unsorted[i];
-      if (serialized[slot] != null && !sorted[slot]) {
-        unwritten.put(serialized[slot], slot);
-        sorted[slot] = true;
-      }
-    }
-    unsortedCount = 0;
-  }
-
-  /**
-   * Drops the listed slots since forgotten, and second listings, and makes room if that left
-   * the list more than half full. ({@link #sorted} marks a kept slot for the pass, then is reset.)
-   */
-  private void compactUnsorted() {
-    int kept = 0;
-    for (int i = 0; i < unsortedCount; i++) {
-      int slot = unsorted[i];
-      if (serialized[slot] != null && !sorted[slot]) {
-        sorted[slot] = true;
-        unsorted[kept++] = slot;
-      }
-    }
-    for (int i = 0; i < kept; i++) {
-      sorted[unsorted[i]] = false;
-    }
-    unsortedCount = kept;
-    if (kept > unsorted.length / 2) {
-      unsorted = Arrays.copyOf(unsorted, unsorted.length * 2);
-    }
-  }
-
-  /** Forgets a slot's key (and takes it out of {@link #unwritten}): the engine holds its entry. */
+  /** Forgets a slot's key, if the store keeps them: the engine holds its entry. */
   private void forgetWritten(int slot) {
-    if (unwritten != null && slot < serialized.length && serialized[slot] != null) {
-      if (sorted[slot]) {
-        unwritten.remove(serialized[slot]);
-        sorted[slot] = false;
-      }
-      serialized[slot] = null;
+    if (unwritten != null) {
+      unwritten.forget(slot);
     }
   }
 
@@ -422,7 +350,7 @@ public final class CachedStore<K, V> implements KeyValueStore<K, V> {
     for (int i = 0; i < dirtyCount; i++) {
       int entry = dirty[i];
       Object value = cache.value(entry);
-      byte[] key = unwritten != null && entry < serialized.length ? serialized[entry] : null;
+      byte[] key = unwritten != null ? unwritten.keyOf(entry) : null;
       keys.add(key != null ? key : serializeKey(cache.key(entry)));
       values.add(value == null ? null : serializeValue(value));
     }
