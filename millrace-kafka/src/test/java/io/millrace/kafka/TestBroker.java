@@ -70,11 +70,27 @@ public final class TestBroker {
       // listing of offsets; the admin client retries until it does): else an idempotent
       // producer's first batch, refused while the broker took the leadership and retried after
       // later ones landed, spins on out-of-order sequence errors until it expires (KAFKA-15591).
+      // A listing made before the admin's metadata has the new topic fails at once (unknown
+      // topic, seen in CI): it is made again until the deadline, as KafkaSystemAdmin waits for
+      // the topic's leaders before it lists.
       Map<TopicPartition, OffsetSpec> partitionsOf = new java.util.HashMap<>();
       for (int p = 0; p < partitions; p++) {
         partitionsOf.put(new TopicPartition(topic, p), OffsetSpec.latest());
       }
-      admin.listOffsets(partitionsOf).all().get(30, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        try {
+          admin.listOffsets(partitionsOf).all().get(30, TimeUnit.SECONDS);
+          break;
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (!(e.getCause()
+              instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+              || System.nanoTime() > deadline) {
+            throw e;
+          }
+          Thread.sleep(20);
+        }
+      }
     } catch (Exception e) {
       throw new IllegalStateException("cannot create topic " + topic + ": " + e, e);
     }
