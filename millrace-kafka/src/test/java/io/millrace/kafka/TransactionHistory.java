@@ -30,13 +30,16 @@ final class TransactionHistory {
   private record Txn(long producerId, short epoch) {}
 
   private static final class Info {
-    String outcome = "OPEN";
+    /** Its marker's type (or OPEN) in each partition it wrote to, if they differ. */
+    String outcome;
     final Map<Integer, Long> checkpoint = new TreeMap<>();
     /** Input partition -> {lowest i, highest i, count, first output offset}. */
     final Map<Integer, long[]> outputs = new TreeMap<>();
   }
 
   private final Map<Txn, Info> txns = new HashMap<>();
+  /** The checkpoint partition's transactional batches, for the story of a wrong transaction. */
+  private List<TransactionLog.Batch> checkpointBatches = List.of();
 
   private TransactionHistory() {}
 
@@ -56,6 +59,7 @@ final class TransactionHistory {
         String name = dir.getFileName().toString();
         if (name.equals(checkpointTopic + "-0")) {
           history.scan(dir, history::checkpointRecord);
+          history.checkpointBatches = TransactionLog.batches(dir);
         } else if (name.startsWith(out + "-")
             && name.substring(out.length() + 1).chars().allMatch(Character::isDigit)) {
           history.scan(dir, history::outputRecord);
@@ -74,7 +78,11 @@ final class TransactionHistory {
   private void scan(Path dir, RecordSink sink) {
     for (TransactionLog.Transaction t : TransactionLog.read(dir)) {
       Info info = txns.computeIfAbsent(new Txn(t.producerId(), t.epoch()), k -> new Info());
-      info.outcome = t.committed() ? "COMMIT" : t.markerOffset() < 0 ? "OPEN" : "ABORT";
+      String outcome = t.committed() ? "COMMIT" : t.markerOffset() < 0 ? "OPEN" : "ABORT";
+      // One outcome in every partition, or each partition's (checkpoint's first): the sign of a
+      // transaction the coordinator did not end everywhere it wrote.
+      info.outcome = info.outcome == null || info.outcome.equals(outcome) ? outcome
+          : info.outcome + "/" + outcome;
       for (TransactionLog.Entry e : t.entries()) {
         sink.accept(info, e.offset(), text(e.key()), text(e.value()));
       }
@@ -127,7 +135,7 @@ final class TransactionHistory {
       info.outputs.forEach((p, r) -> line.append(", outputs of ").append(p).append(":[")
           .append(r[0]).append("..").append(r[1]).append("] (").append(r[2])
           .append(" records from offset ").append(r[3]).append(")"));
-      if (info.outcome.equals("COMMIT")) {
+      if (info.outcome.endsWith("COMMIT")) {
         StringBuilder why = new StringBuilder();
         for (Map.Entry<Integer, long[]> o : info.outputs.entrySet()) {
           long before = checkpoint.getOrDefault(o.getKey(), -1L);
@@ -165,6 +173,18 @@ final class TransactionHistory {
         report.append(lines.get(n)).append('\n');
         shownTo = n;
       }
+      // The checkpoint partition's batches of that producer around it, markers included: whether
+      // the missing checkpoint was written at all, under which epoch and sequence numbers.
+      Txn t = order.get(w).getKey();
+      report.append("  the checkpoint partition's batches of pid ").append(t.producerId())
+          .append(", epochs ").append(t.epoch() - 3).append(" to ").append(t.epoch() + 3)
+          .append(":");
+      for (TransactionLog.Batch b : checkpointBatches) {
+        if (b.producerId() == t.producerId() && Math.abs(b.epoch() - t.epoch()) <= 3) {
+          report.append("\n    ").append(b);
+        }
+      }
+      report.append('\n');
     }
     return report.toString();
   }

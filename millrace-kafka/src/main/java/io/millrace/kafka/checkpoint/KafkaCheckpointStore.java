@@ -380,9 +380,13 @@ public final class KafkaCheckpointStore implements CheckpointStore {
       } else {
         producer.flush();
       }
+      StringBuilder at = transaction != null && LOG.isDebugEnabled() ? new StringBuilder() : null;
       for (Future<RecordMetadata> f : pending) {
         try {
-          f.get(); // already complete after flush: this only surfaces a failure
+          RecordMetadata written = f.get(); // complete after the flush: surfaces a failure
+          if (at != null) {
+            at.append(at.length() == 0 ? "" : ", ").append(written.offset());
+          }
         } catch (ExecutionException e) {
           throw new CheckpointException("cannot write a checkpoint to topic '" + topic
               + "' on Kafka system '" + settings.system() + "': " + e.getCause(), e.getCause());
@@ -390,6 +394,10 @@ public final class KafkaCheckpointStore implements CheckpointStore {
           Thread.currentThread().interrupt();
           throw new CheckpointException("interrupted while writing a checkpoint", e);
         }
+      }
+      if (at != null && at.length() > 0) {
+        // Where the broker put them: beside its log, whether a committed transaction holds them.
+        LOG.debug("checkpoint topic {}: the commit's record(s) at offset(s) {}", topic, at);
       }
       for (int t = 0; t < keys.length; t++) {
         for (int i : indices[t]) {

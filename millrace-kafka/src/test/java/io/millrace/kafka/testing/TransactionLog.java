@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.record.internal.ControlRecordType;
@@ -33,7 +34,8 @@ public final class TransactionLog {
    * A transaction of one producer in the partition: {@code epoch} is its records' producer epoch
    * (under transaction version 2 each transaction has one of its own, the same in every partition
    * it wrote to: what sets a changelog's transaction beside its checkpoint's); {@code
-   * markerOffset} is -1 if it was still open when read.
+   * markerOffset} is -1 if it was still open when read, or if a later epoch of its producer followed
+   * it with no marker between (a transaction never ended in this partition).
    */
   public record Transaction(long producerId, short epoch, boolean committed, long markerOffset,
       long markerTimestamp, List<Entry> entries) {
@@ -44,7 +46,51 @@ public final class TransactionLog {
     }
   }
 
+  /**
+   * A batch as the log holds it: where, whose (producer id and epoch), its sequence numbers and,
+   * for a marker, its type. What a transaction's story needs below the records: a batch the
+   * broker took for a duplicate, or one written under another epoch, shows here.
+   */
+  public record Batch(long baseOffset, long lastOffset, long producerId, short epoch,
+      int baseSequence, int lastSequence, String marker) {
+    @Override
+    public String toString() {
+      return baseOffset + (lastOffset == baseOffset ? "" : ".." + lastOffset) + " pid "
+          + producerId + " epoch " + epoch + (marker != null ? " " + marker
+          : " seq " + baseSequence + ".." + lastSequence);
+    }
+  }
+
   private TransactionLog() {}
+
+  /** Every transactional batch in a partition's directory, in log order. */
+  public static List<Batch> batches(Path partitionDir) {
+    File[] segments = partitionDir.toFile().listFiles((d, name) -> name.endsWith(".log"));
+    if (segments == null) {
+      throw new IllegalArgumentException("no partition log in " + partitionDir);
+    }
+    Arrays.sort(segments);
+    List<Batch> batches = new ArrayList<>();
+    for (File segment : segments) {
+      try (FileRecords records = FileRecords.open(segment, false)) {
+        for (RecordBatch b : records.batches()) {
+          if (!b.isTransactional()) {
+            continue;
+          }
+          String marker = null;
+          if (b.isControlBatch()) {
+            Iterator<Record> it = b.iterator();
+            marker = it.hasNext() ? ControlRecordType.parse(it.next().key()).toString() : "EMPTY";
+          }
+          batches.add(new Batch(b.baseOffset(), b.lastOffset(), b.producerId(),
+              b.producerEpoch(), b.baseSequence(), b.lastSequence(), marker));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + segment, e);
+      }
+    }
+    return batches;
+  }
 
   /** The transactions of {@code topic}'s partition {@code partition} under a broker's data dir. */
   public static List<Transaction> read(Path dataDir, String topic, int partition) {
@@ -76,7 +122,13 @@ public final class TransactionLog {
                   ControlRecordType.parse(r.key()) == ControlRecordType.COMMIT, r.offset(),
                   r.timestamp(), entries == null ? List.of() : entries));
             } else if (batch.isTransactional()) {
-              epochs.put(batch.producerId(), batch.producerEpoch());
+              Short before = epochs.put(batch.producerId(), batch.producerEpoch());
+              if (before != null && before != batch.producerEpoch()) {
+                // A new epoch with no marker between: the records before got none (a transaction
+                // the coordinator never ended here). Kept apart, as open, not merged into this one.
+                transactions.add(new Transaction(batch.producerId(), before, false, -1,
+                    Long.MAX_VALUE, open.remove(batch.producerId())));
+              }
               open.computeIfAbsent(batch.producerId(), id -> new ArrayList<>())
                   .add(new Entry(r.offset(), bytes(r.key()), bytes(r.value())));
             }
