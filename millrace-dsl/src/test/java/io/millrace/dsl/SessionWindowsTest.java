@@ -185,6 +185,37 @@ class SessionWindowsTest {
   }
 
   @Test
+  void recordsExtendingASessionOverwriteItsEntryUntilOneExtendsItsStart() {
+    try (TaskTestDriver driver = DslDrivers.driver(
+        DslDrivers.job("extending", SessionCounts.class, "views", "late", "out"), tmp)) {
+      driver.pipe("views", "a", "/", 10_000);
+      List<byte[]> first = storeKeys(driver);
+      driver.pipe("views", "a", "/", 11_000); // extends the end: the same entry, overwritten
+      driver.pipe("views", "a", "/", 10_500); // inside it
+      assertThat(storeKeys(driver)).hasSize(1).first().isEqualTo(first.get(0));
+      driver.pipe("views", "a", "/", 9_500); // extends the start (within the grace): it moves
+      assertThat(storeKeys(driver)).hasSize(1).first().isNotEqualTo(first.get(0));
+      driver.endOfStream("views");
+      assertThat(results(driver)).containsExactly(
+          Map.entry(new Windowed<>("a", 9_500, 11_000), 4L));
+    }
+  }
+
+  /** The session store's keys, the watermark's progress entry left out. */
+  private static List<byte[]> storeKeys(TaskTestDriver driver) {
+    List<byte[]> keys = new ArrayList<>();
+    try (var all = driver.<byte[], byte[]>store("sessions").all()) {
+      while (all.hasNext()) {
+        byte[] key = all.next().key();
+        if (key[0] != (byte) 0xff) {
+          keys.add(key);
+        }
+      }
+    }
+    return keys;
+  }
+
+  @Test
   void aSessionAggregateWithoutAMergerIsRefused() {
     assertThatThrownBy(() -> DslDrivers.driver(
         DslDrivers.job("no-merger", NoMerger.class, "views", "out"), tmp))

@@ -15,10 +15,14 @@ import java.util.List;
  * An aggregate per key and session (records at most the gap apart), kept in the operator's
  * store and emitted once per session when the watermark closes it.
  *
- * <p><b>Layout.</b> A session is one entry, {@code <key length><key bytes><start><end>} (times
- * big-endian, never negative, so a key's sessions sort by start) to its aggregate's bytes: a
+ * <p><b>Layout.</b> A session is one entry, {@code <key length><key bytes><start>} (big-endian,
+ * never negative, so a key's sessions sort by start) to {@code <end><aggregate's bytes>}: a
  * record is stored once, folded into its session; a record within the gap of two sessions
  * merges them into one entry (their aggregates merged in time order, then the record folded in).
+ * The end is in the value, not the key, because a record extends its session's end far more
+ * often than its start: the extension then overwrites one entry (one changelog record, and the
+ * store's cache keeps one write of it per commit) instead of deleting one key and writing
+ * another (two changelog records per record: a third of Nexmark q11's loop was the sends).
  * Which sessions a key has, and which end first, an index on the heap says ({@link
  * OpenSessions}: the sessions' times, not their aggregates), built from the store when the task
  * starts: a record reads its key's sessions with a get each, and a watermark takes only the
@@ -51,9 +55,10 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     this.closedAt = progress == null ? WatermarkTracker.NONE : LongSerde.value(progress);
     try (KeyValueIterator<byte[], byte[]> it = store.range(FIRST, PROGRESS)) {
       while (it.hasNext()) {
-        byte[] key = it.next().key();
-        open.add(new OpenSessions.Session(Arrays.copyOf(key, key.length - 2 * Long.BYTES),
-            start(key), end(key)));
+        var entry = it.next();
+        byte[] key = entry.key();
+        open.add(new OpenSessions.Session(Arrays.copyOf(key, key.length - Long.BYTES),
+            start(key), end(entry.value())));
       }
     }
   }
@@ -78,12 +83,12 @@ final class SessionAggregateProcessor extends WindowedAggregate {
           break; // no later session is within the gap
         }
         if (saturatedAdd(session.end(), gap) >= timestamp) {
-          byte[] bytes = store.get(sessionKey(prefix, session.start(), session.end()));
+          byte[] bytes = store.get(sessionKey(prefix, session.start()));
           if (bytes == null) {
             throw new IllegalStateException("the session [" + session.start() + ", "
                 + session.end() + "] of the key is in the operator's index but not in its store");
           }
-          Object aggregate = valueSerde.fromBytes(bytes);
+          Object aggregate = valueSerde.fromBytes(aggregate(bytes));
           merged = merged == null ? aggregate : aggregation.merger().apply(merged, aggregate);
           joined.add(session);
           start = Math.min(start, session.start());
@@ -92,9 +97,11 @@ final class SessionAggregateProcessor extends WindowedAggregate {
       }
       Object next = aggregation.fold(key, value, merged);
       for (OpenSessions.Session old : joined) {
-        store.delete(sessionKey(prefix, old.start(), old.end()));
+        if (old.start() != start) { // (the one that starts the session is overwritten)
+          store.delete(sessionKey(prefix, old.start()));
+        }
       }
-      store.put(sessionKey(prefix, start, end), valueSerde.toBytes(next));
+      store.put(sessionKey(prefix, start), sessionValue(end, valueSerde.toBytes(next)));
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
     }
@@ -129,18 +136,16 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     if (closed.isEmpty()) {
       return;
     }
-    List<Object[]> closing = new ArrayList<>(closed.size()); // earliest end, then start, first
+    List<byte[]> values = new ArrayList<>(closed.size()); // earliest end, then start, first
+    List<byte[]> gone = new ArrayList<>(closed.size()); // the keys alone wait, not aggregates
     for (OpenSessions.Session s : closed) {
-      byte[] key = sessionKey(s.prefix(), s.start(), s.end());
-      closing.add(new Object[] {key, store.get(key)});
+      byte[] key = sessionKey(s.prefix(), s.start());
+      gone.add(key);
+      values.add(store.get(key));
     }
     boolean done = wm == Long.MAX_VALUE && open.isEmpty(); // every input ended, all closed
     closedAt = done ? WatermarkTracker.NONE : wm;
     byte[] progress = done ? null : LongSerde.bytes(wm);
-    List<byte[]> gone = new ArrayList<>(closing.size()); // the keys alone wait, not aggregates
-    for (Object[] session : closing) {
-      gone.add((byte[]) session[0]);
-    }
     held.after(gone.size(), () -> { // once the results are acknowledged
       gone.forEach(store::delete);
       if (progress == null) {
@@ -150,16 +155,16 @@ final class SessionAggregateProcessor extends WindowedAggregate {
       }
     });
     RuntimeException failure = null;
-    for (Object[] session : closing) {
-      byte[] sessionKey = (byte[]) session[0];
-      long start = start(sessionKey);
-      long end = end(sessionKey);
+    for (int i = 0; i < closed.size(); i++) {
+      OpenSessions.Session session = closed.get(i);
+      long start = session.start();
+      long end = session.end();
       try {
         Object key;
         Object aggregate;
         try {
-          key = keySerde.fromBytes(recordKey(sessionKey));
-          aggregate = valueSerde.fromBytes((byte[]) session[1]);
+          key = keySerde.fromBytes(recordKey(session.prefix()));
+          aggregate = valueSerde.fromBytes(aggregate(values.get(i)));
         } catch (RuntimeException e) {
           throw new OperatorException(node, "failed on the session [" + start + ", " + end
               + "] of a key", e);
@@ -177,21 +182,29 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     }
   }
 
-  private static byte[] sessionKey(byte[] prefix, long start, long end) {
-    return ByteBuffer.allocate(prefix.length + 2 * Long.BYTES).put(prefix).putLong(start)
-        .putLong(end).array();
+  private static byte[] sessionKey(byte[] prefix, long start) {
+    return ByteBuffer.allocate(prefix.length + Long.BYTES).put(prefix).putLong(start).array();
+  }
+
+  private static byte[] sessionValue(long end, byte[] aggregate) {
+    return ByteBuffer.allocate(Long.BYTES + aggregate.length).putLong(end).put(aggregate).array();
   }
 
   private static long start(byte[] sessionKey) {
-    return ByteBuffer.wrap(sessionKey, sessionKey.length - 2 * Long.BYTES, Long.BYTES).getLong();
-  }
-
-  private static long end(byte[] sessionKey) {
     return ByteBuffer.wrap(sessionKey, sessionKey.length - Long.BYTES, Long.BYTES).getLong();
   }
 
-  private static byte[] recordKey(byte[] sessionKey) {
-    return Arrays.copyOfRange(sessionKey, Integer.BYTES, sessionKey.length - 2 * Long.BYTES);
+  private static long end(byte[] sessionValue) {
+    return ByteBuffer.wrap(sessionValue, 0, Long.BYTES).getLong();
+  }
+
+  private static byte[] aggregate(byte[] sessionValue) {
+    return Arrays.copyOfRange(sessionValue, Long.BYTES, sessionValue.length);
+  }
+
+  /** The record key's bytes of a session's prefix ({@code <key length><key bytes>}). */
+  private static byte[] recordKey(byte[] prefix) {
+    return Arrays.copyOfRange(prefix, Integer.BYTES, prefix.length);
   }
 
 }
