@@ -26,10 +26,19 @@ final class OpenSessions {
   /** A session: its key's prefix in the store (length and key bytes), its first and last time. */
   record Session(byte[] prefix, long start, long end) {}
 
-  /** The store's order of prefixes; one key's sessions never overlap, so start sorts them. */
-  private static final Comparator<Session> BY_END = Comparator.comparingLong(Session::end)
-      .thenComparingLong(Session::start)
-      .thenComparing(Session::prefix, Arrays::compareUnsigned);
+  /**
+   * By end, then start, then the store's order of prefixes (one key's sessions never overlap, so
+   * start sorts them). Written out: the chain of {@code Comparator.comparingLong(...)
+   * .thenComparing...} lambdas cost 7% of Nexmark q11's loop in its calls alone (two removes and
+   * adds per record).
+   */
+  private static final Comparator<Session> BY_END = (a, b) -> {
+    int c = Long.compare(a.end(), b.end());
+    if (c == 0) {
+      c = Long.compare(a.start(), b.start());
+    }
+    return c != 0 ? c : Arrays.compareUnsigned(a.prefix(), b.prefix());
+  };
 
   private final Map<Prefix, List<Session>> byKey = new HashMap<>();
   private final TreeSet<Session> byEnd = new TreeSet<>(BY_END);

@@ -1,9 +1,16 @@
 package io.millrace.dsl.serde;
 
 import io.millrace.api.Serde;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /** Longs as 8 bytes, big-endian. */
 public final class LongSerde implements Serde<Long> {
+  /** A long in a byte array, big-endian: one 8-byte load or store where a loop took eight. */
+  private static final VarHandle BIG_ENDIAN =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
   @Override
   public byte[] toBytes(Long object) {
     return object == null ? null : bytes(object);
@@ -16,12 +23,8 @@ public final class LongSerde implements Serde<Long> {
 
   /** A long's 8 bytes, without a box: what {@link #toBytes} writes. */
   public static byte[] bytes(long value) {
-    long v = value;
     byte[] bytes = new byte[Long.BYTES];
-    for (int i = Long.BYTES - 1; i >= 0; i--) {
-      bytes[i] = (byte) v;
-      v >>>= 8;
-    }
+    BIG_ENDIAN.set(bytes, 0, value);
     return bytes;
   }
 
@@ -30,10 +33,6 @@ public final class LongSerde implements Serde<Long> {
     if (bytes.length != Long.BYTES) {
       throw new IllegalArgumentException("a long is 8 bytes, not " + bytes.length);
     }
-    long v = 0;
-    for (byte b : bytes) {
-      v = (v << 8) | (b & 0xff);
-    }
-    return v;
+    return (long) BIG_ENDIAN.get(bytes, 0);
   }
 }
