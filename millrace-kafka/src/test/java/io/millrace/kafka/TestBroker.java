@@ -1,6 +1,8 @@
 package io.millrace.kafka;
 
+import io.millrace.kafka.admin.KafkaSystemAdmin;
 import io.millrace.kafka.dev.DevBroker;
+import io.millrace.kafka.settings.KafkaSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -9,13 +11,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -60,39 +57,17 @@ public final class TestBroker {
     createTopic(bootstrap, topic, partitions, Map.of());
   }
 
-  /** Creates a topic on a broker with topic configs (max.message.bytes, say). */
+  /**
+   * Creates a topic on a broker with topic configs (max.message.bytes, say), as the runtime does:
+   * every partition's leader serving before the test's first send, else an idempotent producer's
+   * first batch, refused while the broker took the leadership and retried after later ones
+   * landed, spins on out-of-order sequence errors until it expires (KAFKA-15591).
+   */
   public static void createTopic(String bootstrap, String topic, int partitions,
       Map<String, String> configs) {
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
-          .all().get(30, TimeUnit.SECONDS);
-      // Every partition's leader serving before the test's first send (only one answers a
-      // listing of offsets; the admin client retries until it does): else an idempotent
-      // producer's first batch, refused while the broker took the leadership and retried after
-      // later ones landed, spins on out-of-order sequence errors until it expires (KAFKA-15591).
-      // A listing made before the admin's metadata has the new topic fails at once (unknown
-      // topic, seen in CI): it is made again until the deadline, as KafkaSystemAdmin waits for
-      // the topic's leaders before it lists.
-      Map<TopicPartition, OffsetSpec> partitionsOf = new java.util.HashMap<>();
-      for (int p = 0; p < partitions; p++) {
-        partitionsOf.put(new TopicPartition(topic, p), OffsetSpec.latest());
-      }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (true) {
-        try {
-          admin.listOffsets(partitionsOf).all().get(30, TimeUnit.SECONDS);
-          break;
-        } catch (java.util.concurrent.ExecutionException e) {
-          if (!(e.getCause()
-              instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
-              || System.nanoTime() > deadline) {
-            throw e;
-          }
-          Thread.sleep(20);
-        }
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot create topic " + topic + ": " + e, e);
+    try (KafkaSystemAdmin admin = new KafkaSystemAdmin(
+        KafkaSettings.of("kafka", Map.of("bootstrap.servers", bootstrap)), "test-create-topic")) {
+      admin.create(topic, partitions, (short) 1, configs);
     }
   }
 

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.Record;
@@ -65,31 +66,36 @@ public final class TransactionLog {
 
   /** Every transactional batch in a partition's directory, in log order. */
   public static List<Batch> batches(Path partitionDir) {
+    List<Batch> batches = new ArrayList<>();
+    forEachBatch(partitionDir, b -> {
+      if (!b.isTransactional()) {
+        return;
+      }
+      String marker = null;
+      if (b.isControlBatch()) {
+        Iterator<Record> it = b.iterator();
+        marker = it.hasNext() ? ControlRecordType.parse(it.next().key()).toString() : "EMPTY";
+      }
+      batches.add(new Batch(b.baseOffset(), b.lastOffset(), b.producerId(), b.producerEpoch(),
+          b.baseSequence(), b.lastSequence(), marker));
+    });
+    return batches;
+  }
+
+  /** Hands each batch of a partition's directory to {@code action}, in log order. */
+  private static void forEachBatch(Path partitionDir, Consumer<RecordBatch> action) {
     File[] segments = partitionDir.toFile().listFiles((d, name) -> name.endsWith(".log"));
     if (segments == null) {
       throw new IllegalArgumentException("no partition log in " + partitionDir);
     }
-    Arrays.sort(segments);
-    List<Batch> batches = new ArrayList<>();
+    Arrays.sort(segments); // named by base offset, zero-padded
     for (File segment : segments) {
       try (FileRecords records = FileRecords.open(segment, false)) {
-        for (RecordBatch b : records.batches()) {
-          if (!b.isTransactional()) {
-            continue;
-          }
-          String marker = null;
-          if (b.isControlBatch()) {
-            Iterator<Record> it = b.iterator();
-            marker = it.hasNext() ? ControlRecordType.parse(it.next().key()).toString() : "EMPTY";
-          }
-          batches.add(new Batch(b.baseOffset(), b.lastOffset(), b.producerId(),
-              b.producerEpoch(), b.baseSequence(), b.lastSequence(), marker));
-        }
+        records.batches().forEach(action);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read " + segment, e);
       }
     }
-    return batches;
   }
 
   /** The transactions of {@code topic}'s partition {@code partition} under a broker's data dir. */
@@ -102,42 +108,31 @@ public final class TransactionLog {
    * still open last). Records written outside transactions are left out.
    */
   public static List<Transaction> read(Path partitionDir) {
-    File[] segments = partitionDir.toFile().listFiles((d, name) -> name.endsWith(".log"));
-    if (segments == null) {
-      throw new IllegalArgumentException("no partition log in " + partitionDir);
-    }
-    Arrays.sort(segments); // named by base offset, zero-padded
     Map<Long, List<Entry>> open = new HashMap<>();
     Map<Long, Short> epochs = new HashMap<>();
     List<Transaction> transactions = new ArrayList<>();
-    for (File segment : segments) {
-      try (FileRecords records = FileRecords.open(segment, false)) {
-        for (RecordBatch batch : records.batches()) {
-          for (Record r : batch) {
-            if (batch.isControlBatch()) {
-              List<Entry> entries = open.remove(batch.producerId());
-              Short epoch = epochs.remove(batch.producerId());
-              transactions.add(new Transaction(batch.producerId(),
-                  epoch == null ? batch.producerEpoch() : epoch,
-                  ControlRecordType.parse(r.key()) == ControlRecordType.COMMIT, r.offset(),
-                  r.timestamp(), entries == null ? List.of() : entries));
-            } else if (batch.isTransactional()) {
-              Short before = epochs.put(batch.producerId(), batch.producerEpoch());
-              if (before != null && before != batch.producerEpoch()) {
-                // A new epoch with no marker between: the records before got none (a transaction
-                // the coordinator never ended here). Kept apart, as open, not merged into this one.
-                transactions.add(new Transaction(batch.producerId(), before, false, -1,
-                    Long.MAX_VALUE, open.remove(batch.producerId())));
-              }
-              open.computeIfAbsent(batch.producerId(), id -> new ArrayList<>())
-                  .add(new Entry(r.offset(), bytes(r.key()), bytes(r.value())));
-            }
+    forEachBatch(partitionDir, batch -> {
+      for (Record r : batch) {
+        if (batch.isControlBatch()) {
+          List<Entry> entries = open.remove(batch.producerId());
+          Short epoch = epochs.remove(batch.producerId());
+          transactions.add(new Transaction(batch.producerId(),
+              epoch == null ? batch.producerEpoch() : epoch,
+              ControlRecordType.parse(r.key()) == ControlRecordType.COMMIT, r.offset(),
+              r.timestamp(), entries == null ? List.of() : entries));
+        } else if (batch.isTransactional()) {
+          Short before = epochs.put(batch.producerId(), batch.producerEpoch());
+          if (before != null && before != batch.producerEpoch()) {
+            // A new epoch with no marker between: the records before got none (a transaction
+            // the coordinator never ended here). Kept apart, as open, not merged into this one.
+            transactions.add(new Transaction(batch.producerId(), before, false, -1,
+                Long.MAX_VALUE, open.remove(batch.producerId())));
           }
+          open.computeIfAbsent(batch.producerId(), id -> new ArrayList<>())
+              .add(new Entry(r.offset(), bytes(r.key()), bytes(r.value())));
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read " + segment, e);
       }
-    }
+    });
     open.forEach((id, entries) -> transactions.add(new Transaction(id, epochs.get(id), false, -1,
         Long.MAX_VALUE, entries)));
     return transactions;
