@@ -20,9 +20,9 @@ import java.util.List;
  * record is stored once, folded into its session; a record within the gap of two sessions
  * merges them into one entry (their aggregates merged in time order, then the record folded in).
  * The end is in the value, not the key, because a record extends its session's end far more
- * often than its start: the extension then overwrites one entry (one changelog record, and the
- * store's cache keeps one write of it per commit) instead of deleting one key and writing
- * another (two changelog records per record: a third of Nexmark q11's loop was the sends).
+ * often than its start: the extension then overwrites one entry (the store's cache keeps one
+ * write of it per commit) instead of deleting one key and writing another each time. (Nexmark
+ * q11's same-run A/B of the change was inside the machine's spread: docs/benchmarks.md.)
  * Which sessions a key has, and which end first, an index on the heap says ({@link
  * OpenSessions}: the sessions' times, not their aggregates), built from the store when the task
  * starts: a record reads its key's sessions with a get each, and a watermark takes only the
