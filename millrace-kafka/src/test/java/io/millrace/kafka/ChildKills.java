@@ -5,6 +5,7 @@ import static io.millrace.kafka.KafkaTestSupport.childLog;
 import static io.millrace.kafka.KafkaTestSupport.start;
 import static io.millrace.kafka.KafkaTestSupport.startChild;
 import static io.millrace.kafka.KafkaTestSupport.stop;
+import static io.millrace.kafka.KafkaTestSupport.threadDump;
 
 import io.millrace.api.StreamPartition;
 import io.millrace.core.job.LocalRunner;
@@ -90,7 +91,7 @@ final class ChildKills {
             }
           }
           return true;
-        });
+        }, () -> threadDump(child, runDir));
   }
 
   /** Runs the job in this JVM until it has processed everything written, then stops it. */

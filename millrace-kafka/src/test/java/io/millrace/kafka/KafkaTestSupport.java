@@ -179,6 +179,35 @@ final class KafkaTestSupport {
         .redirectOutput(dir.resolve("child.log").toFile()).start();
   }
 
+  /**
+   * The threads of a live child JVM as {@code jcmd Thread.print} shows them, written to
+   * {@code threads-<millis>.txt} in {@code dir}: a stalled child's stacks say which wait holds it
+   * (a failure found at a deadline is rare and gone once the child is killed). Returns where the
+   * dump went, or why there is none.
+   */
+  static String threadDump(Process child, java.nio.file.Path dir) {
+    if (!child.isAlive()) {
+      return "no thread dump: pid " + child.pid() + " is not alive";
+    }
+    java.nio.file.Path jcmd = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    java.nio.file.Path file = dir.resolve("threads-" + System.currentTimeMillis() + ".txt");
+    try {
+      Process dump = new ProcessBuilder(jcmd.toString(), Long.toString(child.pid()),
+          "Thread.print", "-l").redirectErrorStream(true).redirectOutput(file.toFile()).start();
+      if (!dump.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+        dump.destroyForcibly(); // a stopped (SIGSTOP) child does not answer
+        return "no thread dump: jcmd did not finish within 30 s (is pid " + child.pid()
+            + " stopped?)";
+      }
+      return "thread dump of pid " + child.pid() + " in " + file;
+    } catch (java.io.IOException e) {
+      return "no thread dump: cannot run " + jcmd + ": " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "no thread dump: interrupted";
+    }
+  }
+
   /** What a child started by {@link #startChild} printed. */
   static String childLog(java.nio.file.Path dir) {
     try {

@@ -322,7 +322,15 @@ final class ScaleOutHarness implements AutoCloseable {
         }
       }
       return true;
-    });
+    }, this::threadDumps);
+  }
+
+  /** Where each live child's thread dump went: what a stalled job was waiting on. */
+  private String threadDumps() {
+    StringBuilder found = new StringBuilder();
+    children.forEach((label, p) -> found.append(found.length() == 0 ? "" : "; ").append(label)
+        .append(": ").append(KafkaTestSupport.threadDump(p, dir.resolve(label))));
+    return found.toString();
   }
 
   /** Waits until the job's checkpoints say every record sent was processed. */

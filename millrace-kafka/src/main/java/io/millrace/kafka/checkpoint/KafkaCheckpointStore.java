@@ -375,7 +375,8 @@ public final class KafkaCheckpointStore implements CheckpointStore {
                   ? ": none moved, while the transaction holds sends" : "");
         }
         // Commits the records with everything the container sent since the last commit (or
-        // aborts it all and throws); the records' futures are then complete.
+        // aborts it all and throws); the records' futures are then complete (the transaction
+        // sees to it, writing them again if Kafka's producer committed without them).
         transaction.commit(Map.of(), null);
       } else {
         producer.flush();
@@ -383,7 +384,7 @@ public final class KafkaCheckpointStore implements CheckpointStore {
       StringBuilder at = transaction != null && LOG.isDebugEnabled() ? new StringBuilder() : null;
       for (Future<RecordMetadata> f : pending) {
         try {
-          RecordMetadata written = f.get(); // complete after the flush: surfaces a failure
+          RecordMetadata written = f.get(); // complete after the flush or the commit
           if (at != null) {
             at.append(at.length() == 0 ? "" : ", ").append(written.offset());
           }

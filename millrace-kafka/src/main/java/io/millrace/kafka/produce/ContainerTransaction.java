@@ -6,12 +6,15 @@ import io.millrace.spi.system.Transaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;
-import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -53,7 +56,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ContainerTransaction implements Transaction {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerTransaction.class);
-  private final KafkaProducer<byte[], byte[]> producer;
+  private final Producer<byte[], byte[]> producer;
   private final String transactionalId;
   /** The Kafka system (its name in the job) the transaction is on. */
   private final String system;
@@ -83,21 +86,46 @@ public final class ContainerTransaction implements Transaction {
   private record Held(ProducerRecord<byte[], byte[]> record, Callback callback) {}
 
   /**
+   * The records of the commit itself (a checkpoint) sent since the last commit, each with the
+   * producer's future and the one its sender waits on, completed by the commit that holds it.
+   * The committing thread's only.
+   */
+  private final List<CommitRecord> commitRecords = new ArrayList<>();
+
+  private record CommitRecord(ProducerRecord<byte[], byte[]> record, Future<RecordMetadata> sent,
+      CompletableFuture<RecordMetadata> written) {}
+
+  /**
+   * How long a commit waits for a record of its own that Kafka's producer had not acknowledged
+   * when the commit returned, before writing the records again: long enough to log what became
+   * of it, short for a loop whose sends are held meanwhile.
+   */
+  static final long LATE_RECORD_WAIT_MS = 5_000;
+  private final long lateRecordWaitMs;
+
+  /**
    * Wraps a producer created with a {@code transactional.id}; initializes its transactions.
    *
    * @param where the cluster, for messages: the system's name, its servers and its key prefix
    */
-  public ContainerTransaction(KafkaProducer<byte[], byte[]> producer, String transactionalId,
+  public ContainerTransaction(Producer<byte[], byte[]> producer, String transactionalId,
       String where) {
     this(producer, transactionalId, where, "");
   }
 
   /**
-   * As {@link #ContainerTransaction(KafkaProducer, String, String)}, on the job's Kafka system
+   * As {@link #ContainerTransaction(Producer, String, String)}, on the job's Kafka system
    * {@code system}: a checkpoint store on that system commits in it.
    */
-  public ContainerTransaction(KafkaProducer<byte[], byte[]> producer, String transactionalId,
+  public ContainerTransaction(Producer<byte[], byte[]> producer, String transactionalId,
       String where, String system) {
+    this(producer, transactionalId, where, system, LATE_RECORD_WAIT_MS);
+  }
+
+  /** As above; a late commit record is waited for {@code lateRecordWaitMs} (tests). */
+  ContainerTransaction(Producer<byte[], byte[]> producer, String transactionalId, String where,
+      String system, long lateRecordWaitMs) {
+    this.lateRecordWaitMs = lateRecordWaitMs;
     this.producer = producer;
     this.transactionalId = transactionalId;
     this.system = system;
@@ -134,10 +162,15 @@ public final class ContainerTransaction implements Transaction {
   /**
    * Sends a record of the commit itself (a checkpoint) in the transaction, opening it if needed.
    * The committing thread, during a commit.
+   *
+   * @return where the record was written, complete once {@link #commit} returns (failed if the
+   *     commit failed)
    */
   public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
     beforeSend();
-    return producer.send(record);
+    CommitRecord sent = new CommitRecord(record, producer.send(record), new CompletableFuture<>());
+    commitRecords.add(sent);
+    return sent.written;
   }
 
   /**
@@ -299,6 +332,7 @@ public final class ContainerTransaction implements Transaction {
       }
       producer.commitTransaction();
       open = false;
+      confirmCommitRecords();
       done = true;
       LOG.debug("{}: committed on {}", transactionalId, Thread.currentThread().getName());
       committed();
@@ -319,10 +353,107 @@ public final class ContainerTransaction implements Transaction {
       throw new CheckpointException("the commit's transaction (" + transactionalId
           + ") failed and was aborted: " + e, e);
     } finally {
-      if (!done && holding != null) {
-        failHold(); // it failed: what was held followed what did not commit
+      if (!done) {
+        failCommitRecords();
+        if (holding != null) {
+          failHold(); // it failed: what was held followed what did not commit
+        }
       }
     }
+  }
+
+  /**
+   * After the commit returned: every record of the commit itself is acknowledged, as Kafka's
+   * producer promises (it sends the commit only once every batch of the transaction is done).
+   * One that is not (seen once in a CI run of 2026-11-29: the producer's commit returned, the
+   * checkpoint record's future never completed, and in another run a committed transaction's
+   * outputs stood in the log without their checkpoint) would leave outputs committed without the
+   * checkpoint that covers them: a restart would process their inputs again. So the records are
+   * written again, in a transaction of their own, before the loop's held sends go on.
+   */
+  private void confirmCommitRecords() {
+    if (commitRecords.isEmpty()) {
+      return;
+    }
+    int late = 0;
+    for (CommitRecord r : commitRecords) {
+      late += r.sent.isDone() ? 0 : 1;
+    }
+    if (late > 0) {
+      writeCommitRecordsAgain(late);
+    }
+    for (CommitRecord r : commitRecords) {
+      r.written.complete(acknowledged(r.sent));
+    }
+    commitRecords.clear();
+  }
+
+  private void writeCommitRecordsAgain(int late) {
+    LOG.error("{}: Kafka's producer committed the transaction before {} of its {} commit "
+        + "record(s) ({}) were acknowledged, which it must not; they are written again in a "
+        + "transaction of their own, before anything sent after them", transactionalId, late,
+        commitRecords.size(), commitRecords.get(0).record.topic());
+    for (CommitRecord r : commitRecords) {
+      if (!r.sent.isDone()) {
+        try {
+          RecordMetadata m = r.sent.get(lateRecordWaitMs, TimeUnit.MILLISECONDS);
+          LOG.error("{}: the late record was acknowledged after the commit, at {} offset {}",
+              transactionalId, m.topic() + "-" + m.partition(), m.offset());
+        } catch (java.util.concurrent.TimeoutException e) {
+          LOG.error("{}: the late record is still not acknowledged after {} ms", transactionalId,
+              lateRecordWaitMs);
+        } catch (ExecutionException e) {
+          LOG.error("{}: the late record failed after the commit: {}", transactionalId,
+              e.getCause().toString());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new CheckpointException("interrupted while waiting for a checkpoint record", e);
+        }
+      }
+    }
+    begin();
+    List<CommitRecord> again = new ArrayList<>(commitRecords.size());
+    for (CommitRecord r : commitRecords) {
+      again.add(new CommitRecord(r.record, producer.send(r.record), r.written));
+    }
+    producer.commitTransaction(); // (a failure: handled as the commit's own)
+    open = false;
+    for (CommitRecord r : again) {
+      if (!r.sent.isDone()) {
+        throw new CheckpointException("Kafka's producer committed transaction " + transactionalId
+            + " twice before its checkpoint record was acknowledged: the outputs of the last "
+            + "commit are visible without their checkpoint, and a restart processes their "
+            + "inputs again");
+      }
+    }
+    commitRecords.clear();
+    commitRecords.addAll(again);
+    LOG.error("{}: the commit records are written again and committed", transactionalId);
+  }
+
+  private RecordMetadata acknowledged(Future<RecordMetadata> sent) {
+    try {
+      return sent.get();
+    } catch (ExecutionException e) {
+      throw new CheckpointException("a commit record of transaction " + transactionalId
+          + " failed although its transaction committed: " + e.getCause(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CheckpointException("interrupted while reading a commit record's result", e);
+    }
+  }
+
+  /** The commit failed or was given up: so did its records, for whoever waits on them. */
+  private void failCommitRecords() {
+    if (commitRecords.isEmpty()) {
+      return;
+    }
+    CheckpointException failed = new CheckpointException("the commit of transaction "
+        + transactionalId + " that held this record failed or was aborted");
+    for (CommitRecord r : commitRecords) {
+      r.written.completeExceptionally(failed);
+    }
+    commitRecords.clear();
   }
 
   /**
@@ -346,6 +477,7 @@ public final class ContainerTransaction implements Transaction {
     try {
       abortOnly();
     } finally {
+      failCommitRecords();
       // What was held followed what is aborted now: it goes too. (After the abort: a send that
       // saw no hold any more must not find the aborted transaction still open.)
       stopHolding();
