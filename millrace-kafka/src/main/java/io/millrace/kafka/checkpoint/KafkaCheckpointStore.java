@@ -376,7 +376,7 @@ public final class KafkaCheckpointStore implements CheckpointStore {
         }
         // Commits the records with everything the container sent since the last commit (or
         // aborts it all and throws); the records' futures are then complete (the transaction
-        // sees to it, writing them again if Kafka's producer committed without them).
+        // checks them before it commits: Kafka's producer once committed without one).
         transaction.commit(Map.of(), null);
       } else {
         producer.flush();

@@ -6,7 +6,6 @@ import io.millrace.spi.system.Transaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -86,19 +85,16 @@ public final class ContainerTransaction implements Transaction {
   private record Held(ProducerRecord<byte[], byte[]> record, Callback callback) {}
 
   /**
-   * The records of the commit itself (a checkpoint) sent since the last commit, each with the
-   * producer's future and the one its sender waits on, completed by the commit that holds it.
-   * The committing thread's only.
+   * The producer's futures of the records of the commit itself (a checkpoint) sent since the last
+   * commit: each must be acknowledged before the commit is sent ({@link #awaitCommitRecords}). The
+   * committing thread's only.
    */
-  private final List<CommitRecord> commitRecords = new ArrayList<>();
-
-  private record CommitRecord(ProducerRecord<byte[], byte[]> record, Future<RecordMetadata> sent,
-      CompletableFuture<RecordMetadata> written) {}
+  private final List<Future<RecordMetadata>> commitRecords = new ArrayList<>();
 
   /**
    * How long a commit waits for a record of its own that Kafka's producer had not acknowledged
-   * when the commit returned, before writing the records again: long enough to log what became
-   * of it, short for a loop whose sends are held meanwhile.
+   * when its flush returned, before it aborts instead: long enough for a slow broker, short for a
+   * loop whose sends are held meanwhile.
    */
   static final long LATE_RECORD_WAIT_MS = 5_000;
   private final long lateRecordWaitMs;
@@ -163,14 +159,13 @@ public final class ContainerTransaction implements Transaction {
    * Sends a record of the commit itself (a checkpoint) in the transaction, opening it if needed.
    * The committing thread, during a commit.
    *
-   * @return where the record was written, complete once {@link #commit} returns (failed if the
-   *     commit failed)
+   * @return where the record was written, complete once {@link #commit} returns
    */
   public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
     beforeSend();
-    CommitRecord sent = new CommitRecord(record, producer.send(record), new CompletableFuture<>());
+    Future<RecordMetadata> sent = producer.send(record);
     commitRecords.add(sent);
-    return sent.written;
+    return sent;
   }
 
   /**
@@ -330,9 +325,9 @@ public final class ContainerTransaction implements Transaction {
       if (!offsets.isEmpty()) {
         producer.sendOffsetsToTransaction(offsets, group);
       }
+      awaitCommitRecords();
       producer.commitTransaction();
       open = false;
-      confirmCommitRecords();
       done = true;
       LOG.debug("{}: committed on {}", transactionalId, Thread.currentThread().getName());
       committed();
@@ -353,107 +348,56 @@ public final class ContainerTransaction implements Transaction {
       throw new CheckpointException("the commit's transaction (" + transactionalId
           + ") failed and was aborted: " + e, e);
     } finally {
-      if (!done) {
-        failCommitRecords();
-        if (holding != null) {
-          failHold(); // it failed: what was held followed what did not commit
-        }
+      commitRecords.clear();
+      if (!done && holding != null) {
+        failHold(); // it failed: what was held followed what did not commit
       }
     }
   }
 
   /**
-   * After the commit returned: every record of the commit itself is acknowledged, as Kafka's
-   * producer promises (it sends the commit only once every batch of the transaction is done).
-   * One that is not (seen once in a CI run of 2026-11-29: the producer's commit returned, the
-   * checkpoint record's future never completed, and in another run a committed transaction's
-   * outputs stood in the log without their checkpoint) would leave outputs committed without the
-   * checkpoint that covers them: a restart would process their inputs again. So the records are
-   * written again, in a transaction of their own, before the loop's held sends go on.
+   * Before the commit: every record of the commit itself is acknowledged. Kafka's producer sends
+   * the commit only once every batch of the transaction is done, but not always: in three CI runs
+   * (2026-11-27 and 11-29, client and broker 4.3.1) a commit returned while the checkpoint record
+   * was not acknowledged (once its future never completed; twice, killed just after, the
+   * committed outputs stood in the log without their checkpoint, and a restart processed their
+   * inputs again). So the records are flushed and checked first (the commit would wait for them
+   * anyway: this adds no round trip); one still not acknowledged is waited for a while, then the
+   * transaction is aborted rather than committed without it.
    */
-  private void confirmCommitRecords() {
+  private void awaitCommitRecords() {
     if (commitRecords.isEmpty()) {
       return;
     }
-    int late = 0;
-    for (CommitRecord r : commitRecords) {
-      late += r.sent.isDone() ? 0 : 1;
-    }
-    if (late > 0) {
-      writeCommitRecordsAgain(late);
-    }
-    for (CommitRecord r : commitRecords) {
-      r.written.complete(acknowledged(r.sent));
-    }
-    commitRecords.clear();
-  }
-
-  private void writeCommitRecordsAgain(int late) {
-    LOG.error("{}: Kafka's producer committed the transaction before {} of its {} commit "
-        + "record(s) ({}) were acknowledged, which it must not; they are written again in a "
-        + "transaction of their own, before anything sent after them", transactionalId, late,
-        commitRecords.size(), commitRecords.get(0).record.topic());
-    for (CommitRecord r : commitRecords) {
-      if (!r.sent.isDone()) {
-        try {
-          RecordMetadata m = r.sent.get(lateRecordWaitMs, TimeUnit.MILLISECONDS);
-          LOG.error("{}: the late record was acknowledged after the commit, at {} offset {}",
-              transactionalId, m.topic() + "-" + m.partition(), m.offset());
-        } catch (java.util.concurrent.TimeoutException e) {
-          LOG.error("{}: the late record is still not acknowledged after {} ms", transactionalId,
-              lateRecordWaitMs);
-        } catch (ExecutionException e) {
-          LOG.error("{}: the late record failed after the commit: {}", transactionalId,
-              e.getCause().toString());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new CheckpointException("interrupted while waiting for a checkpoint record", e);
-        }
+    producer.flush();
+    for (Future<RecordMetadata> sent : commitRecords) {
+      if (!sent.isDone()) {
+        awaitLate(sent);
       }
     }
-    begin();
-    List<CommitRecord> again = new ArrayList<>(commitRecords.size());
-    for (CommitRecord r : commitRecords) {
-      again.add(new CommitRecord(r.record, producer.send(r.record), r.written));
-    }
-    producer.commitTransaction(); // (a failure: handled as the commit's own)
-    open = false;
-    for (CommitRecord r : again) {
-      if (!r.sent.isDone()) {
-        throw new CheckpointException("Kafka's producer committed transaction " + transactionalId
-            + " twice before its checkpoint record was acknowledged: the outputs of the last "
-            + "commit are visible without their checkpoint, and a restart processes their "
-            + "inputs again");
-      }
-    }
-    commitRecords.clear();
-    commitRecords.addAll(again);
-    LOG.error("{}: the commit records are written again and committed", transactionalId);
   }
 
-  private RecordMetadata acknowledged(Future<RecordMetadata> sent) {
+  private void awaitLate(Future<RecordMetadata> sent) {
+    LOG.error("{}: Kafka's producer flushed the transaction while a record of its commit was not "
+        + "acknowledged, which it must not; waiting up to {} ms for it before committing",
+        transactionalId, lateRecordWaitMs);
     try {
-      return sent.get();
+      RecordMetadata m = sent.get(lateRecordWaitMs, TimeUnit.MILLISECONDS);
+      LOG.error("{}: the late record was acknowledged at {}-{} offset {}; committing",
+          transactionalId, m.topic(), m.partition(), m.offset());
     } catch (ExecutionException e) {
-      throw new CheckpointException("a commit record of transaction " + transactionalId
-          + " failed although its transaction committed: " + e.getCause(), e.getCause());
+      // The record failed: the commit fails with the transaction's error (and aborts it).
+    } catch (java.util.concurrent.TimeoutException e) {
+      CheckpointException failure = new CheckpointException("a checkpoint record of transaction "
+          + transactionalId + " was still not acknowledged " + lateRecordWaitMs + " ms after "
+          + "Kafka's producer flushed the transaction, which it must not: the transaction is "
+          + "aborted rather than committed without its checkpoint");
+      abortQuietly(failure);
+      throw failure;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new CheckpointException("interrupted while reading a commit record's result", e);
+      throw new CheckpointException("interrupted while waiting for a checkpoint record", e);
     }
-  }
-
-  /** The commit failed or was given up: so did its records, for whoever waits on them. */
-  private void failCommitRecords() {
-    if (commitRecords.isEmpty()) {
-      return;
-    }
-    CheckpointException failed = new CheckpointException("the commit of transaction "
-        + transactionalId + " that held this record failed or was aborted");
-    for (CommitRecord r : commitRecords) {
-      r.written.completeExceptionally(failed);
-    }
-    commitRecords.clear();
   }
 
   /**
@@ -477,7 +421,7 @@ public final class ContainerTransaction implements Transaction {
     try {
       abortOnly();
     } finally {
-      failCommitRecords();
+      commitRecords.clear();
       // What was held followed what is aborted now: it goes too. (After the abort: a send that
       // saw no hold any more must not find the aborted transaction still open.)
       stopHolding();

@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -18,34 +18,42 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * The records of a commit itself (its checkpoint) are acknowledged when the commit returns, even
- * where Kafka's producer committed without them (one class; the producer is Kafka's
- * {@link MockProducer}, made to commit before a record is acknowledged, as a CI run saw the real
- * one do once): they are written again in a transaction of their own, before the loop's held
- * sends, or the commit fails.
+ * The records of a commit itself (its checkpoint) are acknowledged before the commit is sent
+ * (one class; the producer is Kafka's {@link MockProducer}, made to leave records unacknowledged
+ * when it flushes, as the real one once committed without one): a late one is waited for, one
+ * that never comes aborts the transaction instead of committing it without its checkpoint.
  */
 class ContainerTransactionCommitRecordsTest {
   private static final Callback NONE = (metadata, error) -> {};
 
   /**
-   * A producer whose next {@code skippedFlushes} commits return without completing the sends
-   * still waiting (as {@link MockProducer#commitTransaction} does through {@link #flush}).
+   * A producer whose flushes leave the sends waiting (the ones of {@link #commitTransaction}
+   * too), until {@link #acknowledge} or {@link #acknowledgeLater}.
    */
-  private static final class CommitsTooEarly extends MockProducer<byte[], byte[]> {
-    private int skippedFlushes;
+  private static final class FlushesTooEarly extends MockProducer<byte[], byte[]> {
+    private boolean acknowledging;
 
-    CommitsTooEarly(int skippedFlushes) {
+    FlushesTooEarly() {
       super(false, null, new ByteArraySerializer(), new ByteArraySerializer());
-      this.skippedFlushes = skippedFlushes;
     }
 
     @Override
     public synchronized void flush() {
-      if (skippedFlushes > 0) {
-        skippedFlushes--;
-        return;
+      if (acknowledging) {
+        super.flush();
       }
+    }
+
+    /** Acknowledges every send waiting now, and those of later flushes. */
+    synchronized void acknowledge() {
+      acknowledging = true;
       super.flush();
+    }
+
+    /** As {@link #acknowledge}, from another thread after {@code ms}: a slow broker. */
+    void acknowledgeLater(long ms) {
+      CompletableFuture.runAsync(this::acknowledge,
+          CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS));
     }
   }
 
@@ -58,77 +66,73 @@ class ContainerTransactionCommitRecordsTest {
         .map(r -> r.topic() + ":" + new String(r.value(), StandardCharsets.UTF_8)).toList();
   }
 
-  private static ContainerTransaction transaction(MockProducer<byte[], byte[]> producer) {
-    return new ContainerTransaction(producer, "tx", "the test", "kafka", 50);
+  private static ContainerTransaction transaction(MockProducer<byte[], byte[]> producer,
+      long lateRecordWaitMs) {
+    return new ContainerTransaction(producer, "tx", "the test", "kafka", lateRecordWaitMs);
   }
 
   @Test
   void aCommitRecordIsAcknowledgedWhenItsCommitReturns() throws Exception {
-    CommitsTooEarly producer = new CommitsTooEarly(0);
-    ContainerTransaction transaction = transaction(producer);
+    FlushesTooEarly producer = new FlushesTooEarly();
+    producer.acknowledge();
+    ContainerTransaction transaction = transaction(producer, 50);
     transaction.send(record("out", "a"), NONE);
     Future<RecordMetadata> checkpoint = transaction.send(record("checkpoints", "c1"));
 
     transaction.commit(Map.of(), null);
 
+    assertThat(checkpoint.isDone()).isTrue();
     assertThat(checkpoint.get().topic()).isEqualTo("checkpoints");
     assertThat(producer.commitCount()).isEqualTo(1);
     assertThat(committed(producer)).containsExactly("out:a", "checkpoints:c1");
   }
 
   @Test
-  void aCommitRecordTheProducerCommittedWithoutIsWrittenAgainBeforeTheHeldSends()
-      throws Exception {
-    CommitsTooEarly producer = new CommitsTooEarly(1);
-    ContainerTransaction transaction = transaction(producer);
+  void aCommitRecordTheFlushLeftUnacknowledgedIsWaitedForBeforeTheCommit() throws Exception {
+    FlushesTooEarly producer = new FlushesTooEarly();
+    ContainerTransaction transaction = transaction(producer, 60_000);
+    transaction.send(record("out", "a"), NONE);
+    Future<RecordMetadata> checkpoint = transaction.send(record("checkpoints", "c1"));
+    producer.acknowledgeLater(100);
+
+    transaction.commit(Map.of(), null);
+
+    assertThat(checkpoint.isDone()).as("acknowledged before the commit").isTrue();
+    assertThat(producer.commitCount()).isEqualTo(1);
+    assertThat(committed(producer)).containsExactly("out:a", "checkpoints:c1");
+  }
+
+  @Test
+  void aCommitRecordNeverAcknowledgedAbortsTheTransactionAndDropsTheHeldSends() {
+    FlushesTooEarly producer = new FlushesTooEarly();
+    ContainerTransaction transaction = transaction(producer, 50);
     transaction.send(record("out", "a"), NONE);
     transaction.holdSends(); // this thread is the loop: its sends from here on follow the commit
     assertThat(transaction.send(record("out", "b"), NONE)).as("held").isNull();
-    Future<RecordMetadata> checkpoint = CompletableFuture.supplyAsync(() -> {
-      Future<RecordMetadata> sent = transaction.send(record("checkpoints", "c1"));
-      transaction.commit(Map.of(), null);
-      return sent;
-    }).get();
-
-    assertThat(checkpoint.isDone()).as("acknowledged once the commit returned").isTrue();
-    assertThat(checkpoint.get().topic()).isEqualTo("checkpoints");
-    assertThat(producer.commitCount()).as("the commit, then the records' own").isEqualTo(2);
-    transaction.sendHeld();
-    transaction.commit(Map.of(), null);
-    assertThat(committed(producer))
-        .containsExactly("out:a", "checkpoints:c1", "checkpoints:c1", "out:b");
-  }
-
-  @Test
-  void aCommitRecordStillNotAcknowledgedAfterItsSecondCommitFailsTheCommitAndDropsTheHeldSends() {
-    CommitsTooEarly producer = new CommitsTooEarly(2);
-    ContainerTransaction transaction = transaction(producer);
-    transaction.send(record("out", "a"), NONE);
-    transaction.holdSends();
-    transaction.send(record("out", "b"), NONE);
-    Future<RecordMetadata> checkpoint = transaction.send(record("checkpoints", "c1"));
+    transaction.send(record("checkpoints", "c1"));
 
     assertThatThrownBy(() -> transaction.commit(Map.of(), null))
         .isInstanceOf(CheckpointException.class)
-        .hasMessageContaining("committed transaction tx twice before its checkpoint record was "
-            + "acknowledged")
-        .hasMessageContaining("a restart processes their inputs again");
-    assertThatThrownBy(checkpoint::get).isInstanceOf(ExecutionException.class)
-        .hasCauseInstanceOf(CheckpointException.class);
+        .hasMessageContaining("a checkpoint record of transaction tx was still not acknowledged")
+        .hasMessageContaining("aborted rather than committed without its checkpoint");
     transaction.dropHeldSends();
-    assertThat(committed(producer)).as("out:b, held behind the failed commit, is not sent")
-        .doesNotContain("out:b");
+
+    assertThat(producer.transactionAborted()).isTrue();
+    assertThat(producer.commitCount()).isZero();
+    assertThat(committed(producer)).isEmpty();
+    assertThat(transaction.isOpen()).isFalse();
   }
 
   @Test
-  void commitRecordsOfAnAbortedTransactionFailForWhoeverWaitsOnThem() {
-    CommitsTooEarly producer = new CommitsTooEarly(0);
-    ContainerTransaction transaction = transaction(producer);
-    Future<RecordMetadata> checkpoint = transaction.send(record("checkpoints", "c1"));
+  void aCommitWithNoRecordOfItsOwnCommitsWhatWasSent() {
+    FlushesTooEarly producer = new FlushesTooEarly();
+    producer.acknowledge();
+    ContainerTransaction transaction = transaction(producer, 50);
+    transaction.send(record("out", "a"), NONE);
 
-    transaction.abort();
+    transaction.commit(Map.of(), null);
 
-    assertThatThrownBy(checkpoint::get).isInstanceOf(ExecutionException.class)
-        .hasMessageContaining("failed or was aborted");
+    assertThat(producer.commitCount()).isEqualTo(1);
+    assertThat(committed(producer)).containsExactly("out:a");
   }
 }
