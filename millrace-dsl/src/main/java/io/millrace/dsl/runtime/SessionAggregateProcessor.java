@@ -75,14 +75,19 @@ final class SessionAggregateProcessor extends WindowedAggregate {
     long end = timestamp;
     byte[] prefix;
     List<OpenSessions.Session> joined = new ArrayList<>(2);
+    List<OpenSessions.Session> sessions;
+    int firstJoined = -1;
     try {
       prefix = KeyPrefix.of(keySerde.toBytes(key));
+      sessions = open.of(prefix);
       Object merged = null;
-      for (OpenSessions.Session session : open.of(prefix)) { // by start
+      for (int i = 0; i < sessions.size(); i++) { // by start
+        OpenSessions.Session session = sessions.get(i);
         if (session.start() > saturatedAdd(timestamp, gap)) {
           break; // no later session is within the gap
         }
         if (saturatedAdd(session.end(), gap) >= timestamp) {
+          firstJoined = firstJoined < 0 ? i : firstJoined;
           byte[] bytes = store.get(sessionKey(prefix, session.start()));
           if (bytes == null) {
             throw new IllegalStateException("the session [" + session.start() + ", "
@@ -104,6 +109,10 @@ final class SessionAggregateProcessor extends WindowedAggregate {
       store.put(sessionKey(prefix, start), sessionValue(end, valueSerde.toBytes(next)));
     } catch (RuntimeException e) {
       throw OperatorException.on(node, key, value, e);
+    }
+    if (joined.size() == 1 && joined.get(0).start() == start) {
+      open.extend(sessions, firstJoined, end); // most records: their key's session, later
+      return;
     }
     for (OpenSessions.Session old : joined) {
       open.remove(old);
