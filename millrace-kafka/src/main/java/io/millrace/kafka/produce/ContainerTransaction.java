@@ -361,9 +361,9 @@ public final class ContainerTransaction implements Transaction {
    * 11-29, client and broker 4.3.1) saw a commit go through without its checkpoint record: once
    * {@code commitTransaction()} returned and the record's future never completed; twice (each
    * process killed just after) the committed outputs stood in the log without the record, and a
-   * restart processed their inputs again. So the records are flushed and checked first (the commit waited
-   * for them anyway: no round trip is added); one still not acknowledged is waited for a while,
-   * then the transaction is aborted rather than committed without it.
+   * restart processed their inputs again. So the records are flushed and checked first (the
+   * commit waited for them anyway: no round trip is added); one still not acknowledged is waited
+   * for a while, then the transaction is aborted rather than committed without it.
    */
   private void awaitCommitRecords() {
     if (commitRecords.isEmpty()) {
