@@ -1,11 +1,13 @@
 package io.millrace.dsl;
 
 import io.millrace.api.config.ConfigException;
+import io.millrace.api.store.KeyValue;
 import io.millrace.dsl.function.ValueJoiner;
 import io.millrace.dsl.plan.JoinKind;
 import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.plan.Op;
 import io.millrace.dsl.plan.StoreDef;
+import java.util.function.BiFunction;
 
 /**
  * A table: each key's latest value, in a store you named ({@link StreamGraph#table},
@@ -62,6 +64,30 @@ public final class Table<K, V> {
   public <VO, R> Table<K, R> outerJoin(Table<K, VO> other,
       ValueJoiner<? super V, ? super VO, ? extends R> joiner, Stored<K, R> stored) {
     return join(JoinKind.OUTER, other, joiner, stored);
+  }
+
+  /**
+   * This table's rows re-grouped by {@code selector}'s (group key, value) pair, for an aggregate
+   * per group that follows every change: a changed row's new pair is added to its group and its
+   * old pair subtracted from the one it was in (a deleted row's only subtracted). The changes go
+   * through a repartition, so {@code grouped} must give the pair's serdes (the value serde is
+   * needed even on the embedded default: each row's last pair is kept in a store). A pair with a
+   * null key or value is in no group. Kafka Streams' {@code KTable#groupBy}.
+   */
+  @SuppressWarnings("unchecked")
+  public <KR, VR> GroupedTable<KR, VR> groupBy(
+      BiFunction<? super K, ? super V, KeyValue<KR, VR>> selector, Grouped<KR, VR> grouped) {
+    String where = "groupBy of table " + node.path();
+    if (selector == null) {
+      throw new ConfigException(where + " needs a selector of the (group key, value) pair");
+    }
+    if (grouped == null || grouped.valueSerde == null) {
+      throw new ConfigException(where + " needs the serde of the values it groups: "
+          + "groupBy(selector, Grouped.with(keySerde, valueSerde)) (each row's last pair is "
+          + "kept in a store, to be subtracted from its group when the row changes)");
+    }
+    return new GroupedTable<>(graph, node, store,
+        (k, v) -> selector.apply((K) k, (V) v), grouped);
   }
 
   @SuppressWarnings("unchecked")

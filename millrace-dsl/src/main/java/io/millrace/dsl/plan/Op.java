@@ -2,6 +2,7 @@ package io.millrace.dsl.plan;
 
 import io.millrace.api.Serde;
 import io.millrace.api.store.KeyValue;
+import io.millrace.dsl.function.Aggregator;
 import io.millrace.dsl.function.ValueJoiner;
 import io.millrace.dsl.time.TimestampExtractor;
 import io.millrace.dsl.window.JoinWindows;
@@ -194,6 +195,58 @@ public sealed interface Op {
     @Override
     public String kind() {
       return "table";
+    }
+
+    @Override
+    public List<StoreDef> stores() {
+      return List.of(store);
+    }
+
+    @Override
+    public String group() {
+      return store.name();
+    }
+  }
+
+  /**
+   * A table's changes re-grouped by a new key: each change of a key subtracts the pair it last
+   * selected (kept in {@code previous}, keyed by the table's key, the pair encoded with the
+   * group's serdes) from its group and adds the new one, sent on as changes
+   * ({@code runtime.TableChanges}) through a repartition to a {@link TableAggregate}.
+   *
+   * @param previous each table key's last selected pair, encoded (a raw store)
+   * @param groupKeySerde the group key's serde
+   * @param groupValueSerde the selected value's serde
+   */
+  record TableGroupBy(StoreDef previous, BiFunction<Object, Object, KeyValue<?, ?>> selector,
+      Serde<?> groupKeySerde, Serde<?> groupValueSerde) implements Op {
+    @Override
+    public String kind() {
+      return "table groupBy";
+    }
+
+    @Override
+    public List<StoreDef> stores() {
+      return List.of(previous);
+    }
+
+    @Override
+    public String group() {
+      return previous.name();
+    }
+  }
+
+  /**
+   * A running aggregate per key of a re-grouped table's changes: an added value folds in with
+   * the aggregation, a subtracted one out with {@code subtractor}; each update is passed on.
+   *
+   * @param valueSerde the serde the changes' values were encoded with
+   */
+  record TableAggregate(StoreDef store, Aggregation aggregation,
+      Aggregator<Object, Object, Object> subtractor, Serde<?> valueSerde) implements Op {
+    @Override
+    public String kind() {
+      return "table " + aggregation.kind().word();
     }
 
     @Override

@@ -479,6 +479,15 @@ final class PipelineRuntime {
           context.<Object, Object>store(j.tableStore()), children);
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
       processor = windowedAggregate(node, w, children);
+    } else if (processor == null && node.op() instanceof Op.TableGroupBy g) {
+      processor = new TableGroupByProcessor(node, g.selector(),
+          context.<byte[], byte[]>store(g.previous().name()),
+          (Serde<Object>) g.previous().keySerde(), (Serde<Object>) g.groupKeySerde(),
+          (Serde<Object>) g.groupValueSerde(), children);
+    } else if (processor == null && node.op() instanceof Op.TableAggregate a) {
+      processor = new TableAggregateProcessor(node, a.aggregation(), a.subtractor(),
+          (Serde<Object>) a.valueSerde(), context.<Object, Object>store(a.store().name()),
+          children);
     }
     if (processor == null) {
       throw new IllegalStateException("no processor for " + node.describe());

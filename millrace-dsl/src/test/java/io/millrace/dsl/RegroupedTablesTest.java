@@ -1,0 +1,194 @@
+package io.millrace.dsl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.api.config.ConfigException;
+import io.millrace.api.store.KeyValue;
+import io.millrace.dsl.serde.Serdes;
+import io.millrace.test.TaskTestDriver;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A table re-grouped by a new key ({@link Table#groupBy}) and aggregated per group with an adder
+ * and a subtractor, against a plain-Java model of the rows: every row change moves the row's
+ * old value out of its old group and its new value into its new one, a deleted row leaves its
+ * group, a row that stays in its group updates it once; a subtractor's null empties a group.
+ * Bad input: no value serde, no subtractor, no store name.
+ */
+class RegroupedTablesTest {
+  @TempDir Path tmp;
+
+  /** Users as "country,score" (or "-": in no country); per country users and total score. */
+  public static final class CountryStats implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      GroupedTable<String, Long> byCountry = graph.table(Source.<String, String>of("users"),
+              Stored.<String, String>as("users").withValueSerde(Serdes.string()))
+          .groupBy((user, line) -> line.equals("-") ? null
+                  : new KeyValue<>(line.split(",")[0], Long.parseLong(line.split(",")[1])),
+              Grouped.with(Serdes.string(), Serdes.longs()));
+      byCountry.count(Stored.as("users-per-country")).toStream().to("counts");
+      byCountry.aggregate(Stored.<String, Long>as("score-per-country")
+                  .withValueSerde(Serdes.longs()), () -> 0L,
+              (country, score, sum) -> sum + score, (country, score, sum) -> sum - score)
+          .toStream().to("sums");
+    }
+  }
+
+  /** Per country its users' names joined by reduce; a country left by all is deleted. */
+  public static final class CountryMembers implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.table(Source.<String, String>of("users"),
+              Stored.<String, String>as("users").withValueSerde(Serdes.string()))
+          .groupBy((user, country) -> new KeyValue<>(country, "|" + user + "|"),
+              Grouped.with(Serdes.string(), Serdes.string()))
+          .reduce(Stored.as("members"), (all, one) -> all + one, (all, one) -> {
+            String left = all.replace(one, "");
+            return left.isEmpty() ? null : left;
+          })
+          .toStream().to("out");
+    }
+  }
+
+  /** groupBy without the value serde. */
+  public static final class NoValueSerde implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, String>table("users", Stored.<String, String>as("users")
+              .withValueSerde(Serdes.string()))
+          .groupBy((u, c) -> new KeyValue<>(c, u), Grouped.with(Serdes.string(), null))
+          .count(Stored.as("n")).toStream().to("out");
+    }
+  }
+
+  /** reduce without a subtractor. */
+  public static final class NoSubtractor implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, String>table("users", Stored.<String, String>as("users")
+              .withValueSerde(Serdes.string()))
+          .groupBy((u, c) -> new KeyValue<>(c, u), Grouped.with(Serdes.string(),
+              Serdes.string()))
+          .reduce(Stored.as("n"), (a, b) -> a + b, null).toStream().to("out");
+    }
+  }
+
+  /** count without a store name. */
+  public static final class NoStoreName implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, String>table("users", Stored.<String, String>as("users")
+              .withValueSerde(Serdes.string()))
+          .groupBy((u, c) -> new KeyValue<>(c, u), Grouped.with(Serdes.string(),
+              Serdes.string()))
+          .count(null).toStream().to("out");
+    }
+  }
+
+  @Test
+  void eachRowChangeMovesItsValueBetweenGroupsAsAModelOfTheRowsSays() {
+    Random random = new Random(41);
+    Map<String, String> rows = new HashMap<>(); // user -> "country,score"
+    List<String> counts = new ArrayList<>();
+    List<String> sums = new ArrayList<>();
+    Map<String, Long> modelCounts = new HashMap<>();
+    Map<String, Long> modelSums = new HashMap<>();
+    try (TaskTestDriver driver = DslDrivers.driver(DslDrivers.job("country-stats",
+        CountryStats.class, "users", "counts", "sums"), tmp)) {
+      for (int i = 0; i < 3_000; i++) {
+        String user = "u" + random.nextInt(60);
+        int pick = random.nextInt(10);
+        String line = pick == 0 ? null : pick == 1 ? "-"
+            : "c" + random.nextInt(6) + "," + random.nextInt(100);
+        driver.pipe("users", user, line, i);
+        String[] old = group(rows.get(user));
+        String[] now = group(line);
+        if (line == null) {
+          rows.remove(user);
+        } else {
+          rows.put(user, line);
+        }
+        // What the group aggregates pass on: the old group's update, then the new one's; a row
+        // that stays in its group updates it once.
+        if (old != null && (now == null || !old[0].equals(now[0]))) {
+          long n = modelCounts.merge(old[0], -1L, Long::sum);
+          long s = modelSums.merge(old[0], -Long.parseLong(old[1]), Long::sum);
+          counts.add(old[0] + "=" + n);
+          sums.add(old[0] + "=" + s);
+        }
+        if (now != null) {
+          long n = modelCounts.merge(now[0], old != null && old[0].equals(now[0]) ? 0L : 1L,
+              Long::sum);
+          long s = modelSums.merge(now[0], Long.parseLong(now[1])
+              - (old != null && old[0].equals(now[0]) ? Long.parseLong(old[1]) : 0), Long::sum);
+          counts.add(now[0] + "=" + n);
+          sums.add(now[0] + "=" + s);
+        }
+      }
+      assertThat(driver.outputs("counts")).extracting(o -> o.key() + "=" + o.value())
+          .isEqualTo(counts);
+      assertThat(driver.outputs("sums")).extracting(o -> o.key() + "=" + o.value())
+          .isEqualTo(sums);
+      for (int c = 0; c < 6; c++) {
+        String country = "c" + c;
+        long users = rows.values().stream().filter(l -> l.startsWith(country + ",")).count();
+        long score = rows.values().stream().filter(l -> l.startsWith(country + ","))
+            .mapToLong(l -> Long.parseLong(l.split(",")[1])).sum();
+        assertThat(driver.<String, Long>store("users-per-country").get(country)).as(country)
+            .isEqualTo(modelCounts.containsKey(country) ? users : null);
+        assertThat(driver.<String, Long>store("score-per-country").get(country)).as(country)
+            .isEqualTo(modelSums.containsKey(country) ? score : null);
+      }
+    }
+  }
+
+  /** A row's (country, score), or null if it is in no group. */
+  private static String[] group(String line) {
+    return line == null || line.equals("-") ? null : line.split(",");
+  }
+
+  @Test
+  void aReducedGroupThatEveryRowLeftIsDeletedAndPassedOnAsNull() {
+    try (TaskTestDriver driver = DslDrivers.driver(DslDrivers.job("members",
+        CountryMembers.class, "users", "out"), tmp)) {
+      driver.pipe("users", "ada", "GB", 1);
+      driver.pipe("users", "alan", "GB", 2);
+      driver.pipe("users", "ada", "US", 3); // moves: GB loses her, US gains her
+      driver.pipe("users", "alan", null, 4); // deleted: GB is empty
+      driver.pipe("users", "ada", "US", 5); // the same again: US updated once
+      assertThat(driver.outputs("out")).extracting(o -> o.key() + "=" + o.value())
+          .containsExactly("GB=|ada|", "GB=|ada||alan|", "GB=|alan|", "US=|ada|", "GB=null",
+              "US=|ada|");
+      assertThat(driver.<String, String>store("members").get("GB")).isNull();
+      assertThat(driver.<String, String>store("members").get("US")).isEqualTo("|ada|");
+    }
+  }
+
+  @Test
+  void aRegroupingWithoutItsValueSerdeOrSubtractorOrStoreNameIsRefusedNamingTheOperator() {
+    assertThatThrownBy(() -> DslDrivers.driver(
+        DslDrivers.job("no-serde", NoValueSerde.class, "users", "out"), tmp))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("groupBy of table users/table:users needs the serde of the "
+            + "values it groups");
+    assertThatThrownBy(() -> DslDrivers.driver(
+        DslDrivers.job("no-subtractor", NoSubtractor.class, "users", "out"), tmp))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("reduce after groupBy of table users/table:users needs a "
+            + "subtractor");
+    assertThatThrownBy(() -> DslDrivers.driver(
+        DslDrivers.job("no-name", NoStoreName.class, "users", "out"), tmp))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("count after groupBy of table users/table:users needs a store "
+            + "name");
+  }
+}
