@@ -11,7 +11,9 @@ import java.util.function.BiFunction;
  * A table's changes re-grouped: each change of a table key selects its new (group key, value)
  * pair, and the pair the key selected last, kept in the operator's own store, is subtracted from
  * its group; both go on as {@link TableChanges} keyed by their group (to the repartition). A
- * deleted key, or a pair with a null key or value, is in no group.
+ * deleted key, or a pair with a null key or value, is in no group. A change that leaves the
+ * row's pair as it was (the same bytes) sends nothing: an aggregate that updates on every record
+ * (a highest bid per auction) re-groups only what moved.
  *
  * <p>Keeping the last pair, rather than asking the table for its old value as Kafka Streams
  * does, costs a store but needs nothing of the operator that made the table, and subtracts
@@ -55,7 +57,11 @@ final class TableGroupByProcessor implements Processor {
         group = pair.key();
         groupBytes = groupKeySerde.toBytes(group);
         valueBytes = valueSerde.toBytes(pair.value());
-        previous.put(tableKey, TableChanges.pair(groupBytes, valueBytes));
+        byte[] now = TableChanges.pair(groupBytes, valueBytes);
+        if (Arrays.equals(now, last)) {
+          return; // the row's pair is as it was: its group has nothing to change
+        }
+        previous.put(tableKey, now);
       } else if (last != null) {
         previous.delete(tableKey);
       }

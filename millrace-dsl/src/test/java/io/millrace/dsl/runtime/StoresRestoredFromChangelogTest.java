@@ -10,6 +10,7 @@ import io.millrace.core.embed.RunningJob;
 import io.millrace.core.system.memory.MemoryStream;
 import io.millrace.core.system.memory.MemoryStreams;
 import io.millrace.core.testing.Await;
+import io.millrace.dsl.RegroupedTablesTest;
 import io.millrace.dsl.StreamApplication;
 import io.millrace.dsl.StreamGraph;
 import io.millrace.dsl.StreamJoined;
@@ -23,9 +24,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -154,5 +158,67 @@ class StoresRestoredFromChangelogTest {
       assertThat(job.failure()).isEmpty();
     }
     assertThat(out(name)).containsExactly("x=v0+c0", "u=v1+c1", "z=end+end", "w=v2+null");
+  }
+
+  @Test
+  void aRegroupedTablesRowsAndGroupsAreRestoredFromTheirChangelogsAcrossTwoTasks()
+      throws Exception {
+    String name = "regrouped-restored-" + UNIQUE.incrementAndGet();
+    MemoryStream users = MemoryStreams.create(name + "-users", 2);
+    Map<String, String> config = job(name, RegroupedTablesTest.CountryStats.class, "users",
+        "counts", "sums");
+    config.remove("streams.out.partitions");
+    config.put("streams.counts.partitions", "1");
+    config.put("streams.sums.partitions", "1");
+    Random random = new Random(7);
+    Map<String, String> rows = new HashMap<>();
+    for (int phase = 0; phase < 2; phase++) {
+      for (int i = 0; i < 400; i++) {
+        String user = "u" + random.nextInt(30);
+        String line = random.nextInt(8) == 0 ? null
+            : "c" + random.nextInt(4) + "," + random.nextInt(100);
+        users.append(Math.floorMod(user.hashCode(), 2), user, line, phase * 1_000 + i,
+            Headers.EMPTY);
+        if (line == null) {
+          rows.remove(user);
+        } else {
+          rows.put(user, line);
+        }
+      }
+      Map<String, String> counts = new TreeMap<>();
+      Map<String, String> sums = new TreeMap<>();
+      for (String line : rows.values()) {
+        String[] cs = line.split(",");
+        counts.merge(cs[0], "1", (a, b) -> Long.toString(Long.parseLong(a) + 1));
+        sums.merge(cs[0], cs[1], (a, b) -> Long.toString(Long.parseLong(a) + Long.parseLong(b)));
+      }
+      try (RunningJob job = Millrace.start(config)) {
+        Await.until(Await.DEADLINE, "every country's count and sum as the rows say",
+            () -> occupied(name).equals(List.of(counts, sums)) || job.failure().isPresent());
+        assertThat(job.failure()).isEmpty();
+      } // stopped: committed, rows and groups in their changelogs
+      deleteLocalStores(tmp.resolve(name));
+    }
+  }
+
+  /** Each key's last value in a stream's partition 0, as text. */
+  private static Map<String, String> last(String stream) {
+    Map<String, String> last = new TreeMap<>();
+    MemoryStream out = MemoryStreams.get(stream);
+    if (out != null) {
+      for (Envelope e : out.messages(0)) {
+        last.put(String.valueOf(e.key()), String.valueOf(e.value()));
+      }
+    }
+    return last;
+  }
+
+  /** The last count and sum of each country some row is in (a count of 0: none is). */
+  private static List<Map<String, String>> occupied(String name) {
+    Map<String, String> counts = last(name + "-counts");
+    counts.values().removeIf("0"::equals);
+    Map<String, String> sums = last(name + "-sums");
+    sums.keySet().retainAll(counts.keySet());
+    return List.of(counts, sums);
   }
 }
