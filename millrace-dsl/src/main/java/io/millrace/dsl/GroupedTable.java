@@ -20,9 +20,9 @@ import java.util.function.Supplier;
  * subtractor takes the value a row had out when the row changes or leaves. The result is a
  * table; each update of a group is passed on as its change.
  *
- * <p>The aggregate's store name {@code N} also names what the re-grouping makes: the store of
- * each row's last pair, {@code N-previous} (in the tasks of the table), and the intermediate
- * stream {@code N-repartition}.
+ * <p>The aggregate's store name {@code N} also names the intermediate stream the changes go
+ * through, {@code N-repartition}. A row's old value is the table's own, as the table's operator
+ * had it before the change: the selector must give the same pair for the same row each time.
  *
  * @param <K> the group key type
  * @param <V> the grouped value type
@@ -30,15 +30,12 @@ import java.util.function.Supplier;
 public final class GroupedTable<K, V> {
   private final StreamGraph graph;
   private final Node table;
-  private final StoreDef tableStore;
   private final BiFunction<Object, Object, KeyValue<?, ?>> selector;
   private final Grouped<K, V> grouped;
 
-  GroupedTable(StreamGraph graph, Node table, StoreDef tableStore,
-      BiFunction<Object, Object, KeyValue<?, ?>> selector, Grouped<K, V> grouped) {
+  GroupedTable(StreamGraph graph, Node table, BiFunction<Object, Object, KeyValue<?, ?>> selector, Grouped<K, V> grouped) {
     this.graph = graph;
     this.table = table;
-    this.tableStore = tableStore;
     this.selector = selector;
     this.grouped = grouped;
   }
@@ -97,10 +94,8 @@ public final class GroupedTable<K, V> {
     StoreDef store = GroupedStream.storeOf(where, operator, stored, grouped.keySerde,
         defaultValueSerde);
     Serde<?> groupKeySerde = grouped.keySerde != null ? grouped.keySerde : store.keySerde();
-    String previousName = store.name() + "-previous";
-    StoreDef previous = new StoreDef(previousName, tableStore.keySerde(), new BytesSerde(), true);
-    Node groupBy = graph.plan().add(new Op.TableGroupBy(previous, selector, groupKeySerde,
-        grouped.valueSerde), table.path() + "/groupBy:" + previousName, true, table);
+    Node groupBy = graph.plan().add(new Op.TableGroupBy(selector, groupKeySerde,
+        grouped.valueSerde), table.path() + "/groupBy:" + store.name(), true, table);
     Node repartition = graph.repartition(groupBy, store.name() + "-repartition", groupKeySerde,
         new BytesSerde());
     Node node = graph.plan().add(new Op.TableAggregate(store, aggregation, subtractor,

@@ -71,8 +71,10 @@ public final class Table<K, V> {
    * per group that follows every change: a changed row's new pair is added to its group and its
    * old pair subtracted from the one it was in (a deleted row's only subtracted). The changes go
    * through a repartition, so {@code grouped} must give the pair's serdes (the value serde is
-   * needed even on the embedded default: each row's last pair is kept in a store). A pair with a
-   * null key or value is in no group. Kafka Streams' {@code KTable#groupBy}.
+   * needed even on the embedded default: a change crosses as bytes, and a row whose pair did not
+   * change is found by them and sends nothing). A pair with a null key or value is in no group.
+   * The old pair is the selector applied to the row's old value, so the selector must give the
+   * same pair for the same row each time. Kafka Streams' {@code KTable#groupBy}.
    */
   @SuppressWarnings("unchecked")
   public <KR, VR> GroupedTable<KR, VR> groupBy(
@@ -83,11 +85,10 @@ public final class Table<K, V> {
     }
     if (grouped == null || grouped.valueSerde == null) {
       throw new ConfigException(where + " needs the serde of the values it groups: "
-          + "groupBy(selector, Grouped.with(keySerde, valueSerde)) (each row's last pair is "
-          + "kept in a store, to be subtracted from its group when the row changes)");
+          + "groupBy(selector, Grouped.with(keySerde, valueSerde)) (a row's change crosses "
+          + "a repartition to its groups as bytes)");
     }
-    return new GroupedTable<>(graph, node, store,
-        (k, v) -> selector.apply((K) k, (V) v), grouped);
+    return new GroupedTable<>(graph, node, (k, v) -> selector.apply((K) k, (V) v), grouped);
   }
 
   @SuppressWarnings("unchecked")

@@ -61,6 +61,69 @@ public class RegroupedTablesTest {
     }
   }
 
+  /**
+   * Spending per user summed by an aggregator that adds in place (one long[] per user), the
+   * users then counted per band (under 100, 100 and over).
+   */
+  public static final class SpendingBands implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      graph.<String, Long>stream("spend").groupByKey()
+          .aggregate(Stored.<String, long[]>as("spent").withValueSerde(new LongArraySerde()),
+              () -> new long[1], (user, amount, total) -> {
+                total[0] += amount; // in place: the old value must be read before this
+                return total;
+              })
+          .toTable()
+          .groupBy((user, total) -> new KeyValue<>(total[0] >= 100 ? "big" : "small", 1L),
+              Grouped.with(Serdes.string(), Serdes.longs()))
+          .count(Stored.as("users-per-band"))
+          .toStream().to("out");
+    }
+  }
+
+  /** Users' countries joined with their plans (a table-table join), counted per plan. */
+  public static final class PlansJoined implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      Table<String, String> countries = graph.table(Source.<String, String>of("countries"),
+          Stored.<String, String>as("countries").withValueSerde(Serdes.string()));
+      Table<String, String> plans = graph.table(Source.<String, String>of("plans"),
+          Stored.<String, String>as("plans").withValueSerde(Serdes.string()));
+      countries.join(plans, (country, plan) -> plan + "@" + country,
+              Stored.<String, String>as("user-plans").withValueSerde(Serdes.string()))
+          .groupBy((user, planAt) -> new KeyValue<>(planAt.split("@")[0], user),
+              Grouped.with(Serdes.string(), Serdes.string()))
+          .count(Stored.as("users-per-plan"))
+          .toStream().to("out");
+    }
+  }
+
+  /** A long[] as eight bytes a value. */
+  public static final class LongArraySerde implements io.millrace.api.Serde<long[]> {
+    @Override
+    public byte[] toBytes(long[] values) {
+      if (values == null) {
+        return null;
+      }
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 * values.length);
+      for (long v : values) {
+        b.putLong(v);
+      }
+      return b.array();
+    }
+
+    @Override
+    public long[] fromBytes(byte[] bytes) {
+      if (bytes == null) {
+        return null;
+      }
+      long[] values = new long[bytes.length / 8];
+      java.nio.ByteBuffer.wrap(bytes).asLongBuffer().get(values);
+      return values;
+    }
+  }
+
   /** groupBy without the value serde. */
   public static final class NoValueSerde implements StreamApplication {
     @Override
@@ -176,6 +239,34 @@ public class RegroupedTablesTest {
               "US=|ada||alan|");
       assertThat(driver.<String, String>store("members").get("GB")).isNull();
       assertThat(driver.<String, String>store("members").get("US")).isEqualTo("|ada||alan|");
+    }
+  }
+
+  @Test
+  void anAggregatorThatChangesItsAggregateInPlaceStillMovesItsRowBetweenGroups() {
+    try (TaskTestDriver driver = DslDrivers.driver(DslDrivers.job("bands",
+        SpendingBands.class, "spend", "out"), tmp)) {
+      driver.pipe("spend", "ada", 60L, 1);
+      driver.pipe("spend", "alan", 30L, 2);
+      driver.pipe("spend", "ada", 50L, 3); // 110: from small to big
+      driver.pipe("spend", "alan", 5L, 4); // 35: small still, the same pair: nothing
+      assertThat(driver.outputs("out")).extracting(o -> o.key() + "=" + o.value())
+          .containsExactly("small=1", "small=2", "small=1", "big=1");
+    }
+  }
+
+  @Test
+  void aTableTableJoinsResultRegroupsAsItsRowsJoinAndLeave() {
+    try (TaskTestDriver driver = DslDrivers.driver(DslDrivers.job("plans",
+        PlansJoined.class, "countries", "plans", "out"), tmp)) {
+      driver.pipe("countries", "ada", "GB", 1);
+      driver.pipe("plans", "ada", "pro", 2); // joined: pro gains her
+      driver.pipe("plans", "alan", "free", 3); // no country yet: no row
+      driver.pipe("countries", "alan", "GB", 4); // joined: free gains him
+      driver.pipe("plans", "ada", "free", 5); // moves: pro loses her, free gains her
+      driver.pipe("countries", "alan", null, 6); // leaves the join: free loses him
+      assertThat(driver.outputs("out")).extracting(o -> o.key() + "=" + o.value())
+          .containsExactly("pro=1", "free=1", "pro=0", "free=2", "free=1");
     }
   }
 

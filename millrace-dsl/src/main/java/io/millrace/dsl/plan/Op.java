@@ -209,30 +209,19 @@ public sealed interface Op {
   }
 
   /**
-   * A table's changes re-grouped by a new key: each change of a key subtracts the pair it last
-   * selected (kept in {@code previous}, keyed by the table's key, the pair encoded with the
-   * group's serdes) from its group and adds the new one, sent on as changes
-   * ({@code runtime.TableChanges}) through a repartition to a {@link TableAggregate}.
+   * A table's changes re-grouped by a new key: the table's operator tells it each key's old
+   * value before a change, and the old value's (group key, value) pair is subtracted from its
+   * group and the new one's added, sent on as changes ({@code runtime.TableChanges}) through a
+   * repartition to a {@link TableAggregate}.
    *
-   * @param previous each table key's last selected pair, encoded (a raw store)
    * @param groupKeySerde the group key's serde
    * @param groupValueSerde the selected value's serde
    */
-  record TableGroupBy(StoreDef previous, BiFunction<Object, Object, KeyValue<?, ?>> selector,
+  record TableGroupBy(BiFunction<Object, Object, KeyValue<?, ?>> selector,
       Serde<?> groupKeySerde, Serde<?> groupValueSerde) implements Op {
     @Override
     public String kind() {
       return "table groupBy";
-    }
-
-    @Override
-    public List<StoreDef> stores() {
-      return List.of(previous);
-    }
-
-    @Override
-    public String group() {
-      return previous.name();
     }
   }
 

@@ -13,13 +13,16 @@ final class AggregateProcessor implements Processor {
   private final Aggregation aggregation;
   private final KeyValueStore<Object, Object> store;
   private final Processor[] children;
+  /** Re-groupings of the aggregate as a table: told each key's old aggregate first. */
+  private final TableGroupByProcessor[] regroupings;
 
   AggregateProcessor(Node node, Aggregation aggregation, KeyValueStore<Object, Object> store,
-      Processor[] children) {
+      Processor[] children, TableGroupByProcessor[] regroupings) {
     this.node = node;
     this.aggregation = aggregation;
     this.store = store;
     this.children = children;
+    this.regroupings = regroupings;
   }
 
   @Override
@@ -29,7 +32,11 @@ final class AggregateProcessor implements Processor {
       if (key == null) {
         throw new NullPointerException("a record to aggregate needs a key");
       }
-      next = aggregation.fold(key, value, store.get(key));
+      Object current = store.get(key);
+      for (TableGroupByProcessor regrouping : regroupings) {
+        regrouping.before(key, current); // before the fold, which may change it in place
+      }
+      next = aggregation.fold(key, value, current);
       if (next == null) {
         throw new NullPointerException("the aggregate came out null");
       }

@@ -470,30 +470,34 @@ final class PipelineRuntime {
         this::output);
     if (processor == null && node.op() instanceof Op.Aggregate a) {
       processor = new AggregateProcessor(node, a.aggregation(),
-          context.<Object, Object>store(a.store().name()), children);
+          context.<Object, Object>store(a.store().name()), children, regroupings(children));
     } else if (processor == null && node.op() instanceof Op.Table t) {
       processor = new TableProcessor(node, context.<Object, Object>store(t.store().name()),
-          children);
+          children, regroupings(children));
     } else if (processor == null && node.op() instanceof Op.StreamTableJoin j) {
       processor = new StreamTableJoinProcessor(node, j.joinKind(), j.joiner(),
           context.<Object, Object>store(j.tableStore()), children);
     } else if (processor == null && node.op() instanceof Op.WindowAggregate w) {
       processor = windowedAggregate(node, w, children);
     } else if (processor == null && node.op() instanceof Op.TableGroupBy g) {
-      processor = new TableGroupByProcessor(node, g.selector(),
-          context.<byte[], byte[]>store(g.previous().name()),
-          (Serde<Object>) g.previous().keySerde(), (Serde<Object>) g.groupKeySerde(),
+      processor = new TableGroupByProcessor(node, g.selector(), (Serde<Object>) g.groupKeySerde(),
           (Serde<Object>) g.groupValueSerde(), children);
     } else if (processor == null && node.op() instanceof Op.TableAggregate a) {
       processor = new TableAggregateProcessor(node, a.aggregation(), a.subtractor(),
           (Serde<Object>) a.valueSerde(), context.<Object, Object>store(a.store().name()),
-          children);
+          children, regroupings(children));
     }
     if (processor == null) {
       throw new IllegalStateException("no processor for " + node.describe());
     }
     built.put(node, processor);
     return processor;
+  }
+
+  /** The re-groupings among a table's operator's children: told each key's old value. */
+  private static TableGroupByProcessor[] regroupings(Processor[] children) {
+    return java.util.Arrays.stream(children).filter(TableGroupByProcessor.class::isInstance)
+        .map(TableGroupByProcessor.class::cast).toArray(TableGroupByProcessor[]::new);
   }
 
   /** A windowed aggregation of the kind its windows are, moved by a watermark of its own. */
@@ -542,7 +546,8 @@ final class PipelineRuntime {
         made = new TableTableJoinProcessor(join, j.joinKind(), j.joiner(),
             context.<Object, Object>store(j.leftStore()),
             context.<Object, Object>store(j.rightStore()),
-            context.<Object, Object>store(j.store().name()), children);
+            context.<Object, Object>store(j.store().name()), children,
+            regroupings(children));
       } else if (join.op() instanceof Op.StreamStreamJoin j) {
         Listening listening = listening(join);
         StreamStreamJoinProcessor stream = new StreamStreamJoinProcessor(join, j.joinKind(),

@@ -20,16 +20,20 @@ final class TableAggregateProcessor implements Processor {
   private final Serde<Object> valueSerde;
   private final KeyValueStore<Object, Object> store;
   private final Processor[] children;
+  /** Re-groupings of this table in turn: told each group's old aggregate first. */
+  private final TableGroupByProcessor[] regroupings;
 
   TableAggregateProcessor(Node node, Aggregation adder,
       Aggregator<Object, Object, Object> subtractor, Serde<Object> valueSerde,
-      KeyValueStore<Object, Object> store, Processor[] children) {
+      KeyValueStore<Object, Object> store, Processor[] children,
+      TableGroupByProcessor[] regroupings) {
     this.node = node;
     this.adder = adder;
     this.subtractor = subtractor;
     this.valueSerde = valueSerde;
     this.store = store;
     this.children = children;
+    this.regroupings = regroupings;
   }
 
   @Override
@@ -45,6 +49,9 @@ final class TableAggregateProcessor implements Processor {
       }
       byte kind = TableChanges.kind(change);
       Object current = store.get(key);
+      for (TableGroupByProcessor regrouping : regroupings) {
+        regrouping.before(key, current); // before the fold, which may change it in place
+      }
       next = current;
       if (kind != TableChanges.ADD) {
         Object old = valueSerde.fromBytes(kind == TableChanges.REPLACE

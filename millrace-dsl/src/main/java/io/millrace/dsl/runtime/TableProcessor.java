@@ -11,11 +11,15 @@ final class TableProcessor implements Processor {
   private final Node node;
   private final KeyValueStore<Object, Object> store;
   private final Processor[] children;
+  /** Re-groupings of the table: told each key's old value first. */
+  private final TableGroupByProcessor[] regroupings;
 
-  TableProcessor(Node node, KeyValueStore<Object, Object> store, Processor[] children) {
+  TableProcessor(Node node, KeyValueStore<Object, Object> store, Processor[] children,
+      TableGroupByProcessor[] regroupings) {
     this.node = node;
     this.store = store;
     this.children = children;
+    this.regroupings = regroupings;
   }
 
   @Override
@@ -23,6 +27,12 @@ final class TableProcessor implements Processor {
     try {
       if (key == null) {
         throw new NullPointerException("a table's record needs a key");
+      }
+      if (regroupings.length > 0) { // (a read only where a re-grouping needs the old value)
+        Object old = store.get(key);
+        for (TableGroupByProcessor regrouping : regroupings) {
+          regrouping.before(key, old);
+        }
       }
       if (value == null) {
         store.delete(key);

@@ -19,10 +19,13 @@ final class TableTableJoinProcessor {
   private final KeyValueStore<Object, Object> rightStore;
   private final KeyValueStore<Object, Object> result;
   private final Processor[] children;
+  /** Re-groupings of the result: told each key's old result first. */
+  private final TableGroupByProcessor[] regroupings;
 
   TableTableJoinProcessor(Node node, JoinKind kind, ValueJoiner<Object, Object, Object> joiner,
       KeyValueStore<Object, Object> leftStore, KeyValueStore<Object, Object> rightStore,
-      KeyValueStore<Object, Object> result, Processor[] children) {
+      KeyValueStore<Object, Object> result, Processor[] children,
+      TableGroupByProcessor[] regroupings) {
     this.node = node;
     this.kind = kind;
     this.joiner = joiner;
@@ -30,6 +33,7 @@ final class TableTableJoinProcessor {
     this.rightStore = rightStore;
     this.result = result;
     this.children = children;
+    this.regroupings = regroupings;
   }
 
   /** Where one side's changes come in. */
@@ -64,6 +68,12 @@ final class TableTableJoinProcessor {
           || left != null && kind.keepsLeft()
           || right != null && kind.keepsRight();
       next = joined ? joiner.apply(left, right) : null;
+      if (regroupings.length > 0) {
+        Object old = result.get(key);
+        for (TableGroupByProcessor regrouping : regroupings) {
+          regrouping.before(key, old);
+        }
+      }
       if (next == null) {
         if (result.get(key) == null) {
           return;

@@ -13,9 +13,8 @@ public final class AuctionWinnerSerde implements Serde<AuctionWinner> {
       return null;
     }
     byte[] auction = w.auction() == null ? new byte[0] : EventCodec.encode(w.auction());
-    ByteBuffer b = ByteBuffer.allocate(4 + auction.length + 8 * (3 + w.pending().length));
-    b.putInt(w.auction() == null ? -1 : auction.length).put(auction).putLong(w.highest())
-        .putLong(w.priceDelta()).putLong(w.countDelta());
+    ByteBuffer b = ByteBuffer.allocate(4 + auction.length + 8 * (1 + w.pending().length));
+    b.putInt(w.auction() == null ? -1 : auction.length).put(auction).putLong(w.highest());
     for (long v : w.pending()) {
       b.putLong(v);
     }
@@ -36,12 +35,10 @@ public final class AuctionWinnerSerde implements Serde<AuctionWinner> {
       auction = EventCodec.decodeAuction(a);
     }
     long highest = b.getLong();
-    long priceDelta = b.getLong();
-    long countDelta = b.getLong();
     long[] pending = new long[b.remaining() / 8];
     for (int i = 0; i < pending.length; i++) {
       pending[i] = b.getLong();
     }
-    return new AuctionWinner(auction, pending, highest, priceDelta, countDelta);
+    return new AuctionWinner(auction, pending, highest);
   }
 }

@@ -97,9 +97,10 @@ public final class Queries {
 
   /**
    * q4: auctions and their bids merged on the auction id (their own key: no repartition), per
-   * auction its highest bid between its start and its expiry (either may come first), each change
-   * of it passed on as a change of its category's sum and count, summed per category over a
-   * re-key: the average (a running aggregate: its last update per category is the result).
+   * auction its highest bid between its start and its expiry (either may come first), a table
+   * re-grouped by category with an adder and a subtractor (as Kafka Streams' q4): the average
+   * (a running aggregate: its last update per category is the result). A winner whose price did
+   * not change is not re-grouped.
    */
   public static final class Q4 implements StreamApplication {
     @Override
@@ -112,15 +113,17 @@ public final class Queries {
           .aggregate(Stored.<Long, AuctionWinner>as("q4-winners").withKeySerde(new LongSerde())
                   .withValueSerde(new AuctionWinnerSerde()), AuctionWinner::empty,
               (auction, event, winner) -> winner.with(event))
-          .filter((auction, winner) -> winner.changed())
-          .map((auction, w) -> new KeyValue<>(w.auction().category(),
-              new long[] {w.priceDelta(), w.countDelta()}))
-          .groupByKey(Grouped.with(new LongSerde(), new LongsSerde()))
+          .toTable()
+          .groupBy((auction, w) -> w.hasWinner()
+                  ? new KeyValue<>(w.auction().category(), w.highest()) : null,
+              Grouped.with(new LongSerde(), new LongSerde()))
           .aggregate(Stored.<Long, long[]>as("q4-averages").withKeySerde(new LongSerde())
                   .withValueSerde(new LongsSerde()), () -> new long[2],
-              (category, change, sc) -> new long[] {sc[0] + change[0], sc[1] + change[1]})
+              (category, price, sc) -> new long[] {sc[0] + price, sc[1] + 1},
+              (category, price, sc) -> new long[] {sc[0] - price, sc[1] - 1})
+          .toStream()
           .map((category, sc) -> new KeyValue<>(Long.toString(category),
-              Lines.q4(category, sc[0] / sc[1])))
+              sc[1] == 0 ? null : Lines.q4(category, sc[0] / sc[1])))
           .to("out", new StringSerde(), new StringSerde());
     }
   }
