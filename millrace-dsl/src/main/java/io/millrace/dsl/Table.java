@@ -1,5 +1,6 @@
 package io.millrace.dsl;
 
+import io.millrace.api.Serde;
 import io.millrace.api.config.ConfigException;
 import io.millrace.api.store.KeyValue;
 import io.millrace.dsl.function.ValueJoiner;
@@ -8,6 +9,8 @@ import io.millrace.dsl.plan.Node;
 import io.millrace.dsl.plan.Op;
 import io.millrace.dsl.plan.StoreDef;
 import java.util.function.BiFunction;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
 
 /**
  * A table: each key's latest value, in a store you named ({@link StreamGraph#table},
@@ -64,6 +67,48 @@ public final class Table<K, V> {
   public <VO, R> Table<K, R> outerJoin(Table<K, VO> other,
       ValueJoiner<? super V, ? super VO, ? extends R> joiner, Stored<K, R> stored) {
     return join(JoinKind.OUTER, other, joiner, stored);
+  }
+
+  /**
+   * The rows {@code predicate} holds for, as a table in a store you name (its value serde this
+   * table's unless {@code stored} gives one): a row that stops holding leaves it, passed on as a
+   * null value. Kafka Streams' {@code KTable#filter}; a stream's {@code filter} would keep such a
+   * row's last value instead.
+   */
+  @SuppressWarnings("unchecked")
+  public Table<K, V> filter(BiPredicate<? super K, ? super V> predicate, Stored<K, V> stored) {
+    if (predicate == null) {
+      throw new ConfigException("filter of table " + node.path() + " needs a predicate");
+    }
+    return derived("filter", (k, v) -> v != null && predicate.test((K) k, (V) v) ? v : null,
+        stored, store.valueSerde());
+  }
+
+  /**
+   * Each row's value mapped, as a table in a store you name ({@code stored} gives its value
+   * serde); a deleted row stays deleted (the mapper never sees a null). Kafka Streams'
+   * {@code KTable#mapValues}.
+   */
+  @SuppressWarnings("unchecked")
+  public <V2> Table<K, V2> mapValues(Function<? super V, ? extends V2> mapper,
+      Stored<K, V2> stored) {
+    if (mapper == null) {
+      throw new ConfigException("mapValues of table " + node.path() + " needs a mapper");
+    }
+    return derived("mapValues", (k, v) -> v == null ? null : mapper.apply((V) v), stored, null);
+  }
+
+  /** A table of each row's value through {@code fn} (null: the row is not in it). */
+  private <V2> Table<K, V2> derived(String operator, BiFunction<Object, Object, Object> fn,
+      Stored<K, V2> stored, Serde<?> defaultValueSerde) {
+    String where = operator + " of table " + node.path();
+    StoreDef result = GroupedStream.storeOf(where, operator, stored, store.keySerde(),
+        defaultValueSerde);
+    Node mapped = graph.plan().add(new Op.TableValues("table " + operator, fn),
+        node.path() + "/" + operator, false, node);
+    Node table = graph.plan().add(new Op.Table(result),
+        mapped.path() + "/table:" + result.name(), false, mapped);
+    return new Table<>(graph, table, result);
   }
 
   /**

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Tables against a plain-Java map: a stream's records upserted into a store the user names (a
- * null value deleting), its changes as a stream, an aggregate's store as a table, a re-keyed
- * stream's table through its repartition; a table without a store name refused.
+ * null value deleting), its changes as a stream, a table's filter and mapValues as tables of
+ * their own, an aggregate's store as a table, a re-keyed stream's table through its
+ * repartition; a table without a store name refused.
  */
 class TablesTest {
   @TempDir Path tmp;
@@ -56,6 +57,27 @@ class TablesTest {
           .map((k, line) -> new KeyValue<>(line.split(",")[1], line.split(",")[0]))
           .toTable(Stored.<String, String>as("by-country").withValueSerde(Serdes.string()))
           .toStream().to("out");
+    }
+  }
+
+  /**
+   * Users as "country,score": those scoring 50 or more a table of their own; every user's country
+   * a table, counted per country.
+   */
+  public static final class DerivedTables implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      Table<String, String> users = graph.table(Source.<String, String>of("users"),
+          Stored.<String, String>as("users").withValueSerde(Serdes.string()));
+      users.filter((user, line) -> Long.parseLong(line.split(",")[1]) >= 50,
+              Stored.as("high-scorers"))
+          .toStream().to("high");
+      users.mapValues(line -> line.split(",")[0],
+              Stored.<String, String>as("user-countries").withValueSerde(Serdes.string()))
+          .groupBy((user, country) -> new KeyValue<>(country, user),
+              Grouped.with(Serdes.string(), Serdes.string()))
+          .count(Stored.as("per-country"))
+          .toStream().to("counts");
     }
   }
 
@@ -99,6 +121,47 @@ class TablesTest {
       for (int u = 0; u < 40; u++) {
         assertThat(driver.<String, String>store("users").get("u" + u)).as("u" + u)
             .isEqualTo(model.get("u" + u));
+      }
+    }
+  }
+
+  @Test
+  void aTablesFilterAndMapValuesAreTablesThatFollowItsRowsAsAModelDoes() {
+    Random random = new Random(29);
+    Map<String, String> model = new HashMap<>();
+    List<String> high = new ArrayList<>();
+    try (TaskTestDriver driver = DslDrivers.driver(
+        DslDrivers.job("derived", DerivedTables.class, "users", "high", "counts"), tmp)) {
+      for (int i = 0; i < 2_000; i++) {
+        String user = "u" + random.nextInt(40);
+        String line = random.nextInt(6) == 0 ? null
+            : "c" + random.nextInt(5) + "," + random.nextInt(100);
+        driver.pipe("users", user, line, i);
+        if (line == null) {
+          model.remove(user);
+        } else {
+          model.put(user, line);
+        }
+        boolean passes = line != null && Long.parseLong(line.split(",")[1]) >= 50;
+        high.add(user + "=" + (passes ? line : null)); // a row that fails leaves: null
+      }
+      assertThat(driver.outputs("high")).extracting(o -> o.key() + "=" + o.value())
+          .isEqualTo(high);
+      Map<String, Long> perCountry = new HashMap<>();
+      for (int u = 0; u < 40; u++) {
+        String line = model.get("u" + u);
+        boolean passes = line != null && Long.parseLong(line.split(",")[1]) >= 50;
+        assertThat(driver.<String, String>store("high-scorers").get("u" + u)).as("u" + u)
+            .isEqualTo(passes ? line : null);
+        assertThat(driver.<String, String>store("user-countries").get("u" + u)).as("u" + u)
+            .isEqualTo(line == null ? null : line.split(",")[0]);
+        if (line != null) {
+          perCountry.merge(line.split(",")[0], 1L, Long::sum);
+        }
+      }
+      for (int c = 0; c < 5; c++) {
+        assertThat(driver.<String, Long>store("per-country").get("c" + c)).as("c" + c)
+            .isEqualTo(perCountry.getOrDefault("c" + c, 0L));
       }
     }
   }

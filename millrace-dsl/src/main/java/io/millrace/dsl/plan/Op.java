@@ -68,6 +68,14 @@ public sealed interface Op {
     }
   }
 
+  /**
+   * A table's rows' values through {@code fn} on their way into another table ({@code filter},
+   * {@code mapValues} of a table): a null out of it deletes the row there.
+   *
+   * @param kind {@code table filter} or {@code table mapValues}
+   */
+  record TableValues(String kind, BiFunction<Object, Object, Object> fn) implements Op {}
+
   /** Only the records the predicate holds for. */
   record Filter(BiPredicate<Object, Object> predicate) implements Op {
     @Override

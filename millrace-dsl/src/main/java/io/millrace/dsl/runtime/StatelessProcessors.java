@@ -27,6 +27,8 @@ final class StatelessProcessors {
       return new MapProcessor(node, m.fn(), children);
     } else if (op instanceof Op.MapValues m) {
       return new MapValuesProcessor(node, m.fn(), children);
+    } else if (op instanceof Op.TableValues t) {
+      return new MapValuesProcessor(node, t.fn(), children);
     } else if (op instanceof Op.Filter f) {
       return new FilterProcessor(node, f.predicate(), children);
     } else if (op instanceof Op.FlatMap f) {
