@@ -3,6 +3,7 @@ package io.millrace.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.store.KeyValue;
+import io.millrace.dsl.Grouped;
 import io.millrace.dsl.MessageStream;
 import io.millrace.dsl.Source;
 import io.millrace.dsl.StreamApplication;
@@ -24,13 +25,14 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A DSL job that re-keys its input through a Kafka repartition topic, then counts per new key and
- * joins the re-keyed stream with itself, run by three real processes (child JVMs) under {@code
+ * A DSL job that re-keys its input through a Kafka repartition topic, then counts per new key,
+ * re-groups the counts as a table into bands summed with a subtractor (a second repartition
+ * topic), and joins the re-keyed stream with itself, run by three real processes (child JVMs) under {@code
  * job.coordinator=kafka} and exactly-once, one of them killed (SIGKILL) while input arrives. The
  * re-key sends every record to another task, mostly in another process, so the counts and the
  * join's matches are right only if the repartition topic, the stores and their changelogs move
- * with the tasks: a reader of committed data finds every count and every match exactly once, as
- * a plain model of the input gives them. (Under this coordinator at-least-once is transactional
+ * with the tasks: a reader of committed data finds every count, every band's total and every
+ * match exactly once, as a plain model of the input gives them. (Under this coordinator at-least-once is transactional
  * too, and passes the same checks; exactly-once adds the stores' staging, which
  * {@link DslExactlyOnceKillTest} proves under twenty kills.)
  */
@@ -58,9 +60,18 @@ class DslScaleOutTest {
               .withMaxOutOfOrder(Duration.ZERO))
           .selectKey((key, value) -> "r" + offsetOf(value) % NEW_KEYS)
           .repartition("by-offset");
-      rekeyed.groupByKey().count(Stored.as("counts"))
-          .map((key, count) -> new KeyValue<>(key, Long.toString(count)))
-          .to("out");
+      MessageStream<String, Long> counts = rekeyed.groupByKey().count(Stored.as("counts"));
+      counts.map((key, count) -> new KeyValue<>(key, Long.toString(count))).to("out");
+      // The counts as a table re-grouped into bands (r<n> into b<n % 3>), summed with a
+      // subtractor: each count's change moves its band's total on by one, through a second
+      // repartition topic.
+      counts.toTable()
+          .groupBy((key, count) -> new KeyValue<>(bandOf(key), count),
+              Grouped.with(Serdes.string(), Serdes.longs()))
+          .reduce(Stored.as("band-totals"), Long::sum, (total, count) -> total - count)
+          .toStream()
+          .map((band, total) -> new KeyValue<>(band, Long.toString(total)))
+          .to("totals");
       MessageStream<String, String> even = rekeyed.filter((k, v) -> offsetOf(v) % 2 == 0);
       MessageStream<String, String> odd = rekeyed.filter((k, v) -> offsetOf(v) % 2 != 0);
       even.join(odd, (l, r) -> l + "&" + r,
@@ -71,15 +82,22 @@ class DslScaleOutTest {
     }
   }
 
+  /** The band of new key {@code r<n>}: {@code b<n % 3>}. */
+  static String bandOf(String key) {
+    return "b" + Integer.parseInt(key.substring(1)) % 3;
+  }
+
   @Test
   void aRekeyedCountAndJoinAcrossThreeProcessesOneKilledHoldEveryResultExactlyOnce()
       throws Exception {
     try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
       String pairs = KafkaTestSupport.topic("dsl-scale-pairs");
+      String totals = KafkaTestSupport.topic("dsl-scale-totals");
       TestBroker.createTopic(h.bootstrap, h.out, TASKS);
       TestBroker.createTopic(h.bootstrap, pairs, TASKS);
+      TestBroker.createTopic(h.bootstrap, totals, TASKS);
       for (String label : List.of("a", "b", "c")) {
-        h.start(label, dslConfig(h, label, pairs));
+        h.start(label, dslConfig(h, label, pairs, totals));
       }
       h.withLogsOnFailure(() -> {
         h.awaitCounts("2 tasks each", 2, 2, 2);
@@ -119,6 +137,26 @@ class DslScaleOutTest {
       });
       assertThat(counts.keySet()).isEqualTo(model.keySet());
 
+      // Each band's total moved on by one per record of its keys, each step committed once.
+      h.awaitNoOpenTransactions(totals);
+      Map<String, List<Long>> bandTotals = new TreeMap<>();
+      for (ConsumerRecord<String, String> r : KafkaTestSupport.readAll(h.bootstrap, totals,
+          true)) {
+        bandTotals.computeIfAbsent(r.key(), k -> new ArrayList<>())
+            .add(Long.parseLong(r.value()));
+      }
+      Map<String, Long> bandModel = new TreeMap<>();
+      model.forEach((key, n) -> bandModel.merge(bandOf(key), n, Long::sum));
+      bandModel.forEach((band, n) -> {
+        List<Long> expected = new ArrayList<>();
+        for (long i = 1; i <= n; i++) {
+          expected.add(i);
+        }
+        assertThat(bandTotals.get(band)).as("the committed totals of %s: each once, in order",
+            band).isEqualTo(expected);
+      });
+      assertThat(bandTotals.keySet()).isEqualTo(bandModel.keySet());
+
       h.awaitNoOpenTransactions(pairs);
       Map<String, Integer> times = new HashMap<>();
       for (ConsumerRecord<String, String> r : KafkaTestSupport.readAll(h.bootstrap, pairs, true)) {
@@ -145,14 +183,17 @@ class DslScaleOutTest {
   }
 
   /** The DSL job on the harness's topics, for process {@code label}. */
-  private static Map<String, String> dslConfig(ScaleOutHarness h, String label, String pairs) {
+  private static Map<String, String> dslConfig(ScaleOutHarness h, String label, String pairs,
+      String totals) {
     Map<String, String> c = new HashMap<>(h.config(label));
     c.keySet().removeIf(key -> key.startsWith("task.class") || key.startsWith("task.inputs")
         || key.startsWith("task.outputs") || key.startsWith("stores.counts."));
     c.put("app.class", RekeyCountAndJoin.class.getName());
     c.put("streams.pairs.system", "kafka");
     c.put("streams.pairs.physical.name", pairs);
-    for (String stream : List.of("in", "out", "pairs")) {
+    c.put("streams.totals.system", "kafka");
+    c.put("streams.totals.physical.name", totals);
+    for (String stream : List.of("in", "out", "pairs", "totals")) {
       c.put("streams." + stream + ".key.serde", "string");
       c.put("streams." + stream + ".value.serde", "string");
     }
