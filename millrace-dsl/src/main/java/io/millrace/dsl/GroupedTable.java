@@ -33,7 +33,8 @@ public final class GroupedTable<K, V> {
   private final BiFunction<Object, Object, KeyValue<?, ?>> selector;
   private final Grouped<K, V> grouped;
 
-  GroupedTable(StreamGraph graph, Node table, BiFunction<Object, Object, KeyValue<?, ?>> selector, Grouped<K, V> grouped) {
+  GroupedTable(StreamGraph graph, Node table,
+      BiFunction<Object, Object, KeyValue<?, ?>> selector, Grouped<K, V> grouped) {
     this.graph = graph;
     this.table = table;
     this.selector = selector;

@@ -105,7 +105,7 @@ public final class Table<K, V> {
     StoreDef result = GroupedStream.storeOf(where, operator, stored, store.keySerde(),
         defaultValueSerde);
     Node mapped = graph.plan().add(new Op.TableValues("table " + operator, fn),
-        node.path() + "/" + operator, false, node);
+        node.path() + "/" + operator + ":" + result.name(), false, node);
     Node table = graph.plan().add(new Op.Table(result),
         mapped.path() + "/table:" + result.name(), false, mapped);
     return new Table<>(graph, table, result);

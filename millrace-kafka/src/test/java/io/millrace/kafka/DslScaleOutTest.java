@@ -27,14 +27,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A DSL job that re-keys its input through a Kafka repartition topic, then counts per new key,
  * re-groups the counts as a table into bands summed with a subtractor (a second repartition
- * topic), and joins the re-keyed stream with itself, run by three real processes (child JVMs) under {@code
- * job.coordinator=kafka} and exactly-once, one of them killed (SIGKILL) while input arrives. The
- * re-key sends every record to another task, mostly in another process, so the counts and the
- * join's matches are right only if the repartition topic, the stores and their changelogs move
- * with the tasks: a reader of committed data finds every count, every band's total and every
- * match exactly once, as a plain model of the input gives them. (Under this coordinator at-least-once is transactional
- * too, and passes the same checks; exactly-once adds the stores' staging, which
- * {@link DslExactlyOnceKillTest} proves under twenty kills.)
+ * topic), and joins the re-keyed stream with itself, run by three real processes (child JVMs)
+ * under {@code job.coordinator=kafka} and exactly-once, one of them killed (SIGKILL) while input
+ * arrives. The re-key sends every record to another task, mostly in another process, so the
+ * counts, the totals and the join's matches are right only if the repartition topics, the stores
+ * and their changelogs move with the tasks: a reader of committed data finds every count, every
+ * band's total and every match exactly once, as a plain model of the input gives them. (Under
+ * this coordinator at-least-once is transactional too, and passes the same checks; exactly-once
+ * adds the stores' staging, which {@link DslExactlyOnceKillTest} proves under twenty kills.)
  */
 class DslScaleOutTest {
   static final int TASKS = 6;
@@ -88,7 +88,7 @@ class DslScaleOutTest {
   }
 
   @Test
-  void aRekeyedCountAndJoinAcrossThreeProcessesOneKilledHoldEveryResultExactlyOnce()
+  void aRekeyedCountItsRegroupedTotalsAndAJoinAcrossThreeProcessesOneKilledHoldEveryResultOnce()
       throws Exception {
     try (ScaleOutHarness h = new ScaleOutHarness(tmp, TASKS)) {
       String pairs = KafkaTestSupport.topic("dsl-scale-pairs");

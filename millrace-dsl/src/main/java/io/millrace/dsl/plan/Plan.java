@@ -237,6 +237,12 @@ public final class Plan {
           .append(serdes(w.store().keySerde(), w.store().valueSerde())).append(' ')
           .append(w.windows()).append(" late ").append(w.lateStream())
           .append(serdes(w.lateKeySerde(), w.lateValueSerde()));
+    } else if (op instanceof Op.TableGroupBy g) {
+      text.append(serdes(g.groupKeySerde(), g.groupValueSerde()));
+    } else if (op instanceof Op.TableAggregate a) {
+      text.append(" store ").append(a.store().name())
+          .append(serdes(a.store().keySerde(), a.store().valueSerde()))
+          .append(" changes of").append(serdes(null, a.valueSerde()));
     } else if (op instanceof Op.MapAsync m) {
       text.append(" in flight ").append(m.maxInFlight());
     } else if (op instanceof Op.StreamTableJoin j) {

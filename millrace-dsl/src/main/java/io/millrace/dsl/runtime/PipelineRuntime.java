@@ -14,6 +14,7 @@ import io.millrace.dsl.plan.Plan;
 import io.millrace.dsl.time.TimestampExtractor;
 import io.millrace.dsl.time.WatermarkTracker;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -473,7 +474,7 @@ final class PipelineRuntime {
           context.<Object, Object>store(a.store().name()), children, regroupings(children));
     } else if (processor == null && node.op() instanceof Op.Table t) {
       processor = new TableProcessor(node, context.<Object, Object>store(t.store().name()),
-          children, regroupings(children));
+          children, regroupings(children), (Serde<Object>) t.store().valueSerde());
     } else if (processor == null && node.op() instanceof Op.StreamTableJoin j) {
       processor = new StreamTableJoinProcessor(node, j.joinKind(), j.joiner(),
           context.<Object, Object>store(j.tableStore()), children);
@@ -496,7 +497,7 @@ final class PipelineRuntime {
 
   /** The re-groupings among a table's operator's children: told each key's old value. */
   private static TableGroupByProcessor[] regroupings(Processor[] children) {
-    return java.util.Arrays.stream(children).filter(TableGroupByProcessor.class::isInstance)
+    return Arrays.stream(children).filter(TableGroupByProcessor.class::isInstance)
         .map(TableGroupByProcessor.class::cast).toArray(TableGroupByProcessor[]::new);
   }
 
@@ -547,7 +548,7 @@ final class PipelineRuntime {
             context.<Object, Object>store(j.leftStore()),
             context.<Object, Object>store(j.rightStore()),
             context.<Object, Object>store(j.store().name()), children,
-            regroupings(children));
+            regroupings(children), (Serde<Object>) j.store().valueSerde());
       } else if (join.op() instanceof Op.StreamStreamJoin j) {
         Listening listening = listening(join);
         StreamStreamJoinProcessor stream = new StreamStreamJoinProcessor(join, j.joinKind(),

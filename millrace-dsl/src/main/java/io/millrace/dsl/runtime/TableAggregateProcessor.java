@@ -11,7 +11,7 @@ import io.millrace.dsl.plan.Node;
  * read back from the repartition): an added value folds in, a subtracted one out, a replaced one
  * both, then the group's new aggregate is passed on. A group whose aggregate comes out null (a
  * subtractor that says the group is empty) is deleted and passed on as null; a subtraction from
- * a reduce that holds nothing is dropped.
+ * a group that holds nothing is dropped.
  */
 final class TableAggregateProcessor implements Processor {
   private final Node node;
@@ -56,9 +56,8 @@ final class TableAggregateProcessor implements Processor {
       if (kind != TableChanges.ADD) {
         Object old = valueSerde.fromBytes(kind == TableChanges.REPLACE
             ? TableChanges.old(change) : TableChanges.value(change));
-        if (next == null && adder.initializer() != null) {
-          next = adder.initializer().get();
-        }
+        // Only from an aggregate the group has (as Kafka Streams): a subtraction reaching a
+        // group with none (after an at-least-once replay) would make one up, a count of -1.
         next = next == null ? null : subtractor.apply(key, old, next);
       }
       if (kind != TableChanges.SUBTRACT) {

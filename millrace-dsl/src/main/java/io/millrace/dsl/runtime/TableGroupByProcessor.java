@@ -13,13 +13,12 @@ import java.util.function.BiFunction;
  * both sent on as {@link TableChanges} keyed by their group (to the repartition). A deleted key,
  * or a pair with a null key or value, is in no group. A change that leaves the row's pair as it
  * was (the same bytes) sends nothing: an aggregate that updates on every record (a highest bid
- * per auction) re-groups only what moved.
+ * per auction) re-groups only what moved. A value the selector or a serde fails on is in no
+ * group: its old pair still leaves its group, then its record fails under the error policy.
  *
  * <p>As Kafka Streams does, the old pair is the selector applied to the old value, so no store
- * of its own is needed (an earlier form kept each row's last pair in one, with its changelog:
- * Nexmark q4 ran at 0.87 of its hand-made form). The old pair is encoded in {@link #before},
- * ahead of the operator's fold: an aggregator that changes its aggregate in place cannot change
- * it afterwards.
+ * of its own is needed. The old pair is encoded in {@link #before}, ahead of the operator's
+ * fold: an aggregator that changes its aggregate in place cannot change it afterwards.
  */
 final class TableGroupByProcessor implements Processor {
   private final Node node;
@@ -41,7 +40,12 @@ final class TableGroupByProcessor implements Processor {
     this.children = children;
   }
 
-  /** A table's key's value before the change that comes next (null: it had none). */
+  /**
+   * A table's key's value before the change that comes next (null: it had none). Never throws:
+   * an old value the selector or a serde fails on was in no group (it failed the same way when
+   * it came, and its record went by the error policy then), and the table's own write must not
+   * fail for it, or the row could never change again.
+   */
   void before(Object key, Object old) {
     lastGroup = null;
     lastGroupBytes = null;
@@ -49,12 +53,13 @@ final class TableGroupByProcessor implements Processor {
     try {
       KeyValue<?, ?> pair = old == null ? null : selector.apply(key, old);
       if (pair != null && pair.key() != null && pair.value() != null) {
-        lastGroupBytes = groupKeySerde.toBytes(pair.key());
+        byte[] group = groupKeySerde.toBytes(pair.key());
         lastValueBytes = valueSerde.toBytes(pair.value());
+        lastGroupBytes = group;
         lastGroup = pair.key();
       }
     } catch (RuntimeException e) {
-      throw OperatorException.on(node, key, old, e);
+      lastValueBytes = null; // in no group
     }
   }
 
@@ -63,16 +68,29 @@ final class TableGroupByProcessor implements Processor {
     Object group = null;
     byte[] groupBytes = null;
     byte[] valueBytes = null;
+    RuntimeException failure = null;
     try {
       KeyValue<?, ?> pair = value == null ? null : selector.apply(key, value);
       if (pair != null && pair.key() != null && pair.value() != null) {
-        group = pair.key();
-        groupBytes = groupKeySerde.toBytes(group);
+        byte[] g = groupKeySerde.toBytes(pair.key());
         valueBytes = valueSerde.toBytes(pair.value());
+        groupBytes = g;
+        group = pair.key();
       }
     } catch (RuntimeException e) {
-      throw OperatorException.on(node, key, value, e);
+      // The new value is in no group (as before() will take it at the row's next change): its
+      // old pair still leaves its group, then the record fails under the error policy.
+      failure = OperatorException.on(node, key, value, e);
+      valueBytes = null;
     }
+    change(group, groupBytes, valueBytes, timestamp);
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Sends the change from the old pair {@link #before} took to the new one (null: none). */
+  private void change(Object group, byte[] groupBytes, byte[] valueBytes, long timestamp) {
     byte[] oldGroup = lastGroupBytes;
     byte[] oldValue = lastValueBytes;
     Object old = lastGroup;

@@ -1,5 +1,6 @@
 package io.millrace.dsl.runtime;
 
+import io.millrace.api.Serde;
 import io.millrace.api.store.KeyValueStore;
 import io.millrace.dsl.function.ValueJoiner;
 import io.millrace.dsl.plan.JoinKind;
@@ -21,11 +22,13 @@ final class TableTableJoinProcessor {
   private final Processor[] children;
   /** Re-groupings of the result: told each key's old result first. */
   private final TableGroupByProcessor[] regroupings;
+  /** The result's value serde, to copy results with where the result is re-grouped. */
+  private final Serde<Object> resultSerde;
 
   TableTableJoinProcessor(Node node, JoinKind kind, ValueJoiner<Object, Object, Object> joiner,
       KeyValueStore<Object, Object> leftStore, KeyValueStore<Object, Object> rightStore,
       KeyValueStore<Object, Object> result, Processor[] children,
-      TableGroupByProcessor[] regroupings) {
+      TableGroupByProcessor[] regroupings, Serde<Object> resultSerde) {
     this.node = node;
     this.kind = kind;
     this.joiner = joiner;
@@ -34,6 +37,7 @@ final class TableTableJoinProcessor {
     this.result = result;
     this.children = children;
     this.regroupings = regroupings;
+    this.resultSerde = resultSerde;
   }
 
   /** Where one side's changes come in. */
@@ -68,14 +72,17 @@ final class TableTableJoinProcessor {
           || left != null && kind.keepsLeft()
           || right != null && kind.keepsRight();
       next = joined ? joiner.apply(left, right) : null;
+      Object old = result.get(key);
       if (regroupings.length > 0) {
-        Object old = result.get(key);
         for (TableGroupByProcessor regrouping : regroupings) {
           regrouping.before(key, old);
         }
+        // Its own copy: a joiner may return a side's value, which that side's operator may
+        // change in place (see TableProcessor).
+        next = next == null ? null : resultSerde.fromBytes(resultSerde.toBytes(next));
       }
       if (next == null) {
-        if (result.get(key) == null) {
+        if (old == null) {
           return;
         }
         result.delete(key);
