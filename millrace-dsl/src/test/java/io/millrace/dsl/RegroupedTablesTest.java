@@ -72,17 +72,7 @@ public class RegroupedTablesTest {
   public static final class SpendingBands implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.<String, Long>stream("spend").groupByKey()
-          .aggregate(Stored.<String, long[]>as("spent").withValueSerde(new LongArraySerde()),
-              () -> new long[1], (user, amount, total) -> {
-                total[0] += amount; // in place: the old value must be read before this
-                return total;
-              })
-          .toTable()
-          .groupBy((user, total) -> new KeyValue<>(total[0] >= 100 ? "big" : "small", 1L),
-              Grouped.with(Serdes.string(), Serdes.longs()))
-          .count(Stored.as("users-per-band"))
-          .toStream().to("out");
+      countPerBand(spentPerUser(graph));
     }
   }
 
@@ -93,19 +83,28 @@ public class RegroupedTablesTest {
   public static final class FilteredSpendingBands implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.<String, Long>stream("spend").groupByKey()
-          .aggregate(Stored.<String, long[]>as("spent").withValueSerde(new LongArraySerde()),
-              () -> new long[1], (user, amount, total) -> {
-                total[0] += amount;
-                return total;
-              })
-          .toTable()
-          .filter((user, total) -> total[0] > 0, Stored.as("spending"))
-          .groupBy((user, total) -> new KeyValue<>(total[0] >= 100 ? "big" : "small", 1L),
-              Grouped.with(Serdes.string(), Serdes.longs()))
-          .count(Stored.as("users-per-band"))
-          .toStream().to("out");
+      countPerBand(spentPerUser(graph).filter((user, total) -> total[0] > 0,
+          Stored.as("spending")));
     }
+  }
+
+  /** Each user's spending, summed in place. */
+  static Table<String, long[]> spentPerUser(StreamGraph graph) {
+    return graph.<String, Long>stream("spend").groupByKey()
+        .aggregate(Stored.<String, long[]>as("spent").withValueSerde(new LongArraySerde()),
+            () -> new long[1], (user, amount, total) -> {
+              total[0] += amount; // in place: the old value must be read before this
+              return total;
+            })
+        .toTable();
+  }
+
+  /** The users per band of spending, to "out". */
+  static void countPerBand(Table<String, long[]> spent) {
+    spent.groupBy((user, total) -> new KeyValue<>(total[0] >= 100 ? "big" : "small", 1L),
+            Grouped.with(Serdes.string(), Serdes.longs()))
+        .count(Stored.as("users-per-band"))
+        .toStream().to("out");
   }
 
   /**
