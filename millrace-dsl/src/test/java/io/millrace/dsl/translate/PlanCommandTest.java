@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.api.store.KeyValue;
 import io.millrace.core.cli.Main;
+import io.millrace.dsl.Grouped;
 import io.millrace.dsl.StreamApplication;
 import io.millrace.dsl.StreamGraph;
 import io.millrace.dsl.Stored;
+import io.millrace.dsl.Table;
+import io.millrace.dsl.serde.StringSerde;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +19,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code millrace plan} of DSL jobs: operators with their names, and a rename caught. */
+/**
+ * {@code millrace plan} of DSL jobs: operators with their names, and a rename caught (a count's,
+ * a re-grouped table's count's).
+ */
 class PlanCommandTest {
   @TempDir Path tmp;
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -57,6 +63,35 @@ class PlanCommandTest {
           .count(Stored.as("counts"))
           .to("out");
     }
+  }
+
+  /** Each letter's last word, a table re-grouped by the word's length and counted: "lengths". */
+  public static final class Lengths implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      lastWords(graph).groupBy((letter, word) -> new KeyValue<>(word.length() + "", letter),
+              Grouped.with(new StringSerde(), new StringSerde()))
+          .count(Stored.as("lengths"))
+          .toStream().to("out");
+    }
+  }
+
+  /** {@link Lengths} with its count renamed to "sizes". */
+  public static final class Sizes implements StreamApplication {
+    @Override
+    public void describe(StreamGraph graph) {
+      lastWords(graph).groupBy((letter, word) -> new KeyValue<>(word.length() + "", letter),
+              Grouped.with(new StringSerde(), new StringSerde()))
+          .count(Stored.as("sizes"))
+          .toStream().to("out");
+    }
+  }
+
+  /** Each letter's last word, a table in "last-words". */
+  static Table<String, String> lastWords(StreamGraph graph) {
+    return graph.<String, String>stream("lines")
+        .map((k, v) -> new KeyValue<>(v.substring(0, 1), v))
+        .toTable(Stored.<String, String>as("last-words").withValueSerde(new StringSerde()));
   }
 
   @BeforeEach
@@ -117,6 +152,25 @@ class PlanCommandTest {
             + "files) is left behind")
         .contains("orphaned: internal stream counts-repartition (memory "
             + "letters-counts-repartition) is gone");
+  }
+
+  @Test
+  void aRegroupedTablesCountShowsItsRepartitionAndItsRenameIsReported() throws Exception {
+    assertThat(plan(job(Lengths.class).toString())).isZero();
+    assertThat(out())
+        .contains("internal lengths-repartition system=memory "
+            + "physical=letters-lengths-repartition")
+        .contains("/table:last-words/groupBy:lengths kind=\"table groupBy\"\n")
+        .contains("kind=\"table count\" name=lengths stores=lengths");
+    Path saved = tmp.resolve("lengths.plan");
+    Files.writeString(saved, out());
+    assertThat(plan("--against", saved.toString(), job(Sizes.class).toString())).isEqualTo(4);
+    assertThat(out())
+        .contains("orphaned: store lengths (table count at lengths-repartition/"
+            + "table-count:lengths) is renamed to sizes")
+        .contains("orphaned: internal stream lengths-repartition (memory "
+            + "letters-lengths-repartition) is gone")
+        .doesNotContain("orphaned: store last-words");
   }
 
   @Test
