@@ -27,16 +27,8 @@ final class TableChanges {
 
   /** A value replaced by another in the same group. */
   static byte[] replace(byte[] old, byte[] value) {
-    // By hand, not through a ByteBuffer, whose set-up costs more than the copies here.
-    byte[] change = new byte[1 + 4 + old.length + value.length];
-    change[0] = REPLACE;
-    change[1] = (byte) (old.length >>> 24);
-    change[2] = (byte) (old.length >>> 16);
-    change[3] = (byte) (old.length >>> 8);
-    change[4] = (byte) old.length;
-    System.arraycopy(old, 0, change, 5, old.length);
-    System.arraycopy(value, 0, change, 5 + old.length, value.length);
-    return change;
+    return ByteBuffer.allocate(1 + 4 + old.length + value.length).put(REPLACE)
+        .putInt(old.length).put(old).put(value).array();
   }
 
   /**

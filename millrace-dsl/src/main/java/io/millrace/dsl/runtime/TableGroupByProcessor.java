@@ -26,10 +26,29 @@ final class TableGroupByProcessor implements Processor {
   private final Serde<Object> groupKeySerde;
   private final Serde<Object> valueSerde;
   private final Processor[] children;
-  /** The old pair of the change on its way (null bytes: in no group), set by {@link #before}. */
-  private Object lastGroup;
-  private byte[] lastGroupBytes;
-  private byte[] lastValueBytes;
+  /** The old pair of the change on its way, set by {@link #before}; the new one's. */
+  private final Selection last = new Selection();
+  private final Selection now = new Selection();
+
+  /**
+   * A row's (group key, value) pair, encoded; none while {@code groupBytes} is null. Two are
+   * kept and filled again for each change: no allocation of its own on the way.
+   */
+  private static final class Selection {
+    Object group;
+    byte[] groupBytes;
+    byte[] valueBytes;
+
+    void clear() {
+      group = null;
+      groupBytes = null;
+      valueBytes = null;
+    }
+
+    boolean sameGroup(Selection other) {
+      return groupBytes != null && Arrays.equals(groupBytes, other.groupBytes);
+    }
+  }
 
   TableGroupByProcessor(Node node, BiFunction<Object, Object, KeyValue<?, ?>> selector,
       Serde<Object> groupKeySerde, Serde<Object> valueSerde, Processor[] children) {
@@ -47,67 +66,60 @@ final class TableGroupByProcessor implements Processor {
    * fail for it, or the row could never change again.
    */
   void before(Object key, Object old) {
-    lastGroup = null;
-    lastGroupBytes = null;
-    lastValueBytes = null;
     try {
-      KeyValue<?, ?> pair = old == null ? null : selector.apply(key, old);
-      if (pair != null && pair.key() != null && pair.value() != null) {
-        byte[] group = groupKeySerde.toBytes(pair.key());
-        lastValueBytes = valueSerde.toBytes(pair.value());
-        lastGroupBytes = group;
-        lastGroup = pair.key();
-      }
+      select(key, old, last);
     } catch (RuntimeException e) {
-      lastValueBytes = null; // in no group
+      last.clear(); // in no group
     }
   }
 
   @Override
   public void process(Object key, Object value, long timestamp) {
-    Object group = null;
-    byte[] groupBytes = null;
-    byte[] valueBytes = null;
     RuntimeException failure = null;
     try {
-      KeyValue<?, ?> pair = value == null ? null : selector.apply(key, value);
-      if (pair != null && pair.key() != null && pair.value() != null) {
-        byte[] g = groupKeySerde.toBytes(pair.key());
-        valueBytes = valueSerde.toBytes(pair.value());
-        groupBytes = g;
-        group = pair.key();
-      }
+      select(key, value, now);
     } catch (RuntimeException e) {
       // The new value is in no group (as before() will take it at the row's next change): its
       // old pair still leaves its group, then the record fails under the error policy.
+      now.clear();
       failure = OperatorException.on(node, key, value, e);
-      valueBytes = null;
     }
-    change(group, groupBytes, valueBytes, timestamp);
+    try {
+      change(timestamp);
+    } finally {
+      last.clear(); // each change is told its old value once
+      now.clear();
+    }
     if (failure != null) {
       throw failure;
     }
   }
 
-  /** Sends the change from the old pair {@link #before} took to the new one (null: none). */
-  private void change(Object group, byte[] groupBytes, byte[] valueBytes, long timestamp) {
-    byte[] oldGroup = lastGroupBytes;
-    byte[] oldValue = lastValueBytes;
-    Object old = lastGroup;
-    lastGroupBytes = null; // each change is told its old value once
-    lastValueBytes = null;
-    lastGroup = null;
-    if (oldGroup != null) {
-      if (groupBytes != null && Arrays.equals(oldGroup, groupBytes)) {
-        if (!Arrays.equals(oldValue, valueBytes)) {
-          send(group, TableChanges.replace(oldValue, valueBytes), timestamp);
+  /** Fills {@code into} with the pair {@code value} selects, or none. */
+  private void select(Object key, Object value, Selection into) {
+    into.clear();
+    KeyValue<?, ?> pair = value == null ? null : selector.apply(key, value);
+    if (pair != null && pair.key() != null && pair.value() != null) {
+      byte[] group = groupKeySerde.toBytes(pair.key());
+      into.valueBytes = valueSerde.toBytes(pair.value());
+      into.groupBytes = group;
+      into.group = pair.key();
+    }
+  }
+
+  /** Sends the change from the old pair to the new one. */
+  private void change(long timestamp) {
+    if (last.groupBytes != null) {
+      if (last.sameGroup(now)) {
+        if (!Arrays.equals(last.valueBytes, now.valueBytes)) {
+          send(now.group, TableChanges.replace(last.valueBytes, now.valueBytes), timestamp);
         } // else: the row's pair is as it was, its group has nothing to change
         return;
       }
-      send(old, TableChanges.one(TableChanges.SUBTRACT, oldValue), timestamp);
+      send(last.group, TableChanges.one(TableChanges.SUBTRACT, last.valueBytes), timestamp);
     }
-    if (groupBytes != null) {
-      send(group, TableChanges.one(TableChanges.ADD, valueBytes), timestamp);
+    if (now.groupBytes != null) {
+      send(now.group, TableChanges.one(TableChanges.ADD, now.valueBytes), timestamp);
     }
   }
 
