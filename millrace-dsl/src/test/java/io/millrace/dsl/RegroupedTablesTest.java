@@ -36,8 +36,7 @@ public class RegroupedTablesTest {
   public static final class CountryStats implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      GroupedTable<String, Long> byCountry = graph.table(Source.<String, String>of("users"),
-              Stored.<String, String>as("users").withValueSerde(Serdes.string()))
+      GroupedTable<String, Long> byCountry = users(graph)
           .groupBy((user, line) -> line.equals("-") ? null
                   : new KeyValue<>(line.split(",")[0], Long.parseLong(line.split(",")[1])),
               Grouped.with(Serdes.string(), Serdes.longs()));
@@ -49,12 +48,17 @@ public class RegroupedTablesTest {
     }
   }
 
+  /** The table of input stream "users" in store "users". */
+  static Table<String, String> users(StreamGraph graph) {
+    return graph.table(Source.<String, String>of("users"),
+        Stored.<String, String>as("users").withValueSerde(Serdes.string()));
+  }
+
   /** Per country its users' names joined by reduce; a country left by all is deleted. */
   public static final class CountryMembers implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.table(Source.<String, String>of("users"),
-              Stored.<String, String>as("users").withValueSerde(Serdes.string()))
+      users(graph)
           .groupBy((user, country) -> new KeyValue<>(country, "|" + user + "|"),
               Grouped.with(Serdes.string(), Serdes.string()))
           .reduce(Stored.as("members"), (all, one) -> all + one, (all, one) -> {
@@ -114,8 +118,7 @@ public class RegroupedTablesTest {
   public static final class CountriesPerSize implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.table(Source.<String, String>of("users"),
-              Stored.<String, String>as("users").withValueSerde(Serdes.string()))
+      users(graph)
           .groupBy((user, country) -> new KeyValue<>(country, user),
               Grouped.with(Serdes.string(), Serdes.string()))
           .count(Stored.as("users-per-country"))
@@ -172,8 +175,7 @@ public class RegroupedTablesTest {
   public static final class NoValueSerde implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.<String, String>table("users", Stored.<String, String>as("users")
-              .withValueSerde(Serdes.string()))
+      users(graph)
           .groupBy((u, c) -> new KeyValue<>(c, u), Grouped.with(Serdes.string(), null))
           .count(Stored.as("n")).toStream().to("out");
     }
@@ -183,8 +185,7 @@ public class RegroupedTablesTest {
   public static final class NoSubtractor implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.<String, String>table("users", Stored.<String, String>as("users")
-              .withValueSerde(Serdes.string()))
+      users(graph)
           .groupBy((u, c) -> new KeyValue<>(c, u), Grouped.with(Serdes.string(),
               Serdes.string()))
           .reduce(Stored.as("n"), (a, b) -> a + b, null).toStream().to("out");
@@ -195,8 +196,7 @@ public class RegroupedTablesTest {
   public static final class NoStoreName implements StreamApplication {
     @Override
     public void describe(StreamGraph graph) {
-      graph.<String, String>table("users", Stored.<String, String>as("users")
-              .withValueSerde(Serdes.string()))
+      users(graph)
           .groupBy((u, c) -> new KeyValue<>(c, u), Grouped.with(Serdes.string(),
               Serdes.string()))
           .count(null).toStream().to("out");

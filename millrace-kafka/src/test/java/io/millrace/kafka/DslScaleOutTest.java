@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.LongStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -127,14 +128,8 @@ class DslScaleOutTest {
       for (ConsumerRecord<String, String> r : h.output()) {
         counts.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(Long.parseLong(r.value()));
       }
-      model.forEach((key, n) -> {
-        List<Long> expected = new ArrayList<>();
-        for (long i = 1; i <= n; i++) {
-          expected.add(i);
-        }
-        assertThat(counts.get(key)).as("the committed counts of %s: each once, in order", key)
-            .isEqualTo(expected);
-      });
+      model.forEach((key, n) -> assertThat(counts.get(key))
+          .as("the committed counts of %s: each once, in order", key).isEqualTo(oneTo(n)));
       assertThat(counts.keySet()).isEqualTo(model.keySet());
 
       // Each band's total moved on by one per record of its keys, each step committed once.
@@ -147,14 +142,8 @@ class DslScaleOutTest {
       }
       Map<String, Long> bandModel = new TreeMap<>();
       model.forEach((key, n) -> bandModel.merge(bandOf(key), n, Long::sum));
-      bandModel.forEach((band, n) -> {
-        List<Long> expected = new ArrayList<>();
-        for (long i = 1; i <= n; i++) {
-          expected.add(i);
-        }
-        assertThat(bandTotals.get(band)).as("the committed totals of %s: each once, in order",
-            band).isEqualTo(expected);
-      });
+      bandModel.forEach((band, n) -> assertThat(bandTotals.get(band))
+          .as("the committed totals of %s: each once, in order", band).isEqualTo(oneTo(n)));
       assertThat(bandTotals.keySet()).isEqualTo(bandModel.keySet());
 
       h.awaitNoOpenTransactions(pairs);
@@ -210,6 +199,11 @@ class DslScaleOutTest {
       }
     }
     return model;
+  }
+
+  /** 1, 2, ..., n. */
+  private static List<Long> oneTo(long n) {
+    return LongStream.rangeClosed(1, n).boxed().toList();
   }
 
   /** The last count of each key in the committed output. */
